@@ -1,0 +1,166 @@
+/**
+ * Failure classes and the core retry policy (seed `message-lifecycle.md`, "Failure classes";
+ * DESIGN §3 "two evidence axes").
+ *
+ * @module
+ */
+
+/** Closed set of failure kinds an adapter classifies transport errors into. */
+export type DeliveryFailureKind =
+  | "transient"
+  | "rate_limit"
+  | "auth"
+  | "permission"
+  | "not_found"
+  | "invalid_payload"
+  | "conflict"
+  | "cancelled"
+  | "unknown";
+
+/** Every {@link DeliveryFailureKind}, for exhaustive tables and validation. */
+export const DELIVERY_FAILURE_KINDS: readonly DeliveryFailureKind[] = [
+  "transient",
+  "rate_limit",
+  "auth",
+  "permission",
+  "not_found",
+  "invalid_payload",
+  "conflict",
+  "cancelled",
+  "unknown",
+];
+
+/**
+ * Dispatch evidence: did the request possibly reach the platform?
+ * - `not_dispatched`: provably never reached it (DNS failure, ECONNREFUSED, rejected before
+ *   acceptance such as a 429 or a 400). Safe to retry blindly.
+ * - `maybe_sent`: it may have been accepted (socket reset or timeout after the write, 5xx).
+ *   Never retried blindly; goes through reconciliation (`unknown_after_send`).
+ */
+export type DispatchEvidence = "not_dispatched" | "maybe_sent";
+
+/** A classified delivery failure, as stored on an intent. Plain JSON. */
+export type DeliveryFailure = {
+  kind: DeliveryFailureKind;
+  evidence: DispatchEvidence;
+  /** How long the platform asked us to wait, in milliseconds (converted from `retry_after` s). */
+  retryAfterMs?: number;
+  /** Human-readable reason, already redacted of secrets. */
+  message: string;
+  /** Platform error code in the platform's own spelling (`M_LIMIT_EXCEEDED`, `ratelimited`, 429). */
+  platformCode?: string;
+  /** Epoch milliseconds when the failure happened. */
+  at?: number;
+};
+
+/** What the core does with a failure of a given kind. */
+export type RetryRule = {
+  /** Retry automatically after backoff (only when evidence is `not_dispatched`). */
+  retry: boolean;
+  /** The platform's retry-after, when given, replaces the computed backoff. */
+  honorRetryAfter: boolean;
+  /** Why, in one line (shown in `herald queue show`). */
+  reason: string;
+};
+
+/**
+ * The per-kind retry policy table (seed, "Core policy"). `maybe_sent` evidence overrides it:
+ * such failures go to `unknown_after_send` whatever the kind.
+ */
+export const RETRY_POLICY: Readonly<Record<DeliveryFailureKind, RetryRule>> = {
+  transient: { retry: true, honorRetryAfter: true, reason: "temporary platform or network error" },
+  rate_limit: { retry: true, honorRetryAfter: true, reason: "rate limited; waits for retry-after" },
+  auth: { retry: false, honorRetryAfter: false, reason: "credentials rejected; fix the config" },
+  permission: { retry: false, honorRetryAfter: false, reason: "bot lacks access to the target" },
+  not_found: {
+    retry: false,
+    honorRetryAfter: false,
+    reason: "target gone; live edits fall back to a fresh send when the adapter allows it",
+  },
+  invalid_payload: {
+    retry: false,
+    honorRetryAfter: false,
+    reason: "platform rejected the content; retrying cannot help",
+  },
+  conflict: {
+    retry: false,
+    honorRetryAfter: false,
+    reason: "already exists or changed; receipts and idempotency decide",
+  },
+  cancelled: { retry: false, honorRetryAfter: false, reason: "cancelled by an operator or supersede" },
+  unknown: { retry: true, honorRetryAfter: true, reason: "unclassified error; retried with backoff" },
+};
+
+/** Backoff settings. All durations in milliseconds. */
+export type BackoffOptions = {
+  /** First retry delay. @defaultValue 1_000 */
+  baseMs?: number;
+  /** Ceiling for any computed delay (retry-after from the platform may exceed it). @defaultValue 300_000 */
+  maxMs?: number;
+  /** Multiplier per attempt. @defaultValue 2 */
+  factor?: number;
+  /** Fraction of the delay randomized away ("equal jitter" keeps at least 1 − jitter). @defaultValue 0.5 */
+  jitter?: number;
+  /** Attempts after which a retryable failure becomes `failed`. @defaultValue 8 */
+  maxAttempts?: number;
+};
+
+/** Resolved {@link BackoffOptions} defaults. */
+export const DEFAULT_BACKOFF: Required<BackoffOptions> = {
+  baseMs: 1_000,
+  maxMs: 300_000,
+  factor: 2,
+  jitter: 0.5,
+  maxAttempts: 8,
+};
+
+/**
+ * Exponential backoff with jitter and a ceiling.
+ *
+ * @param attempt - attempts made so far (1 after the first failure).
+ * @param random - a number in [0, 1); injectable for tests.
+ * @returns the delay in milliseconds, in `[(1 − jitter)·d, d]` where `d = min(maxMs, base·factor^(attempt−1))`.
+ */
+export function backoffDelayMs(
+  attempt: number,
+  options: BackoffOptions = {},
+  random: () => number = Math.random,
+): number {
+  const o = { ...DEFAULT_BACKOFF, ...options };
+  const exp = Math.max(0, attempt - 1);
+  const ceiling = Math.min(o.maxMs, o.baseMs * o.factor ** exp);
+  return Math.round(ceiling * (1 - o.jitter) + ceiling * o.jitter * random());
+}
+
+/** What to do after a failed attempt. */
+export type RetryDecision =
+  | { action: "retry"; delayMs: number }
+  | { action: "fail"; reason: string }
+  | { action: "unknown_after_send" };
+
+/**
+ * Applies the retry policy to a failure: `maybe_sent` → `unknown_after_send`; a retryable kind
+ * with attempts left → `retry` after the platform's retry-after when it gave one (it wins),
+ * else after backoff; anything else → `fail` with the reason kept.
+ *
+ * @param failure - the classified failure.
+ * @param attempt - attempts made so far, including the one that failed.
+ */
+export function decideRetry(
+  failure: DeliveryFailure,
+  attempt: number,
+  options: BackoffOptions = {},
+  random: () => number = Math.random,
+): RetryDecision {
+  if (failure.evidence === "maybe_sent") return { action: "unknown_after_send" };
+  const rule = RETRY_POLICY[failure.kind];
+  if (!rule.retry) return { action: "fail", reason: `${failure.kind}: ${rule.reason}` };
+  const maxAttempts = options.maxAttempts ?? DEFAULT_BACKOFF.maxAttempts;
+  if (attempt >= maxAttempts) {
+    return { action: "fail", reason: `${failure.kind}: gave up after ${attempt} attempts` };
+  }
+  if (rule.honorRetryAfter && failure.retryAfterMs !== undefined) {
+    return { action: "retry", delayMs: Math.max(0, failure.retryAfterMs) };
+  }
+  return { action: "retry", delayMs: backoffDelayMs(attempt, options, random) };
+}

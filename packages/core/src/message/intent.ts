@@ -1,0 +1,164 @@
+/**
+ * Durable send intents and their status machine (DESIGN §3; seed `message-lifecycle.md`,
+ * "Internal storage").
+ *
+ * ```
+ * pending ──lease──▶ sending ──platform ok──▶ committing ──receipt saved──▶ sent
+ *    ▲                 │  │                                                ▲
+ *    │  not dispatched │  └─ maybe sent (crash, timeout, reset, 5xx) ─▶ unknown_after_send
+ *    └─ retryable ◀────┘                                     reconcile: sent ─┘ | not_sent ─▶ pending
+ * failed (terminal kind or attempts exhausted) · cancelled (operator / live supersede)
+ * ```
+ *
+ * @module
+ */
+import { HeraldError } from "../errors.ts";
+import type { RenderedMessageBatch } from "./batch.ts";
+import type { DeliveryFailure } from "./failure.ts";
+import type { LiveMessageState } from "./live.ts";
+import type { ChannelMessage } from "./message.ts";
+import type { MessageReceipt } from "./receipt.ts";
+
+/** Where an intent is in its lifecycle. */
+export type IntentStatus =
+  | "pending"
+  | "sending"
+  | "committing"
+  | "unknown_after_send"
+  | "sent"
+  | "failed"
+  | "cancelled";
+
+/** Every {@link IntentStatus}. */
+export const INTENT_STATUSES: readonly IntentStatus[] = [
+  "pending",
+  "sending",
+  "committing",
+  "unknown_after_send",
+  "sent",
+  "failed",
+  "cancelled",
+];
+
+/** Statuses in which an intent still blocks later intents with the same ordering key. */
+export const UNSENT_STATUSES: readonly IntentStatus[] = [
+  "pending",
+  "sending",
+  "committing",
+  "unknown_after_send",
+];
+
+/** Terminal statuses: the intent is an idempotency tombstone until purged. */
+export const TERMINAL_STATUSES: readonly IntentStatus[] = ["sent", "failed", "cancelled"];
+
+/** What the intent does on the platform. */
+export type IntentOperation =
+  | { kind: "send" }
+  | { kind: "edit"; receipt: MessageReceipt }
+  | { kind: "delete"; receipt: MessageReceipt };
+
+/** A durable outbound message: the unit the queue stores, leases, retries and recovers. */
+export type DurableSendIntent = {
+  id: string;
+  /** Same key → same intent: enqueueing it again returns this intent and its receipt. */
+  idempotencyKey: string;
+  channel: string;
+  accountId?: string;
+  message: ChannelMessage;
+  operation: IntentOperation;
+  /**
+   * Intents with one ordering key (channel, account, target, thread) are delivered in enqueue
+   * order: a later one is not leased while an earlier one is unsent.
+   */
+  orderingKey: string;
+  /** Monotonic enqueue sequence assigned by the store; orders intents within an ordering key. */
+  seq: number;
+  batch?: RenderedMessageBatch;
+  liveState?: LiveMessageState;
+  status: IntentStatus;
+  /** Delivery attempts made so far. Recovery does not count as an attempt. */
+  attempt: number;
+  /** Epoch ms before which the intent is not due. Absent = due now. */
+  nextAttemptAt?: number;
+  /** Worker id holding the lease, while leased. */
+  leaseOwner?: string;
+  /** Epoch ms when the lease lapses; an expired lease may be taken by another worker. */
+  leaseExpiresAt?: number;
+  /** The committed receipt (status `sent`), or the raw receipt while `committing`. */
+  receipt?: MessageReceipt;
+  /** Receipts of the units that already landed (per unit index), before the whole batch did. */
+  partialReceipt?: MessageReceipt;
+  failure?: DeliveryFailure;
+  /** Root turn id of the inbound turn that produced this message. */
+  turnId?: string;
+  /** Epoch ms. */
+  createdAt: number;
+  /** Epoch ms. */
+  updatedAt: number;
+};
+
+/** Thrown by {@link assertTransition} for a transition the machine does not allow. */
+export class IllegalTransitionError extends HeraldError {
+  readonly from: IntentStatus;
+  readonly to: IntentStatus;
+  constructor(from: IntentStatus, to: IntentStatus) {
+    super(
+      "HERALD_ILLEGAL_TRANSITION",
+      `illegal intent transition ${from} → ${to}; allowed from ${from}: ${
+        ALLOWED[from].join(", ") || "(none: terminal)"
+      }`,
+    );
+    this.from = from;
+    this.to = to;
+  }
+}
+
+const ALLOWED: Readonly<Record<IntentStatus, readonly IntentStatus[]>> = {
+  // lease + write `sending` before I/O; a render failure or an operator cancel.
+  pending: ["sending", "failed", "cancelled"],
+  // platform ok; not dispatched + retryable; maybe sent; terminal failure; live supersede.
+  sending: ["committing", "pending", "unknown_after_send", "failed", "cancelled"],
+  // receipt saved.
+  committing: ["sent"],
+  // reconcile: sent → commit; not_sent (or at_least_once replay) → pending; operator gives up.
+  unknown_after_send: ["committing", "sent", "pending", "failed", "cancelled"],
+  sent: [],
+  // operator retry (`herald queue retry`).
+  failed: ["pending"],
+  cancelled: [],
+};
+
+/**
+ * The status machine as a pure function.
+ *
+ * @returns true when `from → to` is legal.
+ */
+export function canTransition(from: IntentStatus, to: IntentStatus): boolean {
+  return ALLOWED[from].includes(to);
+}
+
+/**
+ * Validates a transition.
+ *
+ * @throws {@link IllegalTransitionError} naming `from → to` when the machine does not allow it.
+ */
+export function assertTransition(from: IntentStatus, to: IntentStatus): void {
+  if (!canTransition(from, to)) throw new IllegalTransitionError(from, to);
+}
+
+/** The statuses reachable from `from` in one step. */
+export function nextStatuses(from: IntentStatus): readonly IntentStatus[] {
+  return ALLOWED[from];
+}
+
+/**
+ * The ordering key for a message: channel, account, target and thread. Intents sharing it are
+ * delivered in enqueue order.
+ */
+export function orderingKeyOf(message: ChannelMessage): string {
+  const thread =
+    message.target.threadId ??
+    (message.relation?.kind === "reply" ? message.relation.threadId : undefined) ??
+    "";
+  return JSON.stringify([message.channel, message.accountId ?? "", message.target.id, thread]);
+}

@@ -1,0 +1,134 @@
+/**
+ * Row ↔ domain mapping shared by the SQL stores. JSON columns hold nested data; absent optional
+ * fields are stored as NULL and come back absent (never `undefined`-valued keys).
+ *
+ * @module
+ */
+import type { DurableSendIntent, IntentStatus } from "../../message/intent.ts";
+import type { DeadLetter, IntentPatch, LedgerEvent } from "../types.ts";
+
+type Scalar = string | number | bigint | null | Uint8Array;
+/** A database row as the driver returns it. */
+export type Row = Record<string, Scalar | undefined>;
+
+/** Parses a JSON column; NULL → undefined. */
+export function json<T>(value: Scalar | undefined): T | undefined {
+  return value === null || value === undefined ? undefined : (JSON.parse(String(value)) as T);
+}
+
+/** Serializes an optional value for a JSON column. */
+export function toJson(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+function num(value: Scalar | undefined): number | undefined {
+  return value === null || value === undefined ? undefined : Number(value);
+}
+
+function str(value: Scalar | undefined): string | undefined {
+  return value === null || value === undefined || value === "" ? undefined : String(value);
+}
+
+/** Drops keys whose value is undefined (for `exactOptionalPropertyTypes`). */
+export function compact<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as Array<keyof T>) {
+    if (value[key] === undefined) delete value[key];
+  }
+  return value;
+}
+
+/** Maps an `intents` row to a {@link DurableSendIntent}. */
+export function intentFromRow(row: Row): DurableSendIntent {
+  return compact({
+    id: String(row.id),
+    idempotencyKey: String(row.idempotency_key),
+    channel: String(row.channel),
+    accountId: str(row.account_id),
+    message: json(row.message_json) as DurableSendIntent["message"],
+    operation: json(row.operation_json) as DurableSendIntent["operation"],
+    orderingKey: String(row.ordering_key),
+    seq: Number(row.seq),
+    batch: json(row.batch_json),
+    liveState: json(row.live_state_json),
+    status: String(row.status) as IntentStatus,
+    attempt: Number(row.attempt),
+    nextAttemptAt: num(row.next_attempt_at),
+    leaseOwner: str(row.lease_owner),
+    leaseExpiresAt: num(row.lease_expires_at),
+    receipt: json(row.receipt_json),
+    partialReceipt: json(row.partial_receipt_json),
+    failure: json(row.failure_json),
+    turnId: str(row.turn_id),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  } satisfies Record<keyof DurableSendIntent, unknown>) as DurableSendIntent;
+}
+
+/** Maps a `ledger` row to a {@link LedgerEvent}. */
+export function ledgerFromRow(row: Row): LedgerEvent {
+  return compact({
+    conversation: String(row.conversation),
+    seq: Number(row.seq),
+    type: String(row.type),
+    turnId: str(row.turn_id),
+    at: Number(row.at),
+    data: json(row.data_json),
+  }) as LedgerEvent;
+}
+
+/** Maps a `dead_letters` row to a {@link DeadLetter}. */
+export function deadLetterFromRow(row: Row): DeadLetter {
+  return compact({
+    id: String(row.id),
+    channel: String(row.channel),
+    accountId: str(row.account_id),
+    raw: json(row.raw_json),
+    error: json(row.error_json) as DeadLetter["error"],
+    status: String(row.status) as DeadLetter["status"],
+    receivedAt: Number(row.received_at),
+    replayedAt: num(row.replayed_at),
+    replayCount: Number(row.replay_count),
+  }) as DeadLetter;
+}
+
+/**
+ * Column assignments for an {@link IntentPatch} (plus `status` and `updated_at`), shared by SQL
+ * stores. Keys are column names; values are driver scalars.
+ */
+export function patchColumns(
+  patch: IntentPatch,
+  current: DurableSendIntent,
+): Record<string, Scalar> {
+  const cols: Record<string, Scalar> = {};
+  if (patch.attempt !== undefined) cols.attempt = patch.attempt;
+  if (patch.nextAttemptAt !== undefined) {
+    cols.next_attempt_at = patch.nextAttemptAt;
+    cols.due_at = patch.nextAttemptAt ?? current.createdAt;
+  }
+  if (patch.failure !== undefined) cols.failure_json = toJson(patch.failure);
+  if (patch.receipt !== undefined) cols.receipt_json = toJson(patch.receipt);
+  if (patch.partialReceipt !== undefined) cols.partial_receipt_json = toJson(patch.partialReceipt);
+  if (patch.liveState !== undefined) cols.live_state_json = toJson(patch.liveState);
+  if (patch.batch !== undefined) cols.batch_json = toJson(patch.batch);
+  if (patch.lease === "release") {
+    cols.lease_owner = null;
+    cols.lease_expires_at = null;
+  } else if (patch.lease) {
+    cols.lease_owner = patch.lease.owner;
+    cols.lease_expires_at = patch.lease.expiresAt;
+  }
+  return cols;
+}
+
+/** Platform ids of a receipt and a partial receipt, with their unit index, for the registry. */
+export function registryEntries(
+  intent: DurableSendIntent,
+): Array<{ platformMessageId: string; partIndex: number }> {
+  const entries = new Map<string, number>();
+  for (const r of [intent.partialReceipt, intent.receipt]) {
+    if (!r) continue;
+    for (const part of r.parts) entries.set(part.platformMessageId, part.index);
+    for (const id of r.platformMessageIds) if (!entries.has(id)) entries.set(id, -1);
+  }
+  return [...entries].map(([platformMessageId, partIndex]) => ({ platformMessageId, partIndex }));
+}

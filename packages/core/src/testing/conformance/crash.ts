@@ -1,0 +1,77 @@
+/**
+ * Conformance: crash safety with real child processes SIGKILLed mid-transaction.
+ *
+ * @module
+ */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { newIntent, outboundMessage } from "../fixtures.ts";
+import type { StateStoreHarness } from "./harness.ts";
+
+const childUrl = new URL(
+  `../crashChild${import.meta.url.endsWith(".ts") ? ".ts" : ".mjs"}`,
+  import.meta.url,
+);
+
+function runChild(
+  storeModule: string,
+  location: string,
+  scenario: string,
+  arg: string,
+  failpoints = "",
+) {
+  return spawnSync(
+    process.execPath,
+    [fileURLToPath(childUrl), storeModule, location, scenario, arg],
+    { env: { ...process.env, HERALD_FAILPOINTS: failpoints }, encoding: "utf8", timeout: 30_000 },
+  );
+}
+
+export function crashTests(crash: NonNullable<StateStoreHarness["crash"]>): void {
+  const open = (location: string) => crash.open(location);
+  describe("crash safety (SIGKILL)", () => {
+    it("leaves no part of an enqueue batch when killed mid-transaction", async () => {
+      const location = await crash.location();
+      const r = runChild(crash.storeModule, location, "enqueue-batch", "k", "store.mid_transaction=kill@10");
+      expect(r.signal).toBe("SIGKILL");
+      const store = await open(location);
+      try {
+        expect(await store.listIntents({ limit: 1000 })).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("leaves every intent in its old status when a transition batch is killed", async () => {
+      const location = await crash.location();
+      const store = await open(location);
+      await store.enqueueIntents(
+        Array.from({ length: 20 }, (_, i) => newIntent(outboundMessage(`m${i}`, { target: { id: `c${i}` } }))),
+      );
+      await store.close();
+      const r = runChild(crash.storeModule, location, "transition-batch", "", "store.mid_transaction=kill@5");
+      expect(r.signal).toBe("SIGKILL");
+      const reopened = await open(location);
+      try {
+        const counts = await reopened.countIntents();
+        expect(counts).toMatchObject({ pending: 20, sending: 0 });
+      } finally {
+        await reopened.close();
+      }
+    });
+
+    it("keeps a committed write after the process is killed", async () => {
+      const location = await crash.location();
+      const r = runChild(crash.storeModule, location, "commit-then-die", "durable-key");
+      expect(r.stdout).toContain("committed");
+      expect(r.signal).toBe("SIGKILL");
+      const store = await open(location);
+      try {
+        expect((await store.getIntentByIdempotencyKey("durable-key"))?.message.body?.markdown).toBe("durable");
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
