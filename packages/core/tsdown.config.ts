@@ -1,10 +1,14 @@
 import { defineConfig } from "tsdown";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", "testing/index": "src/testing/index.ts" },
+  entry: {
+    index: "src/index.ts",
+    "testing/index": "src/testing/index.ts",
+    // Child-process entry of the store crash tests (spawned by path, not imported).
+    "testing/crashChild": "src/testing/crashChild.ts",
+  },
   format: "esm",
   platform: "node",
   dts: true,
   clean: true,
-  external: [/^vitest/, /^node:/],
 });

@@ -58,7 +58,8 @@ export function failpoint(name: string): void {
   if (fp.onHit !== undefined && fp.onHit !== n) return;
   if (fp.action === "kill") process.kill(process.pid, "SIGKILL");
   if (fp.action === "throw") throw new FailpointError(name);
-  if (fp.action === "delay") Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, fp.delayMs);
+  if (fp.action === "delay")
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, fp.delayMs);
 }
 
 /** Re-reads `HERALD_FAILPOINTS` (tests that change it in-process). */

@@ -87,8 +87,16 @@ export const RETRY_POLICY: Readonly<Record<DeliveryFailureKind, RetryRule>> = {
     honorRetryAfter: false,
     reason: "already exists or changed; receipts and idempotency decide",
   },
-  cancelled: { retry: false, honorRetryAfter: false, reason: "cancelled by an operator or supersede" },
-  unknown: { retry: true, honorRetryAfter: true, reason: "unclassified error; retried with backoff" },
+  cancelled: {
+    retry: false,
+    honorRetryAfter: false,
+    reason: "cancelled by an operator or supersede",
+  },
+  unknown: {
+    retry: true,
+    honorRetryAfter: true,
+    reason: "unclassified error; retried with backoff",
+  },
 };
 
 /** Backoff settings. All durations in milliseconds. */

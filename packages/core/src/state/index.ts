@@ -1,5 +1,9 @@
 export * from "./errors.ts";
 export type { MessageStateStore } from "./MessageStateStore.ts";
-export { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, type SqliteMigration } from "./sqlite/migrations.ts";
+export {
+  SQLITE_MIGRATIONS,
+  SQLITE_SCHEMA_VERSION,
+  type SqliteMigration,
+} from "./sqlite/migrations.ts";
 export { SqliteStateStore, type SqliteStateStoreOptions } from "./sqlite/SqliteStateStore.ts";
 export * from "./types.ts";

@@ -10,7 +10,8 @@ import type { MessageStateStore } from "../state/MessageStateStore.ts";
 import { newIntent, outboundMessage } from "./fixtures.ts";
 
 const [storeModule, location, scenario, arg = ""] = process.argv.slice(2);
-if (!storeModule || !location || !scenario) throw new Error("usage: crashChild <module> <location> <scenario>");
+if (!storeModule || !location || !scenario)
+  throw new Error("usage: crashChild <module> <location> <scenario>");
 
 const mod = (await import(storeModule)) as {
   openStore(location: string): Promise<MessageStateStore>;

@@ -109,7 +109,8 @@ export class SqliteStateStore implements MessageStateStore {
 
   #migrate(target: number): void {
     const current = this.#version();
-    if (current > SQLITE_SCHEMA_VERSION) throw new SchemaTooNewError(current, SQLITE_SCHEMA_VERSION);
+    if (current > SQLITE_SCHEMA_VERSION)
+      throw new SchemaTooNewError(current, SQLITE_SCHEMA_VERSION);
     for (const m of SQLITE_MIGRATIONS) {
       if (m.version <= this.#version() || m.version > target) continue;
       this.#tx(() => {
@@ -238,7 +239,11 @@ export class SqliteStateStore implements MessageStateStore {
                WHERE e.ordering_key = i.ordering_key AND e.seq < i.seq AND e.status IN (${UNSENT}))
            ORDER BY i.due_at, i.seq
            LIMIT :limit`,
-        ).all({ now: request.now, channel: request.channel ?? null, limit: request.limit }) as Row[];
+        ).all({
+          now: request.now,
+          channel: request.channel ?? null,
+          limit: request.limit,
+        }) as Row[];
         const lease = this.#stmt(
           "UPDATE intents SET lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?",
         );
@@ -326,7 +331,8 @@ export class SqliteStateStore implements MessageStateStore {
           if (i > 0) failpoint("store.mid_transaction");
           const row = this.#guard(t.id, { status: t.from, owner: t.owner });
           const patch: IntentPatch = { ...t.patch };
-          if (TERMINAL_STATUSES.includes(t.to) && patch.lease === undefined) patch.lease = "release";
+          if (TERMINAL_STATUSES.includes(t.to) && patch.lease === undefined)
+            patch.lease = "release";
           return this.#applyPatch(row, t.to, patch);
         }),
       );

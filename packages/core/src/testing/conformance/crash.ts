@@ -9,10 +9,10 @@ import { describe, expect, it } from "vitest";
 import { newIntent, outboundMessage } from "../fixtures.ts";
 import type { StateStoreHarness } from "./harness.ts";
 
-const childUrl = new URL(
-  `../crashChild${import.meta.url.endsWith(".ts") ? ".ts" : ".mjs"}`,
-  import.meta.url,
-);
+// Source: src/testing/conformance/crash.ts → ../crashChild.ts. Built: dist/testing/index.mjs → ./crashChild.mjs.
+const childUrl = import.meta.url.endsWith(".ts")
+  ? new URL("../crashChild.ts", import.meta.url)
+  : new URL("./crashChild.mjs", import.meta.url);
 
 function runChild(
   storeModule: string,
@@ -33,7 +33,13 @@ export function crashTests(crash: NonNullable<StateStoreHarness["crash"]>): void
   describe("crash safety (SIGKILL)", () => {
     it("leaves no part of an enqueue batch when killed mid-transaction", async () => {
       const location = await crash.location();
-      const r = runChild(crash.storeModule, location, "enqueue-batch", "k", "store.mid_transaction=kill@10");
+      const r = runChild(
+        crash.storeModule,
+        location,
+        "enqueue-batch",
+        "k",
+        "store.mid_transaction=kill@10",
+      );
       expect(r.signal).toBe("SIGKILL");
       const store = await open(location);
       try {
@@ -47,10 +53,18 @@ export function crashTests(crash: NonNullable<StateStoreHarness["crash"]>): void
       const location = await crash.location();
       const store = await open(location);
       await store.enqueueIntents(
-        Array.from({ length: 20 }, (_, i) => newIntent(outboundMessage(`m${i}`, { target: { id: `c${i}` } }))),
+        Array.from({ length: 20 }, (_, i) =>
+          newIntent(outboundMessage(`m${i}`, { target: { id: `c${i}` } })),
+        ),
       );
       await store.close();
-      const r = runChild(crash.storeModule, location, "transition-batch", "", "store.mid_transaction=kill@5");
+      const r = runChild(
+        crash.storeModule,
+        location,
+        "transition-batch",
+        "",
+        "store.mid_transaction=kill@5",
+      );
       expect(r.signal).toBe("SIGKILL");
       const reopened = await open(location);
       try {
@@ -68,7 +82,9 @@ export function crashTests(crash: NonNullable<StateStoreHarness["crash"]>): void
       expect(r.signal).toBe("SIGKILL");
       const store = await open(location);
       try {
-        expect((await store.getIntentByIdempotencyKey("durable-key"))?.message.body?.markdown).toBe("durable");
+        expect((await store.getIntentByIdempotencyKey("durable-key"))?.message.body?.markdown).toBe(
+          "durable",
+        );
       } finally {
         await store.close();
       }

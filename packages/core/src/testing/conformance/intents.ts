@@ -36,10 +36,18 @@ export function intentTests(ctx: StoreContext): void {
       const batch = {
         idempotencyKey: "b",
         atomicity: "all_or_retry_remaining" as const,
-        units: [{ index: 0, kind: "text" as const, payload: { text: "x", n: [1, 2] }, required: true }],
+        units: [
+          { index: 0, kind: "text" as const, payload: { text: "x", n: [1, 2] }, required: true },
+        ],
       };
-      const liveState = { mode: "partial" as const, canFinalizeInPlace: true, lastRenderedHash: "h" };
-      const [r] = await ctx.store().enqueueIntents([newIntent(message, { batch, liveState, turnId: "t1" })]);
+      const liveState = {
+        mode: "partial" as const,
+        canFinalizeInPlace: true,
+        lastRenderedHash: "h",
+      };
+      const [r] = await ctx
+        .store()
+        .enqueueIntents([newIntent(message, { batch, liveState, turnId: "t1" })]);
       const read = await ctx.store().getIntent(r?.intent.id ?? "");
       expect(read?.message).toEqual(message);
       expect(read?.batch).toEqual(batch);
@@ -50,7 +58,9 @@ export function intentTests(ctx: StoreContext): void {
     it("returns the existing intent for a repeated idempotency key", async () => {
       const input = newIntent();
       const [first] = await ctx.store().enqueueIntents([input]);
-      const [again] = await ctx.store().enqueueIntents([{ ...input, message: outboundMessage("other") }]);
+      const [again] = await ctx
+        .store()
+        .enqueueIntents([{ ...input, message: outboundMessage("other") }]);
       expect(again?.created).toBe(false);
       expect(again?.intent.id).toBe(first?.intent.id);
       expect(again?.intent.message.body?.markdown).toBe("hello");
@@ -62,7 +72,9 @@ export function intentTests(ctx: StoreContext): void {
       const [r] = await s.enqueueIntents([input]);
       const id = r?.intent.id ?? "";
       await s.transitionIntents([{ id, from: "pending", to: "sending" }]);
-      await s.transitionIntents([{ id, from: "sending", to: "committing", patch: { receipt: textReceipt(["m1"]) } }]);
+      await s.transitionIntents([
+        { id, from: "sending", to: "committing", patch: { receipt: textReceipt(["m1"]) } },
+      ]);
       await s.transitionIntents([{ id, from: "committing", to: "sent" }]);
       const [again] = await s.enqueueIntents([input]);
       expect(again?.created).toBe(false);
@@ -95,13 +107,28 @@ export function intentTests(ctx: StoreContext): void {
     it("walks pending → sending → committing → sent and releases the lease", async () => {
       const s = ctx.store();
       await s.enqueueIntents([newIntent()]);
-      const [leased] = await s.leaseDueIntents({ owner: "w1", now: Date.now(), leaseMs: 60_000, limit: 1 });
+      const [leased] = await s.leaseDueIntents({
+        owner: "w1",
+        now: Date.now(),
+        leaseMs: 60_000,
+        limit: 1,
+      });
       const id = leased?.id ?? "";
-      await s.transitionIntents([{ id, from: "pending", to: "sending", owner: "w1", patch: { attempt: 1 } }]);
       await s.transitionIntents([
-        { id, from: "sending", to: "committing", owner: "w1", patch: { receipt: textReceipt(["a", "b"]) } },
+        { id, from: "pending", to: "sending", owner: "w1", patch: { attempt: 1 } },
       ]);
-      const [sent] = await s.transitionIntents([{ id, from: "committing", to: "sent", owner: "w1" }]);
+      await s.transitionIntents([
+        {
+          id,
+          from: "sending",
+          to: "committing",
+          owner: "w1",
+          patch: { receipt: textReceipt(["a", "b"]) },
+        },
+      ]);
+      const [sent] = await s.transitionIntents([
+        { id, from: "committing", to: "sent", owner: "w1" },
+      ]);
       expect(sent).toMatchObject({ status: "sent", attempt: 1 });
       expect(sent?.receipt?.platformMessageIds).toEqual(["a", "b"]);
       expect(sent?.leaseOwner).toBeUndefined();
@@ -121,9 +148,16 @@ export function intentTests(ctx: StoreContext): void {
     it("rejects a transition by a worker that does not hold the lease", async () => {
       const s = ctx.store();
       await s.enqueueIntents([newIntent()]);
-      const [leased] = await s.leaseDueIntents({ owner: "w1", now: Date.now(), leaseMs: 60_000, limit: 1 });
+      const [leased] = await s.leaseDueIntents({
+        owner: "w1",
+        now: Date.now(),
+        leaseMs: 60_000,
+        limit: 1,
+      });
       await expect(
-        s.transitionIntents([{ id: leased?.id ?? "", from: "pending", to: "sending", owner: "w2" }]),
+        s.transitionIntents([
+          { id: leased?.id ?? "", from: "pending", to: "sending", owner: "w2" },
+        ]),
       ).rejects.toThrow(/leased by w1/);
     });
 
@@ -156,7 +190,12 @@ export function intentTests(ctx: StoreContext): void {
       const s = ctx.store();
       const [r] = await s.enqueueIntents([newIntent()]);
       const id = r?.intent.id ?? "";
-      const failure = { kind: "transient" as const, evidence: "not_dispatched" as const, message: "ECONNREFUSED", retryAfterMs: 1500 };
+      const failure = {
+        kind: "transient" as const,
+        evidence: "not_dispatched" as const,
+        message: "ECONNREFUSED",
+        retryAfterMs: 1500,
+      };
       await s.transitionIntents([{ id, from: "pending", to: "sending" }]);
       const [retry] = await s.transitionIntents([
         { id, from: "sending", to: "pending", patch: { attempt: 1, failure, nextAttemptAt: 5 } },
@@ -173,10 +212,20 @@ export function intentTests(ctx: StoreContext): void {
       const s = ctx.store();
       const [r] = await s.enqueueIntents([newIntent()]);
       const id = r?.intent.id ?? "";
-      const live = { mode: "partial" as const, canFinalizeInPlace: false, receipt: textReceipt(["p1"]) };
-      const updated = await s.updateIntent(id, { status: "pending" }, { liveState: live, partialReceipt: textReceipt(["u0"]) });
+      const live = {
+        mode: "partial" as const,
+        canFinalizeInPlace: false,
+        receipt: textReceipt(["p1"]),
+      };
+      const updated = await s.updateIntent(
+        id,
+        { status: "pending" },
+        { liveState: live, partialReceipt: textReceipt(["u0"]) },
+      );
       expect(updated).toMatchObject({ status: "pending", liveState: live });
-      await expect(s.updateIntent(id, { status: "sending" }, { attempt: 3 })).rejects.toBeInstanceOf(IntentConflictError);
+      await expect(
+        s.updateIntent(id, { status: "sending" }, { attempt: 3 }),
+      ).rejects.toBeInstanceOf(IntentConflictError);
     });
   });
 
@@ -199,7 +248,11 @@ export function intentTests(ctx: StoreContext): void {
 
     it("counts every status, zero included", async () => {
       const s = ctx.store();
-      const rs = await s.enqueueIntents([newIntent(), newIntent(), newIntent(outboundMessage("x", { channel: "c2" }))]);
+      const rs = await s.enqueueIntents([
+        newIntent(),
+        newIntent(),
+        newIntent(outboundMessage("x", { channel: "c2" })),
+      ]);
       await s.transitionIntents([{ id: rs[0]?.intent.id ?? "", from: "pending", to: "failed" }]);
       const counts = await s.countIntents();
       expect(Object.keys(counts).sort()).toEqual([...INTENT_STATUSES].sort());
@@ -210,9 +263,13 @@ export function intentTests(ctx: StoreContext): void {
     it("finds sending intents whose lease expired (the recovery query)", async () => {
       const s = ctx.store();
       const now = Date.now();
-      await s.enqueueIntents([newIntent(outboundMessage("a", { target: { id: "t1" } })), newIntent(outboundMessage("b", { target: { id: "t2" } }))]);
+      await s.enqueueIntents([
+        newIntent(outboundMessage("a", { target: { id: "t1" } })),
+        newIntent(outboundMessage("b", { target: { id: "t2" } })),
+      ]);
       const leased = await s.leaseDueIntents({ owner: "w1", now, leaseMs: 1000, limit: 2 });
-      for (const l of leased) await s.transitionIntents([{ id: l.id, from: "pending", to: "sending", owner: "w1" }]);
+      for (const l of leased)
+        await s.transitionIntents([{ id: l.id, from: "pending", to: "sending", owner: "w1" }]);
       await s.renewLease(leased[1]?.id ?? "", "w1", now + 60_000);
       const stale = await s.listIntents({ statuses: ["sending"], leaseExpiredBefore: now + 5_000 });
       expect(stale.map((i) => i.id)).toEqual([leased[0]?.id]);

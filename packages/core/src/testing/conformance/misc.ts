@@ -33,8 +33,14 @@ export function miscTests(ctx: StoreContext, create: () => Promise<MessageStateS
         { conversation: "c2", type: "turn/start", turnId: "t9" },
         { conversation: "c1", type: "message", turnId: "t1", data: { role: "assistant" } },
       ]);
-      expect(appended.map((e) => [e.conversation, e.seq])).toEqual([["c1", 1], ["c2", 1], ["c1", 2]]);
-      await s.appendLedger([{ conversation: "c1", type: "turn/end", turnId: "t1", data: { outcome: "completed" } }]);
+      expect(appended.map((e) => [e.conversation, e.seq])).toEqual([
+        ["c1", 1],
+        ["c2", 1],
+        ["c1", 2],
+      ]);
+      await s.appendLedger([
+        { conversation: "c1", type: "turn/end", turnId: "t1", data: { outcome: "completed" } },
+      ]);
       const all = await s.readLedger({ conversation: "c1" });
       expect(all.map((e) => e.type)).toEqual(["turn/start", "message", "turn/end"]);
       expect(all[0]?.data).toEqual({ inbound: "m1" });
@@ -45,7 +51,9 @@ export function miscTests(ctx: StoreContext, create: () => Promise<MessageStateS
     it("keeps seq unique under concurrent appends", async () => {
       const s = ctx.store();
       await Promise.all(
-        Array.from({ length: 20 }, (_, i) => s.appendLedger([{ conversation: "c", type: `e${i}` }])),
+        Array.from({ length: 20 }, (_, i) =>
+          s.appendLedger([{ conversation: "c", type: `e${i}` }]),
+        ),
       );
       const seqs = (await s.readLedger({ conversation: "c" })).map((e) => e.seq);
       expect(seqs).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
@@ -56,14 +64,36 @@ export function miscTests(ctx: StoreContext, create: () => Promise<MessageStateS
     it("keeps the raw payload and the error, lists and marks them", async () => {
       const s = ctx.store();
       const raw = { update_id: 5, message: { text: 42 } };
-      const error = { name: "PayloadValidationError", message: "expected string", path: "message.text" };
-      const letter = await s.putDeadLetter({ channel: "telegram", accountId: "b", raw, error, receivedAt: 10 });
+      const error = {
+        name: "PayloadValidationError",
+        message: "expected string",
+        path: "message.text",
+      };
+      const letter = await s.putDeadLetter({
+        channel: "telegram",
+        accountId: "b",
+        raw,
+        error,
+        receivedAt: 10,
+      });
       await s.putDeadLetter({ channel: "slack", raw: "not json {", error, receivedAt: 11 });
-      expect(await s.getDeadLetter(letter.id)).toEqual({ ...letter, raw, error, status: "new", replayCount: 0 });
-      expect((await s.listDeadLetters({ channel: "telegram" })).map((l) => l.id)).toEqual([letter.id]);
+      expect(await s.getDeadLetter(letter.id)).toEqual({
+        ...letter,
+        raw,
+        error,
+        status: "new",
+        replayCount: 0,
+      });
+      expect((await s.listDeadLetters({ channel: "telegram" })).map((l) => l.id)).toEqual([
+        letter.id,
+      ]);
       expect((await s.listDeadLetters()).map((l) => l.raw)).toEqual([raw, "not json {"]);
       await s.markDeadLetter(letter.id, "replayed", 20);
-      expect(await s.getDeadLetter(letter.id)).toMatchObject({ status: "replayed", replayedAt: 20, replayCount: 1 });
+      expect(await s.getDeadLetter(letter.id)).toMatchObject({
+        status: "replayed",
+        replayedAt: 20,
+        replayCount: 1,
+      });
       expect(await s.listDeadLetters({ status: "new" })).toHaveLength(1);
     });
   });

@@ -12,7 +12,9 @@ import type { StoreContext } from "./harness.ts";
 
 async function sendThrough(s: MessageStateStore, id: string, ids: string[]) {
   await s.transitionIntents([{ id, from: "pending", to: "sending" }]);
-  await s.transitionIntents([{ id, from: "sending", to: "committing", patch: { receipt: textReceipt(ids) } }]);
+  await s.transitionIntents([
+    { id, from: "sending", to: "committing", patch: { receipt: textReceipt(ids) } },
+  ]);
   return (await s.transitionIntents([{ id, from: "committing", to: "sent" }]))[0];
 }
 
@@ -25,8 +27,17 @@ export function registryTests(ctx: StoreContext): void {
       const id = r?.intent.id ?? "";
       await sendThrough(s, id, ["m1", "m2", "m3"]);
       for (const [index, pid] of ["m1", "m2", "m3"].entries()) {
-        const hit = await s.lookupReceipt({ channel: "qa", accountId: "bot-1", platformMessageId: pid });
-        expect(hit).toMatchObject({ intentId: id, partIndex: index, turnId: "turn-9", origin: message.origin });
+        const hit = await s.lookupReceipt({
+          channel: "qa",
+          accountId: "bot-1",
+          platformMessageId: pid,
+        });
+        expect(hit).toMatchObject({
+          intentId: id,
+          partIndex: index,
+          turnId: "turn-9",
+          origin: message.origin,
+        });
         expect(hit?.receipt?.platformMessageIds).toEqual(["m1", "m2", "m3"]);
       }
     });
@@ -38,16 +49,29 @@ export function registryTests(ctx: StoreContext): void {
       await s.transitionIntents([{ id, from: "pending", to: "sending" }]);
       const partial = receiptFromParts([{ platformMessageId: "u0", kind: "text", index: 0 }]);
       await s.updateIntent(id, { status: "sending" }, { partialReceipt: partial });
-      expect((await s.lookupReceipt({ channel: "qa", accountId: "bot-1", platformMessageId: "u0" }))?.intentId).toBe(id);
+      expect(
+        (await s.lookupReceipt({ channel: "qa", accountId: "bot-1", platformMessageId: "u0" }))
+          ?.intentId,
+      ).toBe(id);
     });
 
     it("scopes lookups by channel and account", async () => {
       const s = ctx.store();
       const [r] = await s.enqueueIntents([newIntent()]);
       await sendThrough(s, r?.intent.id ?? "", ["same-id"]);
-      expect(await s.lookupReceipt({ channel: "qa", accountId: "bot-2", platformMessageId: "same-id" })).toBeUndefined();
-      expect(await s.lookupReceipt({ channel: "slack", accountId: "bot-1", platformMessageId: "same-id" })).toBeUndefined();
-      expect(await s.lookupReceipt({ channel: "qa", accountId: "bot-1", platformMessageId: "nope" })).toBeUndefined();
+      expect(
+        await s.lookupReceipt({ channel: "qa", accountId: "bot-2", platformMessageId: "same-id" }),
+      ).toBeUndefined();
+      expect(
+        await s.lookupReceipt({
+          channel: "slack",
+          accountId: "bot-1",
+          platformMessageId: "same-id",
+        }),
+      ).toBeUndefined();
+      expect(
+        await s.lookupReceipt({ channel: "qa", accountId: "bot-1", platformMessageId: "nope" }),
+      ).toBeUndefined();
     });
   });
 
@@ -65,7 +89,9 @@ export function registryTests(ctx: StoreContext): void {
       expect(await s.purgeTerminalIntents({ before: cutoff, limit: 2 })).toBe(0);
       const left = await s.listIntents();
       expect(left.map((i) => i.status)).toEqual(["pending"]);
-      expect(await s.lookupReceipt({ channel: "qa", accountId: "bot-1", platformMessageId: "pa" })).toBeUndefined();
+      expect(
+        await s.lookupReceipt({ channel: "qa", accountId: "bot-1", platformMessageId: "pa" }),
+      ).toBeUndefined();
     });
 
     it("keeps tombstones inside the retention window and frees the key after purge", async () => {

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { checkImport, type PackageInfo } from "./boundaries.ts";
+
+const root = "/repo";
+const plugin: PackageInfo = {
+  name: "@herald/plugin-telegram",
+  dir: "plugins/telegram",
+  dependencies: ["grammy", "lodash"],
+  devDependencies: ["vitest"],
+  peerDependencies: ["@herald/plugin-sdk"],
+  platformSdk: ["grammy"],
+};
+const core: PackageInfo = {
+  name: "@herald/core",
+  dir: "packages/core",
+  dependencies: [],
+  devDependencies: ["vitest"],
+  peerDependencies: [],
+  platformSdk: [],
+};
+const at = (pkg: PackageInfo, file: string, specifier: string) =>
+  checkImport(pkg, { file, specifier }, root);
+
+describe("dependency boundaries", () => {
+  it("lets a plugin import the SDK, builtins and its own platform SDK", () => {
+    expect(
+      at(plugin, "plugins/telegram/src/send.ts", "@herald/plugin-sdk/channel-message"),
+    ).toBeUndefined();
+    expect(at(plugin, "plugins/telegram/src/send.ts", "grammy/types")).toBeUndefined();
+    expect(at(plugin, "plugins/telegram/src/send.ts", "node:crypto")).toBeUndefined();
+  });
+
+  it("rejects a plugin importing core, the gateway or an undeclared SDK", () => {
+    expect(at(plugin, "plugins/telegram/src/send.ts", "@herald/core")?.rule).toMatch(
+      /only @herald\/plugin-sdk/,
+    );
+    expect(at(plugin, "plugins/telegram/src/send.ts", "@herald/gateway")?.rule).toMatch(
+      /only apps/,
+    );
+    expect(at(plugin, "plugins/telegram/src/send.ts", "lodash")?.rule).toMatch(/platform SDK/);
+  });
+
+  it("allows devDependencies in tests only", () => {
+    expect(at(plugin, "plugins/telegram/src/send.test.ts", "vitest")).toBeUndefined();
+    expect(at(plugin, "plugins/telegram/src/send.ts", "vitest")).toBeDefined();
+  });
+
+  it("keeps core free of plugins and relative imports inside their package", () => {
+    expect(at(core, "packages/core/src/index.ts", "@herald/plugin-telegram")?.rule).toMatch(
+      /no other @herald/,
+    );
+    expect(at(core, "packages/core/src/a/b.ts", "../../../gateway/src/x.ts")?.rule).toMatch(
+      /leaves packages\/core/,
+    );
+    expect(at(core, "packages/core/src/a/b.ts", "../c.ts")).toBeUndefined();
+  });
+});

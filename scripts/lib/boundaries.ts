@@ -1,0 +1,86 @@
+/**
+ * Dependency-boundary rules of DESIGN §1, as a pure function over a package's imports:
+ * - plugins import only `@herald/plugin-sdk[/*]`, `node:` builtins and the platform SDKs they
+ *   list in `package.json` → `herald.platformSdk` (tests and `src/testing/` may also import
+ *   their devDependencies);
+ * - `@herald/plugin-sdk` builds on `@herald/core` only (plus its own dependencies);
+ * - `@herald/core` imports no plugin, no plugin SDK, no gateway;
+ * - nothing but apps (`apps/*`) imports `@herald/gateway`;
+ * - a relative import never leaves its package.
+ */
+import { builtinModules } from "node:module";
+import { relative, resolve, sep } from "node:path";
+
+export type PackageInfo = {
+  name: string;
+  /** Workspace folder relative to the repo root, e.g. `plugins/telegram`. */
+  dir: string;
+  dependencies: string[];
+  devDependencies: string[];
+  peerDependencies: string[];
+  platformSdk: string[];
+};
+
+export type ImportSite = { file: string; specifier: string };
+export type Violation = { file: string; specifier: string; rule: string };
+
+const builtins = new Set(builtinModules);
+
+/** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`. */
+export function packageNameOf(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] ?? specifier);
+}
+
+function isTestFile(file: string): boolean {
+  return (
+    /\.test\.ts$/.test(file) ||
+    file.includes(`${sep}src${sep}testing${sep}`) ||
+    file.includes("/src/testing/")
+  );
+}
+
+/** Checks one import of a package against the rules. */
+export function checkImport(
+  pkg: PackageInfo,
+  site: ImportSite,
+  root: string,
+): Violation | undefined {
+  const { specifier, file } = site;
+  const v = (rule: string): Violation => ({ file, specifier, rule });
+  if (specifier.startsWith(".")) {
+    const target = resolve(root, file, "..", specifier);
+    const rel = relative(resolve(root, pkg.dir), target);
+    return rel.startsWith("..") ? v(`relative import leaves ${pkg.dir}`) : undefined;
+  }
+  if (specifier.startsWith("node:") || builtins.has(specifier)) return undefined;
+  const name = packageNameOf(specifier);
+  const isApp = pkg.dir.startsWith("apps/");
+  if (name === "@herald/gateway" && !isApp && pkg.name !== "@herald/gateway") {
+    return v("only apps may import @herald/gateway");
+  }
+  if (name === pkg.name) return undefined;
+  const declared = [...pkg.dependencies, ...pkg.peerDependencies];
+  const test = isTestFile(file);
+  if (pkg.dir.startsWith("plugins/")) {
+    if (name === "@herald/plugin-sdk") return undefined;
+    if (name.startsWith("@herald/")) return v("plugins import only @herald/plugin-sdk/*");
+    if (pkg.platformSdk.includes(name) && declared.includes(name)) return undefined;
+    if (test && pkg.devDependencies.includes(name)) return undefined;
+    return v(
+      `plugins import only @herald/plugin-sdk/* and their platform SDK (package.json herald.platformSdk: ${
+        pkg.platformSdk.join(", ") || "none"
+      })`,
+    );
+  }
+  if (pkg.name === "@herald/core" && name.startsWith("@herald/")) {
+    return v("@herald/core imports no other @herald package");
+  }
+  if (pkg.name === "@herald/plugin-sdk" && name.startsWith("@herald/") && name !== "@herald/core") {
+    return v("@herald/plugin-sdk builds on @herald/core only");
+  }
+  if (!declared.includes(name) && !(test && pkg.devDependencies.includes(name))) {
+    return v(`${name} is not declared in ${pkg.dir}/package.json`);
+  }
+  return undefined;
+}
