@@ -1,0 +1,67 @@
+/**
+ * `pnpm bench:store`: intents per second through the full lifecycle
+ * (enqueue → lease → pending → sending → committing (receipt) → sent) on SQLite, side by side
+ * in one run: durable commits (synchronous=FULL) vs synchronous=NORMAL, one transaction per
+ * step vs batched (one transaction per step for a batch of intents).
+ *
+ * Options: `--intents <n>` (default 2000), `--batch <n>` (default 100).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { SqliteStateStore } from "../../packages/core/src/index.ts";
+import { newIntent, outboundMessage, textReceipt } from "../../packages/core/src/testing/index.ts";
+
+const { values } = parseArgs({
+  options: { intents: { type: "string", default: "2000" }, batch: { type: "string", default: "100" } },
+});
+const N = Number(values.intents);
+const B = Number(values.batch);
+const dir = mkdtempSync(join(tmpdir(), "herald-bench-store-"));
+
+type Row = { name: string; synchronous: "FULL" | "NORMAL"; batched: boolean; perSec: number; ms: number };
+
+async function run(name: string, synchronous: "FULL" | "NORMAL", batched: boolean): Promise<Row> {
+  const store = new SqliteStateStore({ path: join(dir, `${name.replace(/\W+/g, "-")}.db`), synchronous });
+  const inputs = Array.from({ length: N }, (_, i) =>
+    newIntent(outboundMessage(`m${i}`, { target: { id: `chat-${i % 1000}` } })),
+  );
+  const step = batched ? B : 1;
+  const t0 = performance.now();
+  for (let i = 0; i < N; i += step) {
+    const chunk = inputs.slice(i, i + step);
+    await store.enqueueIntents(chunk);
+    const leased = await store.leaseDueIntents({ owner: "bench", now: Date.now(), leaseMs: 60_000, limit: step });
+    const ids = leased.map((l) => l.id);
+    const owner = "bench";
+    await store.transitionIntents(ids.map((id) => ({ id, owner, from: "pending" as const, to: "sending" as const })));
+    await store.transitionIntents(
+      ids.map((id, k) => ({ id, owner, from: "sending" as const, to: "committing" as const, patch: { receipt: textReceipt([`p${i + k}`]) } })),
+    );
+    await store.transitionIntents(ids.map((id) => ({ id, owner, from: "committing" as const, to: "sent" as const })));
+  }
+  const ms = performance.now() - t0;
+  const sent = (await store.countIntents()).sent;
+  await store.close();
+  if (sent !== N) throw new Error(`${name}: expected ${N} sent, got ${sent}`);
+  return { name, synchronous, batched, perSec: (N / ms) * 1000, ms };
+}
+
+const rows: Row[] = [];
+rows.push(await run("FULL, one tx per step", "FULL", false));
+rows.push(await run("NORMAL, one tx per step", "NORMAL", false));
+rows.push(await run(`FULL, batched ×${B}`, "FULL", true));
+rows.push(await run(`NORMAL, batched ×${B}`, "NORMAL", true));
+rmSync(dir, { recursive: true, force: true });
+
+const base = rows[0]?.perSec ?? 1;
+console.log(`\nSQLite store lifecycle, ${N} intents, 5 transactions per intent-step (enqueue, lease, sending, committing, sent)`);
+console.table(
+  rows.map((r) => ({
+    configuration: r.name,
+    "intents/s": Math.round(r.perSec),
+    "wall ms": Math.round(r.ms),
+    "× vs FULL per-step": (r.perSec / base).toFixed(2),
+  })),
+);
