@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const benches = ["store.ts"];
 for (const bench of benches) {
-  const r = spawnSync(process.execPath, [join(here, bench), ...process.argv.slice(2)], { stdio: "inherit" });
+  const r = spawnSync(process.execPath, [join(here, bench), ...process.argv.slice(2)], {
+    stdio: "inherit",
+  });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

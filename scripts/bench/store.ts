@@ -14,16 +14,28 @@ import { SqliteStateStore } from "../../packages/core/src/index.ts";
 import { newIntent, outboundMessage, textReceipt } from "../../packages/core/src/testing/index.ts";
 
 const { values } = parseArgs({
-  options: { intents: { type: "string", default: "2000" }, batch: { type: "string", default: "100" } },
+  options: {
+    intents: { type: "string", default: "2000" },
+    batch: { type: "string", default: "100" },
+  },
 });
 const N = Number(values.intents);
 const B = Number(values.batch);
 const dir = mkdtempSync(join(tmpdir(), "herald-bench-store-"));
 
-type Row = { name: string; synchronous: "FULL" | "NORMAL"; batched: boolean; perSec: number; ms: number };
+type Row = {
+  name: string;
+  synchronous: "FULL" | "NORMAL";
+  batched: boolean;
+  perSec: number;
+  ms: number;
+};
 
 async function run(name: string, synchronous: "FULL" | "NORMAL", batched: boolean): Promise<Row> {
-  const store = new SqliteStateStore({ path: join(dir, `${name.replace(/\W+/g, "-")}.db`), synchronous });
+  const store = new SqliteStateStore({
+    path: join(dir, `${name.replace(/\W+/g, "-")}.db`),
+    synchronous,
+  });
   const inputs = Array.from({ length: N }, (_, i) =>
     newIntent(outboundMessage(`m${i}`, { target: { id: `chat-${i % 1000}` } })),
   );
@@ -32,14 +44,29 @@ async function run(name: string, synchronous: "FULL" | "NORMAL", batched: boolea
   for (let i = 0; i < N; i += step) {
     const chunk = inputs.slice(i, i + step);
     await store.enqueueIntents(chunk);
-    const leased = await store.leaseDueIntents({ owner: "bench", now: Date.now(), leaseMs: 60_000, limit: step });
+    const leased = await store.leaseDueIntents({
+      owner: "bench",
+      now: Date.now(),
+      leaseMs: 60_000,
+      limit: step,
+    });
     const ids = leased.map((l) => l.id);
     const owner = "bench";
-    await store.transitionIntents(ids.map((id) => ({ id, owner, from: "pending" as const, to: "sending" as const })));
     await store.transitionIntents(
-      ids.map((id, k) => ({ id, owner, from: "sending" as const, to: "committing" as const, patch: { receipt: textReceipt([`p${i + k}`]) } })),
+      ids.map((id) => ({ id, owner, from: "pending" as const, to: "sending" as const })),
     );
-    await store.transitionIntents(ids.map((id) => ({ id, owner, from: "committing" as const, to: "sent" as const })));
+    await store.transitionIntents(
+      ids.map((id, k) => ({
+        id,
+        owner,
+        from: "sending" as const,
+        to: "committing" as const,
+        patch: { receipt: textReceipt([`p${i + k}`]) },
+      })),
+    );
+    await store.transitionIntents(
+      ids.map((id) => ({ id, owner, from: "committing" as const, to: "sent" as const })),
+    );
   }
   const ms = performance.now() - t0;
   const sent = (await store.countIntents()).sent;
@@ -56,7 +83,9 @@ rows.push(await run(`NORMAL, batched ×${B}`, "NORMAL", true));
 rmSync(dir, { recursive: true, force: true });
 
 const base = rows[0]?.perSec ?? 1;
-console.log(`\nSQLite store lifecycle, ${N} intents, 5 transactions per intent-step (enqueue, lease, sending, committing, sent)`);
+console.log(
+  `\nSQLite store lifecycle, ${N} intents, 5 transactions per intent-step (enqueue, lease, sending, committing, sent)`,
+);
 console.table(
   rows.map((r) => ({
     configuration: r.name,
