@@ -4,7 +4,9 @@
  *
  * @packageDocumentation
  */
+export type * from "./adapter/types.ts";
 export * from "./errors.ts";
 export { FailpointError, failpoint, resetFailpoints } from "./failpoint.ts";
+export { type HeraldLogger, silentLogger } from "./logger.ts";
 export * from "./message/index.ts";
 export * from "./state/index.ts";

@@ -1,0 +1,107 @@
+/**
+ * The channel adapter surface core drives (seed `message-lifecycle.md`, "Adapter surface";
+ * DESIGN §8). Plugins build these through `@herald/plugin-sdk/channel-message`; core never
+ * knows a platform. Wire names (`retry_after`, `thread_ts`) stay inside the adapter: it converts
+ * them once into these types.
+ *
+ * @module
+ */
+import type { HeraldLogger } from "../logger.ts";
+import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch.ts";
+import type { MessageCapabilities } from "../message/capabilities.ts";
+import type { DeliveryFailure } from "../message/failure.ts";
+import type { ChannelMessage } from "../message/message.ts";
+import type { MessageOrigin } from "../message/origin.ts";
+import type { MessageReceipt, MessageReceiptPart } from "../message/receipt.ts";
+
+/** What core hands an adapter for one platform call of one intent. */
+export type MessageSendContext = {
+  /** Id of the durable intent (absent for non-durable sends). */
+  intentId?: string;
+  channel: string;
+  accountId?: string;
+  message: ChannelMessage;
+  /** Attempt number of this delivery, from 1. */
+  attempt: number;
+  /** The intent's idempotency key. */
+  idempotencyKey: string;
+  /**
+   * The key for this unit: `${idempotencyKey}#${unit.index}`. Adapters with native idempotency
+   * (Discord nonce, Matrix txnId, Google Chat requestId) send this so a replay is deduplicated.
+   */
+  unitIdempotencyKey: string;
+  /** Receipt parts that already landed for this intent (recovery, retries). */
+  previousReceipt?: MessageReceipt;
+  /** Aborted on shutdown or when the attempt is abandoned. */
+  signal: AbortSignal;
+  log: HeraldLogger;
+};
+
+/** A classified failure as the adapter reports it (core adds the timestamp). */
+export type ClassifiedFailure = Omit<DeliveryFailure, "at">;
+
+/** Outcome of checking the platform for an attempt whose outcome was unknown. */
+export type ReconcileResult =
+  | { status: "sent"; parts: MessageReceiptPart[] }
+  | { status: "not_sent" }
+  | { status: "unresolved"; reason?: string };
+
+/** Turns a message into the batch of platform calls that delivers it. */
+export type MessageRenderAdapter = {
+  /**
+   * Renders a message into units (text chunks, media, caption fallbacks), each within the
+   * platform's limits.
+   *
+   * @throws when the message cannot be rendered at all (classified as `invalid_payload`).
+   */
+  render(
+    message: ChannelMessage,
+    ctx: { idempotencyKey: string; capabilities: MessageCapabilities },
+  ): RenderedMessageBatch | Promise<RenderedMessageBatch>;
+};
+
+/** Platform calls for sending, editing and deleting. */
+export type MessageSendAdapter = {
+  /**
+   * Delivers one rendered unit and returns its receipt part. Must throw (anything) on failure;
+   * {@link MessageSendAdapter.classifyError} then says what kind of failure it was.
+   */
+  send(ctx: MessageSendContext, unit: RenderedMessageUnit): Promise<MessageReceiptPart>;
+  /** Replaces the content of an existing platform message with `unit`. */
+  edit?(
+    ctx: MessageSendContext,
+    target: MessageReceiptPart,
+    unit: RenderedMessageUnit,
+  ): Promise<MessageReceiptPart>;
+  /** Deletes (or redacts) an existing platform message. */
+  delete?(ctx: MessageSendContext, target: MessageReceiptPart): Promise<void>;
+  /**
+   * Classifies an error thrown by `send` / `edit` / `delete` into kind + dispatch evidence +
+   * retry-after (ms). Unknown errors must default to `{ kind: "unknown", evidence: "maybe_sent" }`.
+   */
+  classifyError(error: unknown, ctx?: MessageSendContext): ClassifiedFailure;
+  /**
+   * Checks the platform for units of an `unknown_after_send` intent. Only `not_sent` permits a
+   * replay; `unresolved` is re-checked later (or held, per `unknownSendPolicy`).
+   */
+  reconcileUnknownSend?(
+    ctx: MessageSendContext,
+    units: readonly RenderedMessageUnit[],
+  ): Promise<ReconcileResult>;
+};
+
+/** Translates herald origin metadata to and from the platform's native metadata. */
+export type MessageOriginAdapter<TNative = unknown> = {
+  encode?(origin: MessageOrigin): TNative | undefined;
+  decode?(raw: unknown): MessageOrigin | undefined;
+};
+
+/** A channel adapter: what core needs from a channel plugin. */
+export type ChannelMessageAdapter = {
+  /** Channel id, e.g. `"telegram"`; matches `ChannelMessage.channel`. */
+  id: string;
+  capabilities: MessageCapabilities;
+  render: MessageRenderAdapter;
+  send: MessageSendAdapter;
+  origin?: MessageOriginAdapter;
+};
