@@ -21,9 +21,11 @@ function runChild(
   arg: string,
   failpoints = "",
 ) {
+  // From source, let the child resolve workspace packages to their sources too.
+  const conditions = import.meta.url.endsWith(".ts") ? ["--conditions=herald-source"] : [];
   return spawnSync(
     process.execPath,
-    [fileURLToPath(childUrl), storeModule, location, scenario, arg],
+    [...conditions, fileURLToPath(childUrl), storeModule, location, scenario, arg],
     { env: { ...process.env, HERALD_FAILPOINTS: failpoints }, encoding: "utf8", timeout: 30_000 },
   );
 }
