@@ -25,6 +25,12 @@ export type NewSendIntent = {
   turnId?: string;
   /** Epoch ms; absent = due now. */
   nextAttemptAt?: number;
+  /**
+   * Lease the new intent to `owner` in the same transaction, but only when it is due and no
+   * earlier unsent intent shares its ordering key (the inline fast path of `runtime.send`).
+   * Ignored for an existing idempotency key.
+   */
+  claim?: { owner: string; now: number; leaseMs: number };
 };
 
 /** Result of an enqueue: the intent and whether this call created it. */

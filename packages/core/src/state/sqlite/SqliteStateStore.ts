@@ -202,10 +202,20 @@ export class SqliteStateStore implements MessageStateStore {
             live: toJson(input.liveState),
             now,
           });
+          if (input.claim && (nextAttemptAt ?? 0) <= input.claim.now) this.#claim(id, input.claim);
           return { intent: intentFromRow(this.#getIntentRow(id) as Row), created: true };
         });
       }),
     );
+  }
+
+  #claim(id: string, claim: { owner: string; now: number; leaseMs: number }): void {
+    this.#stmt(
+      `UPDATE intents SET lease_owner = :owner, lease_expires_at = :expires
+       WHERE id = :id AND NOT EXISTS (
+         SELECT 1 FROM intents e WHERE e.ordering_key = intents.ordering_key
+           AND e.seq < intents.seq AND e.status IN (${UNSENT}))`,
+    ).run({ id, owner: claim.owner, expires: claim.now + claim.leaseMs });
   }
 
   getIntent(id: string): Promise<DurableSendIntent | undefined> {

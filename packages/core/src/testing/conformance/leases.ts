@@ -134,6 +134,39 @@ export function leaseTests(ctx: StoreContext): void {
     });
   });
 
+  describe("claim on enqueue", () => {
+    it("leases a new intent in the enqueue transaction when it is first in its key", async () => {
+      const s = ctx.store();
+      const [r] = await s.enqueueIntents([
+        newIntent(chat("c1"), { claim: { owner: "w1", now: T, leaseMs: 5_000 } }),
+      ]);
+      expect(r?.intent).toMatchObject({
+        status: "pending",
+        leaseOwner: "w1",
+        leaseExpiresAt: T + 5_000,
+      });
+      expect(await s.leaseDueIntents({ owner: "w2", now: T + 1, leaseMs: 1000, limit: 5 })).toEqual(
+        [],
+      );
+    });
+
+    it("does not claim an intent queued behind an earlier unsent one, or not yet due", async () => {
+      const s = ctx.store();
+      await s.enqueueIntents([newIntent(chat("c1", "first"))]);
+      const [second] = await s.enqueueIntents([
+        newIntent(chat("c1", "second"), { claim: { owner: "w1", now: T, leaseMs: 5_000 } }),
+      ]);
+      expect(second?.intent.leaseOwner).toBeUndefined();
+      const [later] = await s.enqueueIntents([
+        newIntent(chat("c2"), {
+          nextAttemptAt: T + 60_000,
+          claim: { owner: "w1", now: T, leaseMs: 5_000 },
+        }),
+      ]);
+      expect(later?.intent.leaseOwner).toBeUndefined();
+    });
+  });
+
   describe("ordering key FIFO", () => {
     it("does not lease a later intent while an earlier one with the same key is unsent", async () => {
       const s = ctx.store();
