@@ -49,6 +49,14 @@ export type DeliveryFailure = {
   message: string;
   /** Platform error code in the platform's own spelling (`M_LIMIT_EXCEEDED`, `ratelimited`, 429). */
   platformCode?: string;
+  /**
+   * For `rate_limit`: which declared rate-limit scope the platform throttled. The scheduler
+   * pauses that scope's bucket (say one chat) until `retryAfterMs`; other chats keep flowing.
+   * @defaultValue "chat"
+   */
+  rateLimitScope?: "account" | "chat" | "thread" | "route";
+  /** Reconciliation checks of an `unknown_after_send` intent that came back unresolved. */
+  unresolvedChecks?: number;
   /** Epoch milliseconds when the failure happened. */
   at?: number;
 };
@@ -111,6 +119,12 @@ export type BackoffOptions = {
   jitter?: number;
   /** Attempts after which a retryable failure becomes `failed`. @defaultValue 8 */
   maxAttempts?: number;
+  /**
+   * Attempts after which repeated `rate_limit` failures become `failed`. Higher than
+   * `maxAttempts`: the platform said when to come back, so waiting is not failing.
+   * @defaultValue 50
+   */
+  maxRateLimitAttempts?: number;
 };
 
 /** Resolved {@link BackoffOptions} defaults. */
@@ -120,6 +134,7 @@ export const DEFAULT_BACKOFF: Required<BackoffOptions> = {
   factor: 2,
   jitter: 0.5,
   maxAttempts: 8,
+  maxRateLimitAttempts: 50,
 };
 
 /**
@@ -163,7 +178,10 @@ export function decideRetry(
   if (failure.evidence === "maybe_sent") return { action: "unknown_after_send" };
   const rule = RETRY_POLICY[failure.kind];
   if (!rule.retry) return { action: "fail", reason: `${failure.kind}: ${rule.reason}` };
-  const maxAttempts = options.maxAttempts ?? DEFAULT_BACKOFF.maxAttempts;
+  const maxAttempts =
+    failure.kind === "rate_limit"
+      ? (options.maxRateLimitAttempts ?? DEFAULT_BACKOFF.maxRateLimitAttempts)
+      : (options.maxAttempts ?? DEFAULT_BACKOFF.maxAttempts);
   if (attempt >= maxAttempts) {
     return { action: "fail", reason: `${failure.kind}: gave up after ${attempt} attempts` };
   }

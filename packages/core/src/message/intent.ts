@@ -51,6 +51,19 @@ export const UNSENT_STATUSES: readonly IntentStatus[] = [
 /** Terminal statuses: the intent is an idempotency tombstone until purged. */
 export const TERMINAL_STATUSES: readonly IntentStatus[] = ["sent", "failed", "cancelled"];
 
+/**
+ * `nextAttemptAt` of an `unknown_after_send` intent held for an operator (`unknownSendPolicy:
+ * "hold"`): far beyond any real schedule, so the worker never picks it up by itself.
+ */
+export const HELD_FOR_OPERATOR_AT = 8_640_000_000_000_000;
+
+/** True when an intent waits for an operator (`herald queue retry` / `cancel`). */
+export function isHeldForOperator(
+  intent: Pick<DurableSendIntent, "status" | "nextAttemptAt">,
+): boolean {
+  return intent.status === "unknown_after_send" && intent.nextAttemptAt === HELD_FOR_OPERATOR_AT;
+}
+
 /** What the intent does on the platform. */
 export type IntentOperation =
   | { kind: "send" }

@@ -83,6 +83,8 @@ export type IntentQuery = {
   channel?: string;
   /** Only intents whose lease expired before this epoch ms (or that have no lease). */
   leaseExpiredBefore?: number;
+  /** Only intents whose `nextAttemptAt` is later than this epoch ms (clock-skew repair). */
+  nextAttemptAfter?: number;
   /** Keyset pagination: intents with `seq` greater than this. */
   afterSeq?: number;
   /** @defaultValue 100 */

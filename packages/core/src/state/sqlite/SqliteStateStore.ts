@@ -376,6 +376,10 @@ export class SqliteStateStore implements MessageStateStore {
         where.push("channel = :channel");
         params.channel = query.channel;
       }
+      if (query.nextAttemptAfter !== undefined) {
+        where.push("next_attempt_at > :nextAfter");
+        params.nextAfter = query.nextAttemptAfter;
+      }
       if (query.leaseExpiredBefore !== undefined) {
         where.push("(lease_expires_at IS NULL OR lease_expires_at <= :expired)");
         params.expired = query.leaseExpiredBefore;

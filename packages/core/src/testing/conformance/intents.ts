@@ -260,6 +260,20 @@ export function intentTests(ctx: StoreContext): void {
       expect((await s.countIntents({ channel: "c2" })).pending).toBe(1);
     });
 
+    it("finds intents scheduled beyond a time (clock-skew repair)", async () => {
+      const s = ctx.store();
+      await s.enqueueIntents([
+        newIntent(outboundMessage("soon"), { nextAttemptAt: 1_000 }),
+        newIntent(outboundMessage("skewed"), { nextAttemptAt: 4_000_000_000_000 }),
+        newIntent(outboundMessage("now")),
+      ]);
+      const far = await s.listIntents({
+        statuses: ["pending"],
+        nextAttemptAfter: 2_000_000_000_000,
+      });
+      expect(far.map((i) => i.message.body?.markdown)).toEqual(["skewed"]);
+    });
+
     it("finds sending intents whose lease expired (the recovery query)", async () => {
       const s = ctx.store();
       const now = Date.now();
