@@ -1,0 +1,252 @@
+/**
+ * The delivery worker (DESIGN §4): leases due intents (oldest first, FIFO per ordering key),
+ * delivers them with bounded concurrency, renews leases while a send is in flight, recovers what
+ * stopped workers left behind, and shuts down gracefully (finish in-flight sends, release
+ * leases). Retries fire while the process keeps running, not only at restart.
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import { type DurableSendIntent, isHeldForOperator, TERMINAL_STATUSES } from "../message/intent.ts";
+import { runAttempt, sleep } from "./attempt.ts";
+import type { DeliveryDeps } from "./deps.ts";
+import { type RecoveryReport, recoverStale } from "./recovery.ts";
+import { resolveUnknown } from "./unknown.ts";
+
+/** Events a worker emits for observers (metrics, logs, tests). */
+export type DeliveryEvent =
+  | { type: "settled"; intent: DurableSendIntent; durationMs: number }
+  | { type: "recovered"; report: RecoveryReport }
+  | { type: "error"; intentId?: string; error: unknown };
+
+/** Why `waitFor` resolves: the intent reached a state the caller should see. */
+function isSettled(intent: DurableSendIntent): boolean {
+  return TERMINAL_STATUSES.includes(intent.status) || isHeldForOperator(intent);
+}
+
+/** Makes a lease owner id for this process boot. */
+export function leaseOwnerId(workerId: string): string {
+  return `${workerId}:${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * Leases and delivers intents until stopped.
+ *
+ * @example
+ * const worker = new DeliveryWorker(deps);
+ * await worker.start();   // startup recovery within its budget, then the loop
+ * worker.kick();          // something was enqueued: look now
+ * await worker.stop();    // finish in-flight sends, release leases
+ */
+export class DeliveryWorker {
+  readonly #deps: DeliveryDeps;
+  readonly #inFlight = new Map<string, Promise<void>>();
+  readonly #waiters = new Map<string, Set<(intent: DurableSendIntent) => void>>();
+  readonly #listeners = new Set<(event: DeliveryEvent) => void>();
+  readonly #abort = new AbortController();
+  #running = false;
+  #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+  #kicked = false;
+  #nextRecoveryAt = 0;
+
+  constructor(deps: DeliveryDeps) {
+    this.#deps = deps;
+  }
+
+  /** Lease owner id of this worker (`${workerId}:${bootId}`). */
+  get owner(): string {
+    return this.#deps.owner;
+  }
+
+  /** Intents being delivered right now. */
+  get inFlightCount(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Subscribes to worker events. @returns an unsubscribe function. */
+  on(listener: (event: DeliveryEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(event: DeliveryEvent): void {
+    for (const l of this.#listeners) l(event);
+  }
+
+  /**
+   * Runs startup recovery (within `recoveryBudgetMs`, no attempts consumed) and starts the loop.
+   * @returns the startup recovery report.
+   */
+  async start(): Promise<RecoveryReport> {
+    if (this.#running) throw new Error("delivery worker already started");
+    this.#running = true;
+    const report = await this.recover(this.#deps.options.recoveryBudgetMs);
+    this.#loop = this.#run();
+    return report;
+  }
+
+  /** One recovery pass now (also runs periodically from the loop). */
+  async recover(budgetMs = this.#deps.options.recoveryBudgetMs): Promise<RecoveryReport> {
+    const report = await recoverStale(this.#deps, budgetMs);
+    this.#nextRecoveryAt = this.#deps.clock() + Math.min(this.#deps.options.leaseMs / 2, 5_000);
+    if (report.toUnknown + report.committed + report.skewRepaired > 0 || !report.complete) {
+      this.#emit({ type: "recovered", report });
+    }
+    if (!report.complete) this.#nextRecoveryAt = 0;
+    return report;
+  }
+
+  /** Wakes the loop (something was enqueued or became due). */
+  kick(): void {
+    this.#kicked = true;
+    this.#wake?.();
+  }
+
+  /**
+   * Stops leasing, lets in-flight sends finish (up to `drainMs`), then aborts what is left and
+   * releases leases.
+   */
+  async stop(drainMs = 10_000): Promise<void> {
+    if (!this.#running) return;
+    this.#running = false;
+    this.kick();
+    await this.#loop;
+    const drained = Promise.allSettled([...this.#inFlight.values()]);
+    const timedOut = await Promise.race([
+      drained.then(() => false),
+      sleep(drainMs).then(() => true),
+    ]);
+    if (timedOut) {
+      this.#abort.abort();
+      await drained;
+    }
+  }
+
+  /**
+   * Waits until an intent is sent, failed, cancelled or held for an operator, or `timeoutMs`
+   * passed. Falls back to polling the store (another process may deliver it).
+   *
+   * @returns the intent as last read.
+   */
+  async waitFor(intentId: string, timeoutMs: number): Promise<DurableSendIntent | undefined> {
+    const deadline = this.#deps.clock() + timeoutMs;
+    let current = await this.#deps.store.getIntent(intentId);
+    while (current && !isSettled(current)) {
+      const left = deadline - this.#deps.clock();
+      if (left <= 0) break;
+      const settled = await new Promise<DurableSendIntent | undefined>((resolve) => {
+        const set = this.#waiters.get(intentId) ?? new Set();
+        const done = (intent?: DurableSendIntent) => {
+          clearTimeout(timer);
+          set.delete(done);
+          resolve(intent);
+        };
+        const timer = setTimeout(() => done(), Math.min(left, 500));
+        set.add(done);
+        this.#waiters.set(intentId, set);
+      });
+      current = settled ?? (await this.#deps.store.getIntent(intentId));
+    }
+    return current;
+  }
+
+  #notify(intent: DurableSendIntent): void {
+    const set = this.#waiters.get(intent.id);
+    if (!set) return;
+    if (isSettled(intent)) this.#waiters.delete(intent.id);
+    for (const w of [...set]) w(intent);
+  }
+
+  /**
+   * Delivers an intent this process already leased (the inline path of `runtime.send`), sharing
+   * concurrency accounting and lease renewal with the loop.
+   */
+  deliverLeased(intent: DurableSendIntent): Promise<void> {
+    return this.#track(intent);
+  }
+
+  #track(intent: DurableSendIntent): Promise<void> {
+    const existing = this.#inFlight.get(intent.id);
+    if (existing) return existing;
+    const p = this.#process(intent).finally(() => {
+      this.#inFlight.delete(intent.id);
+      this.kick();
+    });
+    this.#inFlight.set(intent.id, p);
+    return p;
+  }
+
+  async #process(intent: DurableSendIntent): Promise<void> {
+    const { store, owner, options } = this.#deps;
+    const started = this.#deps.clock();
+    const adapter = this.#deps.adapterFor(intent.channel);
+    if (!adapter) {
+      // Another process may serve this channel; leave it to them.
+      this.#deps.logger.warn(
+        { intentId: intent.id, channel: intent.channel },
+        "no adapter for channel in this process; lease released",
+      );
+      await store.releaseLease(intent.id, owner).catch(() => false);
+      return;
+    }
+    const renew = setInterval(
+      () => {
+        store.renewLease(intent.id, owner, this.#deps.clock() + options.leaseMs).catch(() => false);
+      },
+      Math.max(10, Math.floor(options.leaseMs / 3)),
+    );
+    try {
+      const result =
+        intent.status === "unknown_after_send"
+          ? await resolveUnknown(this.#deps, adapter, intent, this.#abort.signal)
+          : await runAttempt(this.#deps, adapter, intent, this.#abort.signal);
+      this.#notify(result);
+      this.#emit({ type: "settled", intent: result, durationMs: this.#deps.clock() - started });
+    } catch (error) {
+      this.#deps.logger.error({ intentId: intent.id, err: error }, "delivery attempt aborted");
+      this.#emit({ type: "error", intentId: intent.id, error });
+      await store.releaseLease(intent.id, owner).catch(() => false);
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  async #run(): Promise<void> {
+    const { store, owner, options, clock } = this.#deps;
+    while (this.#running) {
+      try {
+        if (clock() >= this.#nextRecoveryAt) await this.recover();
+        const free = options.concurrency - this.#inFlight.size;
+        let leased: DurableSendIntent[] = [];
+        if (free > 0) {
+          leased = await store.leaseDueIntents({
+            owner,
+            now: clock(),
+            leaseMs: options.leaseMs,
+            limit: free,
+            statuses: ["pending", "unknown_after_send"],
+          });
+          for (const intent of leased) void this.#track(intent);
+        }
+        const idle = leased.length === 0 || this.#inFlight.size >= options.concurrency;
+        if (idle && !this.#kicked) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(done, options.pollIntervalMs);
+            function done() {
+              clearTimeout(timer);
+              resolve();
+            }
+            this.#wake = done;
+          });
+          this.#wake = undefined;
+        }
+        this.#kicked = false;
+      } catch (error) {
+        this.#deps.logger.error({ err: error }, "delivery loop error; retrying");
+        this.#emit({ type: "error", error });
+        await sleep(options.pollIntervalMs);
+      }
+    }
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * What the delivery engine needs, resolved once by the runtime.
+ *
+ * @module
+ */
+import type { ChannelMessageAdapter } from "../adapter/types.ts";
+import type { HeraldLogger } from "../logger.ts";
+import type { BackoffOptions } from "../message/failure.ts";
+import type { MessageStateStore } from "../state/MessageStateStore.ts";
+import type { RateLimitScheduler } from "./RateLimitScheduler.ts";
+
+/** Tunables of delivery. All durations in milliseconds. */
+export type DeliveryOptions = {
+  /**
+   * Stable id of this worker process. Leases are owned by `${workerId}:${bootId}`; on start, a
+   * worker recovers at once what a previous incarnation with the same `workerId` left leased
+   * (otherwise it waits for the lease to expire). Give each process its own id.
+   * @defaultValue a random id per process
+   */
+  workerId?: string;
+  /** Lease length; renewed every third of it while a send is in flight. @defaultValue 30_000 */
+  leaseMs?: number;
+  /** Intents delivered at once by this worker. @defaultValue 16 */
+  concurrency?: number;
+  /** How often the worker looks for due intents when nothing woke it. @defaultValue 250 */
+  pollIntervalMs?: number;
+  /** Retry backoff and attempt caps. */
+  backoff?: BackoffOptions;
+  /**
+   * Longest rate-limit wait spent in memory holding the lease; longer waits go back to the
+   * durable queue via `nextAttemptAt`. @defaultValue 2_000
+   */
+  maxInMemoryWaitMs?: number;
+  /** Unresolved reconciliation checks before `unknownSendPolicy` applies. @defaultValue 5 */
+  maxReconcileChecks?: number;
+  /**
+   * A pending intent scheduled further ahead than this is treated as clock skew and made due.
+   * @defaultValue 86_400_000 (24 h)
+   */
+  maxScheduleAheadMs?: number;
+  /** Time budget of startup recovery; the rest continues in the background. @defaultValue 5_000 */
+  recoveryBudgetMs?: number;
+};
+
+/** Resolved dependencies of the delivery engine. */
+export type DeliveryDeps = {
+  store: MessageStateStore;
+  adapterFor(channel: string): ChannelMessageAdapter | undefined;
+  scheduler: RateLimitScheduler;
+  clock: () => number;
+  random: () => number;
+  logger: HeraldLogger;
+  /** Lease owner id of this process: `${workerId}:${bootId}`. */
+  owner: string;
+  workerId: string;
+  options: Required<Omit<DeliveryOptions, "workerId" | "backoff">> & { backoff: BackoffOptions };
+};
+
+/** Defaults of {@link DeliveryOptions}. */
+export const DELIVERY_DEFAULTS = {
+  leaseMs: 30_000,
+  concurrency: 16,
+  pollIntervalMs: 250,
+  maxInMemoryWaitMs: 2_000,
+  maxReconcileChecks: 5,
+  maxScheduleAheadMs: 86_400_000,
+  recoveryBudgetMs: 5_000,
+} as const;

@@ -1,0 +1,62 @@
+/**
+ * Errors a send can end with. Each carries the intent id so an operator can find it with
+ * `herald queue show <id>`.
+ *
+ * @module
+ */
+import { HeraldError } from "../errors.ts";
+import type { DeliveryFailure } from "../message/failure.ts";
+import type { DurableSendIntent } from "../message/intent.ts";
+
+/** The message will not be delivered automatically: the failure kind is terminal or retries ran out. */
+export class DeliveryFailedError extends HeraldError {
+  readonly intentId: string | undefined;
+  readonly failure: DeliveryFailure | undefined;
+  constructor(failure: DeliveryFailure | undefined, intentId?: string) {
+    super(
+      `HERALD_DELIVERY_FAILED`,
+      `delivery failed${intentId ? ` (intent ${intentId})` : ""}: ${failure ? `${failure.kind}${failure.platformCode ? `[${failure.platformCode}]` : ""}: ${failure.message}` : "unknown reason"}`,
+    );
+    this.intentId = intentId;
+    this.failure = failure;
+  }
+}
+
+/** An operator or a newer live message cancelled the intent before it was delivered. */
+export class DeliveryCancelledError extends HeraldError {
+  readonly intentId: string;
+  constructor(intentId: string) {
+    super("HERALD_DELIVERY_CANCELLED", `intent ${intentId} was cancelled before delivery`);
+    this.intentId = intentId;
+  }
+}
+
+/**
+ * The message is durable but not delivered yet when the caller stopped waiting: a retry is
+ * scheduled, it waits behind an earlier message to the same chat, or it is held for an
+ * operator (`unknown_after_send`). It will be delivered (or failed) by the delivery worker.
+ */
+export class DeliveryPendingError extends HeraldError {
+  readonly intent: DurableSendIntent;
+  constructor(intent: DurableSendIntent, waitedMs: number) {
+    super(
+      "HERALD_DELIVERY_PENDING",
+      `intent ${intent.id} is still ${intent.status} after waiting ${waitedMs} ms${
+        intent.failure ? ` (last failure: ${intent.failure.kind}: ${intent.failure.message})` : ""
+      }; it stays queued and the delivery worker will finish it`,
+    );
+    this.intent = intent;
+  }
+}
+
+/** No adapter is registered for the intent's channel in this process. */
+export class UnknownChannelError extends HeraldError {
+  readonly channel: string;
+  constructor(channel: string, known: readonly string[]) {
+    super(
+      "HERALD_UNKNOWN_CHANNEL",
+      `no channel adapter "${channel}" is registered (registered: ${known.join(", ") || "none"})`,
+    );
+    this.channel = channel;
+  }
+}

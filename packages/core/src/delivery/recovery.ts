@@ -1,0 +1,118 @@
+/**
+ * Recovery (DESIGN §3–4; seed "Internal storage", recovery loop). Runs at startup within a time
+ * budget and then periodically, never consuming attempts:
+ * - `sending` whose worker is gone (lease expired, or left by an earlier incarnation of this
+ *   `workerId`) → `unknown_after_send`, never blindly back to `pending`;
+ * - `committing` whose worker is gone → `sent` (the raw receipt is already stored);
+ * - a `pending` intent scheduled implausibly far ahead (clock skew) → due now.
+ *
+ * @module
+ */
+import type { DeliveryFailure } from "../message/failure.ts";
+import { IntentConflictError } from "../state/errors.ts";
+import type { DeliveryDeps } from "./deps.ts";
+
+/** What one recovery pass did. */
+export type RecoveryReport = {
+  toUnknown: number;
+  committed: number;
+  skewRepaired: number;
+  /** False when the time budget ran out before everything was looked at. */
+  complete: boolean;
+};
+
+const PAGE = 200;
+
+/**
+ * One recovery pass.
+ *
+ * @param budgetMs - stop after this long; the next pass continues.
+ */
+export async function recoverStale(deps: DeliveryDeps, budgetMs: number): Promise<RecoveryReport> {
+  const { store, clock } = deps;
+  const started = clock();
+  const report: RecoveryReport = { toUnknown: 0, committed: 0, skewRepaired: 0, complete: true };
+  const gone = (owner: string | undefined, expiresAt: number | undefined, now: number) =>
+    owner === undefined ||
+    (expiresAt ?? 0) <= now ||
+    (owner.startsWith(`${deps.workerId}:`) && owner !== deps.owner);
+  const overBudget = () => clock() - started > budgetMs;
+
+  for (const status of ["sending", "committing"] as const) {
+    let afterSeq = 0;
+    for (;;) {
+      if (overBudget()) return { ...report, complete: false };
+      const page = await store.listIntents({ statuses: [status], afterSeq, limit: PAGE });
+      if (page.length === 0) break;
+      afterSeq = page.at(-1)?.seq ?? afterSeq;
+      const now = clock();
+      for (const intent of page) {
+        if (!gone(intent.leaseOwner, intent.leaseExpiresAt, now)) continue;
+        try {
+          if (status === "sending") {
+            const failure: DeliveryFailure = {
+              kind: "unknown",
+              evidence: "maybe_sent",
+              message: `worker ${intent.leaseOwner ?? "?"} stopped while sending (crash or lost lease)`,
+              at: now,
+            };
+            await store.transitionIntents([
+              {
+                id: intent.id,
+                from: "sending",
+                to: "unknown_after_send",
+                patch: { failure, nextAttemptAt: now, lease: "release" },
+              },
+            ]);
+            report.toUnknown += 1;
+          } else {
+            await store.transitionIntents([
+              {
+                id: intent.id,
+                from: "committing",
+                to: "sent",
+                patch: { partialReceipt: null, failure: null },
+              },
+            ]);
+            report.committed += 1;
+          }
+          deps.logger.warn(
+            { intentId: intent.id, channel: intent.channel, from: status },
+            "recovered an intent left by a stopped worker",
+          );
+        } catch (error) {
+          if (!(error instanceof IntentConflictError)) throw error; // someone else moved it
+        }
+      }
+      if (page.length < PAGE) break;
+    }
+  }
+
+  const horizon = clock() + deps.options.maxScheduleAheadMs;
+  let afterSeq = 0;
+  for (;;) {
+    if (overBudget()) return { ...report, complete: false };
+    const page = await store.listIntents({
+      statuses: ["pending"],
+      nextAttemptAfter: horizon,
+      afterSeq,
+      limit: PAGE,
+    });
+    if (page.length === 0) break;
+    afterSeq = page.at(-1)?.seq ?? afterSeq;
+    for (const intent of page) {
+      try {
+        await store.updateIntent(intent.id, { status: "pending" }, { nextAttemptAt: clock() });
+        report.skewRepaired += 1;
+        deps.logger.warn(
+          { intentId: intent.id, nextAttemptAt: intent.nextAttemptAt },
+          "nextAttemptAt implausibly far ahead (clock skew?): made due now",
+        );
+      } catch (error) {
+        if (!(error instanceof IntentConflictError)) throw error;
+      }
+    }
+    if (page.length < PAGE) break;
+  }
+  return report;
+}

@@ -1,0 +1,88 @@
+/**
+ * Test harness for delivery tests: a runtime over an in-memory SQLite store, a fake platform and
+ * a controllable clock.
+ *
+ * @module
+ */
+
+import { createMessageRuntime, type MessageRuntime } from "../../runtime.ts";
+import { SqliteStateStore } from "../../state/sqlite/SqliteStateStore.ts";
+import {
+  createFakeAdapter,
+  type FakeAdapterOptions,
+  inProcessTransport,
+} from "../../testing/fakeAdapter.ts";
+import { FakePlatform, type FakePlatformOptions } from "../../testing/fakePlatform.ts";
+import type { DeliveryOptions } from "../deps.ts";
+
+/** A clock tests move by hand; starts at the real time. */
+export function manualClock() {
+  let now = Date.now();
+  const clock = () => now;
+  return Object.assign(clock, {
+    advance(ms: number) {
+      now += ms;
+    },
+  });
+}
+
+export type Harness = {
+  runtime: MessageRuntime;
+  platform: FakePlatform;
+  store: SqliteStateStore;
+  clock: ReturnType<typeof manualClock>;
+  close(): Promise<void>;
+};
+
+/** Builds and starts a runtime over a fake platform. */
+export async function deliveryHarness(
+  opts: {
+    adapter?: Omit<FakeAdapterOptions, "transport">;
+    platform?: FakePlatformOptions;
+    delivery?: DeliveryOptions;
+    path?: string;
+  } = {},
+): Promise<Harness> {
+  const clock = manualClock();
+  const platform = new FakePlatform({ clock, ...opts.platform });
+  const store = new SqliteStateStore({ path: opts.path ?? ":memory:", clock });
+  const runtime = createMessageRuntime({
+    store,
+    adapters: [createFakeAdapter({ ...opts.adapter, transport: inProcessTransport(platform) })],
+    clock,
+    random: () => 0.5,
+    delivery: {
+      pollIntervalMs: 5,
+      leaseMs: 10_000,
+      backoff: { baseMs: 100, maxMs: 1_000 },
+      ...opts.delivery,
+    },
+  });
+  await runtime.start();
+  return {
+    runtime,
+    platform,
+    store,
+    clock,
+    async close() {
+      await runtime.stop(1_000);
+      await store.close();
+    },
+  };
+}
+
+/** Waits (real time) until `predicate` holds, polling every 5 ms. */
+export async function eventually<T>(
+  read: () => Promise<T> | T,
+  predicate: (v: T) => boolean,
+  timeoutMs = 5_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (predicate(v)) return v;
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * Delivers the units of a rendered batch one by one, skipping units that already have a
+ * receipt part (recovery sends only what is missing), and reports each landed part at once so
+ * the durable path can save it before the next platform call.
+ *
+ * @module
+ */
+import type {
+  ChannelMessageAdapter,
+  ClassifiedFailure,
+  MessageSendContext,
+} from "../adapter/types.ts";
+import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch.ts";
+import type { DeliveryFailure } from "../message/failure.ts";
+import { RETRY_POLICY } from "../message/failure.ts";
+import type { IntentOperation } from "../message/intent.ts";
+import {
+  deliveredUnitIndexes,
+  type MessageReceipt,
+  type MessageReceiptPart,
+  mergeReceipts,
+  receiptFromParts,
+} from "../message/receipt.ts";
+
+/** How a pass over the units ended. */
+export type UnitsOutcome =
+  | { status: "done"; receipt: MessageReceipt; skipped: DeliveryFailure[] }
+  | { status: "failed"; receipt: MessageReceipt | undefined; failure: DeliveryFailure }
+  | { status: "deferred"; receipt: MessageReceipt | undefined; waitMs: number };
+
+/** Inputs of {@link deliverUnits}. */
+export type DeliverUnitsParams = {
+  adapter: ChannelMessageAdapter;
+  ctx: Omit<MessageSendContext, "unitIdempotencyKey">;
+  batch: RenderedMessageBatch;
+  operation: IntentOperation;
+  previous: MessageReceipt | undefined;
+  /**
+   * Waits for the rate-limit tokens of the next platform call. Resolves 0 when the call may go
+   * now; a positive number (ms) when the wait is too long to hold in memory (the unit is not sent).
+   */
+  reserve(unit: RenderedMessageUnit, index: number): Promise<number>;
+  /** Called after every landed part with the merged receipt so far. */
+  onPart(receipt: MessageReceipt, remaining: number): Promise<void>;
+  clock: () => number;
+};
+
+/** Classifies an adapter error; an adapter whose classifier throws gets the safe default. */
+export function classify(
+  adapter: ChannelMessageAdapter,
+  error: unknown,
+  ctx: MessageSendContext,
+  now: number,
+): DeliveryFailure {
+  let c: ClassifiedFailure;
+  try {
+    c = adapter.send.classifyError(error, ctx);
+  } catch {
+    c = { kind: "unknown", evidence: "maybe_sent", message: String(error) };
+  }
+  return { ...c, message: c.message || String(error), at: now };
+}
+
+function notSupported(channel: string, what: string, now: number): DeliveryFailure {
+  return {
+    kind: "invalid_payload",
+    evidence: "not_dispatched",
+    message: `channel ${channel} cannot ${what} messages (capability absent)`,
+    at: now,
+  };
+}
+
+/** Delivers the missing units of `batch` for `operation`. Never throws for platform errors. */
+export async function deliverUnits(p: DeliverUnitsParams): Promise<UnitsOutcome> {
+  const { adapter, batch, operation } = p;
+  let receipt = p.previous;
+  const skipped: DeliveryFailure[] = [];
+  const done = deliveredUnitIndexes(receipt);
+  const todo = operation.kind === "delete" ? [] : batch.units.filter((u) => !done.has(u.index));
+
+  for (const [i, unit] of todo.entries()) {
+    const ctx: MessageSendContext = {
+      ...p.ctx,
+      previousReceipt: receipt ?? { platformMessageIds: [], parts: [], sentAt: 0 },
+      unitIdempotencyKey: `${p.ctx.idempotencyKey}#${unit.index}`,
+    };
+    if (!receipt) delete (ctx as { previousReceipt?: unknown }).previousReceipt;
+    const waitMs = await p.reserve(unit, i);
+    if (waitMs > 0) return { status: "deferred", receipt, waitMs };
+    let part: MessageReceiptPart;
+    try {
+      part = await callUnit(adapter, ctx, unit, operation);
+    } catch (error) {
+      const failure =
+        error instanceof UnsupportedOperation
+          ? notSupported(adapter.id, error.what, p.clock())
+          : classify(adapter, error, ctx, p.clock());
+      const fresh =
+        operation.kind === "edit" &&
+        failure.kind === "not_found" &&
+        failure.evidence === "not_dispatched" &&
+        adapter.capabilities.delivery?.freshSendOnEditNotFound === true;
+      if (fresh) {
+        try {
+          part = await adapter.send.send(ctx, unit);
+        } catch (sendError) {
+          return {
+            status: "failed",
+            receipt,
+            failure: classify(adapter, sendError, ctx, p.clock()),
+          };
+        }
+      } else if (
+        batch.atomicity === "best_effort_parts" &&
+        !unit.required &&
+        failure.evidence === "not_dispatched" &&
+        !RETRY_POLICY[failure.kind].retry
+      ) {
+        skipped.push(failure);
+        continue;
+      } else {
+        return { status: "failed", receipt, failure };
+      }
+    }
+    receipt = mergeReceipts(receipt, receiptFromParts([part], { sentAt: p.clock() }));
+    await p.onPart(receipt, todo.length - i - 1);
+  }
+
+  if (operation.kind === "delete") return deleteAll(p, skipped);
+  if (operation.kind === "edit") await deleteLeftovers(p, batch);
+  return {
+    status: "done",
+    receipt: receipt ?? receiptFromParts([], { sentAt: p.clock() }),
+    skipped,
+  };
+}
+
+class UnsupportedOperation extends Error {
+  readonly what: string;
+  constructor(what: string) {
+    super(what);
+    this.what = what;
+  }
+}
+
+async function callUnit(
+  adapter: ChannelMessageAdapter,
+  ctx: MessageSendContext,
+  unit: RenderedMessageUnit,
+  operation: IntentOperation,
+): Promise<MessageReceiptPart> {
+  if (operation.kind !== "edit") return adapter.send.send(ctx, unit);
+  const target =
+    operation.receipt.parts.find((part) => part.index === unit.index) ??
+    operation.receipt.parts[unit.index];
+  if (!target) return adapter.send.send(ctx, unit); // the new text needs more messages
+  if (!adapter.send.edit) throw new UnsupportedOperation("edit");
+  const edited = await adapter.send.edit(ctx, target, unit);
+  return { ...edited, index: unit.index };
+}
+
+async function deleteAll(p: DeliverUnitsParams, skipped: DeliveryFailure[]): Promise<UnitsOutcome> {
+  const { adapter, operation } = p;
+  if (operation.kind !== "delete") throw new Error("unreachable");
+  const ctx: MessageSendContext = { ...p.ctx, unitIdempotencyKey: `${p.ctx.idempotencyKey}#0` };
+  if (!adapter.send.delete) {
+    return {
+      status: "failed",
+      receipt: undefined,
+      failure: notSupported(adapter.id, "delete", p.clock()),
+    };
+  }
+  for (const part of operation.receipt.parts) {
+    const waitMs = await p.reserve(
+      { index: part.index, kind: part.kind, payload: null, required: true },
+      0,
+    );
+    if (waitMs > 0) return { status: "deferred", receipt: undefined, waitMs };
+    try {
+      await adapter.send.delete(ctx, part);
+    } catch (error) {
+      const failure = classify(adapter, error, ctx, p.clock());
+      if (failure.kind !== "not_found") return { status: "failed", receipt: undefined, failure };
+    }
+  }
+  const receipt: MessageReceipt = {
+    platformMessageIds: [...operation.receipt.platformMessageIds],
+    parts: [],
+    sentAt: p.clock(),
+  };
+  return { status: "done", receipt, skipped };
+}
+
+async function deleteLeftovers(p: DeliverUnitsParams, batch: RenderedMessageBatch): Promise<void> {
+  const { adapter, operation } = p;
+  if (operation.kind !== "edit" || !adapter.send.delete) return;
+  const used = new Set(batch.units.map((u) => u.index));
+  const ctx: MessageSendContext = { ...p.ctx, unitIdempotencyKey: `${p.ctx.idempotencyKey}#x` };
+  for (const part of operation.receipt.parts) {
+    if (used.has(part.index)) continue;
+    try {
+      await adapter.send.delete(ctx, part);
+    } catch (error) {
+      p.ctx.log.warn(
+        { err: error, platformMessageId: part.platformMessageId },
+        "could not delete a leftover part after an edit",
+      );
+    }
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The message runtime (seed "Core model"): one object with `send` (durable outbound),
+ * `receive` (durable inbound), `live` and `state`, over one {@link MessageStateStore} and the
+ * registered channel adapters.
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import type { ChannelMessageAdapter } from "./adapter/types.ts";
+import { DeliveryWorker, leaseOwnerId } from "./delivery/DeliveryWorker.ts";
+import { DELIVERY_DEFAULTS, type DeliveryDeps, type DeliveryOptions } from "./delivery/deps.ts";
+import { RateLimitScheduler } from "./delivery/RateLimitScheduler.ts";
+import type { RecoveryReport } from "./delivery/recovery.ts";
+import { type HeraldLogger, silentLogger } from "./logger.ts";
+import { DEFAULT_BACKOFF } from "./message/failure.ts";
+import { createSendApi, type SendApi } from "./send/SendRuntime.ts";
+import type { MessageStateStore } from "./state/MessageStateStore.ts";
+
+/** Options of {@link createMessageRuntime}. */
+export type MessageRuntimeOptions = {
+  store: MessageStateStore;
+  /** Channel adapters, one per channel id. */
+  adapters: readonly ChannelMessageAdapter[];
+  /** @defaultValue a silent logger */
+  logger?: HeraldLogger;
+  /** Epoch-ms clock. @defaultValue Date.now */
+  clock?: () => number;
+  /** Random source in [0, 1) for jitter. @defaultValue Math.random */
+  random?: () => number;
+  /** Delivery worker and retry tunables. */
+  delivery?: DeliveryOptions;
+};
+
+/** The runtime: send API + lifecycle of the delivery worker. */
+export type MessageRuntime = SendApi & {
+  readonly store: MessageStateStore;
+  readonly worker: DeliveryWorker;
+  /** Looks up the adapter of a channel. */
+  adapter(channel: string): ChannelMessageAdapter | undefined;
+  /** Starts delivery: startup recovery within its budget, then the worker loop. */
+  start(): Promise<RecoveryReport>;
+  /** Graceful shutdown: finish in-flight sends (up to `drainMs`), release leases. */
+  stop(drainMs?: number): Promise<void>;
+};
+
+/**
+ * Creates the message runtime. Call `start()` before sending.
+ *
+ * @example
+ * const runtime = createMessageRuntime({ store: new SqliteStateStore({ path: "state.db" }), adapters: [qa] });
+ * await runtime.start();
+ * const receipt = await runtime.send(message);
+ */
+export function createMessageRuntime(options: MessageRuntimeOptions): MessageRuntime {
+  const adapters = new Map(options.adapters.map((a) => [a.id, a]));
+  const delivery = options.delivery ?? {};
+  const workerId = delivery.workerId ?? randomUUID().slice(0, 8);
+  const deps: DeliveryDeps = {
+    store: options.store,
+    adapterFor: (channel) => adapters.get(channel),
+    scheduler: new RateLimitScheduler(),
+    clock: options.clock ?? Date.now,
+    random: options.random ?? Math.random,
+    logger: options.logger ?? silentLogger,
+    workerId,
+    owner: leaseOwnerId(workerId),
+    options: {
+      leaseMs: delivery.leaseMs ?? DELIVERY_DEFAULTS.leaseMs,
+      concurrency: delivery.concurrency ?? DELIVERY_DEFAULTS.concurrency,
+      pollIntervalMs: delivery.pollIntervalMs ?? DELIVERY_DEFAULTS.pollIntervalMs,
+      maxInMemoryWaitMs: delivery.maxInMemoryWaitMs ?? DELIVERY_DEFAULTS.maxInMemoryWaitMs,
+      maxReconcileChecks: delivery.maxReconcileChecks ?? DELIVERY_DEFAULTS.maxReconcileChecks,
+      maxScheduleAheadMs: delivery.maxScheduleAheadMs ?? DELIVERY_DEFAULTS.maxScheduleAheadMs,
+      recoveryBudgetMs: delivery.recoveryBudgetMs ?? DELIVERY_DEFAULTS.recoveryBudgetMs,
+      backoff: { ...DEFAULT_BACKOFF, ...delivery.backoff },
+    },
+  };
+  const worker = new DeliveryWorker(deps);
+  const send = createSendApi(deps, worker);
+  return {
+    ...send,
+    store: options.store,
+    worker,
+    adapter: (channel) => adapters.get(channel),
+    start: () => worker.start(),
+    stop: (drainMs) => worker.stop(drainMs),
+  };
+}

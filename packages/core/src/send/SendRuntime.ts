@@ -1,0 +1,216 @@
+/**
+ * `runtime.send` / `runtime.enqueue` / `withSendContext` (seed "Send context"; DESIGN §4):
+ * begin the durable intent (same idempotency key → same intent and receipt), deliver it inline
+ * when it is first in its ordering key (else the worker does, in order), and return the receipt.
+ *
+ * @module
+ */
+import type { ChannelMessageAdapter } from "../adapter/types.ts";
+import type { DeliveryWorker } from "../delivery/DeliveryWorker.ts";
+import type { DeliveryDeps } from "../delivery/deps.ts";
+import {
+  DeliveryCancelledError,
+  DeliveryFailedError,
+  DeliveryPendingError,
+  UnknownChannelError,
+} from "../delivery/errors.ts";
+import { failpoint } from "../failpoint.ts";
+import type { RenderedMessageBatch } from "../message/batch.ts";
+import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
+import type { ChannelMessage } from "../message/message.ts";
+import type { MessageDurabilityPolicy } from "../message/policy.ts";
+import type { MessageReceipt } from "../message/receipt.ts";
+import { StoreUnavailableError } from "../state/errors.ts";
+import { directSend } from "./directSend.ts";
+
+/** Options of one send. */
+export type SendOptions = {
+  /**
+   * Same key → same intent: a repeated send returns the first one's receipt instead of sending
+   * again. Use a key derived from what caused the message (say `reply:<inbound id>`).
+   * @defaultValue `${message.channel}:${message.id}`
+   */
+  idempotencyKey?: string;
+  /** @defaultValue "required" — fail closed (no platform I/O) if the intent cannot be written. */
+  durability?: MessageDurabilityPolicy;
+  /** Root turn id to stamp on the intent (turn scopes set it automatically). */
+  turnId?: string;
+  /**
+   * How long `send` waits for the receipt before throwing `DeliveryPendingError` (the message
+   * stays queued and will still be delivered). @defaultValue 30_000
+   */
+  waitMs?: number;
+  /** Pre-rendered batch (from `ctx.render()`); rendered by the adapter when absent. */
+  batch?: RenderedMessageBatch;
+};
+
+/** The send half of the message runtime. */
+export type SendApi = {
+  /**
+   * Sends a message durably and returns its receipt (every platform message id + primary id).
+   *
+   * @throws StoreUnavailableError under `durability: "required"` when the intent cannot be written (nothing is sent).
+   * @throws DeliveryFailedError when the failure is terminal (auth, permission, invalid payload, attempts exhausted).
+   * @throws DeliveryPendingError when `waitMs` passed first (still queued; it will be delivered).
+   * @throws DeliveryCancelledError when an operator cancelled it.
+   * @throws UnknownChannelError when no adapter serves `message.channel`.
+   */
+  send(message: ChannelMessage, options?: SendOptions): Promise<MessageReceipt>;
+  /** Edits a delivered message (all its parts) to `message`'s content, durably. */
+  edit(
+    receipt: MessageReceipt,
+    message: ChannelMessage,
+    options?: SendOptions,
+  ): Promise<MessageReceipt>;
+  /** Deletes (or redacts) a delivered message, durably. */
+  delete(receipt: MessageReceipt, message: ChannelMessage, options?: SendOptions): Promise<void>;
+  /** Writes the intent and returns at once; the delivery worker sends it. */
+  enqueue(message: ChannelMessage, options?: SendOptions): Promise<DurableSendIntent>;
+  /**
+   * Runs `fn` with a send context for one logical message (seed "Send context"):
+   * `ctx.render()`, then `ctx.send(rendered)` or `ctx.edit(receipt, rendered)`.
+   */
+  withSendContext<T>(
+    message: ChannelMessage,
+    fn: (ctx: SendContext) => Promise<T>,
+    options?: SendOptions,
+  ): Promise<T>;
+};
+
+/** The context `withSendContext` hands to its callback. */
+export type SendContext = {
+  readonly message: ChannelMessage;
+  /** Renders the message through the channel's adapter (pure; nothing is sent). */
+  render(): Promise<RenderedMessageBatch>;
+  /** Sends the rendered batch durably; resolves with the receipt. */
+  send(rendered?: RenderedMessageBatch): Promise<MessageReceipt>;
+  /** Edits an earlier message to the rendered batch, durably. */
+  edit(receipt: MessageReceipt, rendered?: RenderedMessageBatch): Promise<MessageReceipt>;
+  /** Deletes an earlier message, durably. */
+  delete(receipt: MessageReceipt): Promise<void>;
+};
+
+/** Builds the send API over the delivery engine. */
+export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendApi {
+  const adapterOf = (channel: string): ChannelMessageAdapter => {
+    const adapter = deps.adapterFor(channel);
+    if (!adapter) throw new UnknownChannelError(channel, []);
+    return adapter;
+  };
+
+  async function begin(
+    message: ChannelMessage,
+    operation: IntentOperation,
+    options: SendOptions,
+    claim: boolean,
+  ): Promise<{ intent: DurableSendIntent; created: boolean }> {
+    const idempotencyKey = options.idempotencyKey ?? `${message.channel}:${message.id}`;
+    const [result] = await deps.store.enqueueIntents([
+      {
+        idempotencyKey,
+        message,
+        operation,
+        ...(options.batch ? { batch: options.batch } : {}),
+        ...(options.turnId ? { turnId: options.turnId } : {}),
+        ...(claim
+          ? { claim: { owner: worker.owner, now: deps.clock(), leaseMs: deps.options.leaseMs } }
+          : {}),
+      },
+    ]);
+    if (!result) throw new Error("store returned no enqueue result");
+    failpoint("send.after_begin");
+    return result;
+  }
+
+  async function deliver(
+    message: ChannelMessage,
+    operation: IntentOperation,
+    options: SendOptions,
+  ): Promise<MessageReceipt> {
+    const adapter = adapterOf(message.channel);
+    const durability = options.durability ?? "required";
+    if (durability === "disabled") return directSend(deps, adapter, message, operation, options);
+    let begun: { intent: DurableSendIntent; created: boolean };
+    try {
+      begun = await begin(message, operation, options, true);
+    } catch (error) {
+      if (durability === "best_effort" && error instanceof StoreUnavailableError) {
+        deps.logger.warn(
+          { channel: message.channel, err: error },
+          "intent not written; best_effort direct send",
+        );
+        return directSend(deps, adapter, message, operation, options);
+      }
+      throw error;
+    }
+    const { intent } = begun;
+    if (intent.status === "sent" && intent.receipt) return intent.receipt;
+    if (begun.created && intent.leaseOwner === worker.owner) await worker.deliverLeased(intent);
+    else worker.kick();
+    const waitMs = options.waitMs ?? 30_000;
+    const final = await worker.waitFor(intent.id, waitMs);
+    if (!final) throw new DeliveryFailedError(undefined, intent.id);
+    if (final.status === "sent")
+      return final.receipt ?? { platformMessageIds: [], parts: [], sentAt: final.updatedAt };
+    if (final.status === "failed") throw new DeliveryFailedError(final.failure, final.id);
+    if (final.status === "cancelled") throw new DeliveryCancelledError(final.id);
+    throw new DeliveryPendingError(final, waitMs);
+  }
+
+  const api: SendApi = {
+    send: (message, options = {}) => deliver(message, { kind: "send" }, options),
+    edit: (receipt, message, options = {}) => deliver(message, { kind: "edit", receipt }, options),
+    async delete(receipt, message, options = {}) {
+      await deliver(
+        message,
+        { kind: "delete", receipt },
+        {
+          ...options,
+          batch: options.batch ?? {
+            units: [],
+            atomicity: "all_or_retry_remaining",
+            idempotencyKey: options.idempotencyKey ?? `${message.channel}:${message.id}`,
+          },
+        },
+      );
+    },
+    async enqueue(message, options = {}) {
+      adapterOf(message.channel);
+      const { intent } = await begin(message, { kind: "send" }, options, false);
+      worker.kick();
+      return intent;
+    },
+    async withSendContext(message, fn, options = {}) {
+      const adapter = adapterOf(message.channel);
+      const key = options.idempotencyKey ?? `${message.channel}:${message.id}`;
+      const ctx: SendContext = {
+        message,
+        render: async () =>
+          adapter.render.render(message, {
+            idempotencyKey: key,
+            capabilities: adapter.capabilities,
+          }),
+        send: (rendered) =>
+          deliver(
+            message,
+            { kind: "send" },
+            { ...options, ...(rendered ? { batch: rendered } : {}) },
+          ),
+        edit: (receipt, rendered) =>
+          deliver(
+            message,
+            { kind: "edit", receipt },
+            {
+              ...options,
+              idempotencyKey: `${key}:edit:${receipt.primaryPlatformMessageId ?? ""}`,
+              ...(rendered ? { batch: rendered } : {}),
+            },
+          ),
+        delete: (receipt) =>
+          api.delete(receipt, message, { ...options, idempotencyKey: `${key}:delete` }),
+      };
+      return fn(ctx);
+    },
+  };
+  return api;
+}

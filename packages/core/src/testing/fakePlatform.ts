@@ -1,0 +1,215 @@
+/**
+ * A scripted fake chat platform for core's delivery tests: visible state (messages per chat with
+ * their current text), native idempotency by key when enabled, sliding-window rate limits that
+ * answer 429 + retry-after, and fault injection — fail the next N calls with a status, refuse
+ * the connection (`not_dispatched`), or store the message and then drop the answer (`maybe_sent`).
+ *
+ * The same state serves in-process adapters and, through {@link serveFakePlatform}, adapters in
+ * child processes that are SIGKILLed mid-send.
+ *
+ * @module
+ */
+
+/** A message as the platform shows it. */
+export type VisibleMessage = {
+  id: string;
+  chat: string;
+  thread?: string;
+  text: string;
+  key?: string;
+  deleted?: boolean;
+};
+
+/** One scripted fault, consumed by the next matching call. */
+export type Fault =
+  | { type: "refuse" }
+  | { type: "accept-then-drop" }
+  | { type: "status"; status: number; code?: string; retryAfterS?: number; description?: string };
+
+/** A platform call. */
+export type PlatformCall =
+  | { op: "send"; chat: string; thread?: string; text: string; key?: string }
+  | { op: "edit"; id: string; text: string }
+  | { op: "delete"; id: string }
+  | { op: "find"; key: string };
+
+/** What a call answers. */
+export type PlatformAnswer = { id?: string; found?: VisibleMessage | null };
+
+/** The error a fake call throws; adapters classify it like a real SDK error. */
+export class FakePlatformError extends Error {
+  /** HTTP-like status, or 0 for a transport failure. */
+  readonly status: number;
+  readonly code: string | undefined;
+  readonly retryAfterS: number | undefined;
+  /** False when the request provably never reached the platform. */
+  readonly dispatched: boolean;
+  constructor(
+    status: number,
+    message: string,
+    opts: { code?: string | undefined; retryAfterS?: number | undefined; dispatched: boolean },
+  ) {
+    super(message);
+    this.name = "FakePlatformError";
+    this.status = status;
+    this.code = opts.code;
+    this.retryAfterS = opts.retryAfterS;
+    this.dispatched = opts.dispatched;
+  }
+}
+
+/** Options of {@link FakePlatform}. */
+export type FakePlatformOptions = {
+  /** Deduplicate sends by `key` (like Discord nonces or Matrix txnIds). @defaultValue false */
+  idempotent?: boolean;
+  /** Sliding-window limits enforced with 429s. */
+  limits?: Array<{ scope: "global" | "chat"; limit: number; intervalMs: number }>;
+  /** @defaultValue Date.now */
+  clock?: () => number;
+};
+
+/** The fake platform's state and rules. */
+export class FakePlatform {
+  readonly messages: VisibleMessage[] = [];
+  /** Every call attempted, in order (for diagnostics; tests assert visible state). */
+  readonly calls: Array<PlatformCall & { at: number; outcome: string }> = [];
+  readonly #faults: Array<{ op: PlatformCall["op"] | "any"; fault: Fault }> = [];
+  readonly #sentAt = new Map<string, number[]>();
+  readonly #options: FakePlatformOptions;
+  #nextId = 1;
+  /** Number of 429 answers given. */
+  rateLimited = 0;
+
+  constructor(options: FakePlatformOptions = {}) {
+    this.#options = options;
+  }
+
+  /** Scripts `fault` for the next `times` calls of `op`. */
+  failNext(fault: Fault, times = 1, op: PlatformCall["op"] | "any" = "any"): this {
+    for (let i = 0; i < times; i++) this.#faults.push({ op, fault });
+    return this;
+  }
+
+  /** Visible (not deleted) messages of a chat, in order. */
+  visible(chat?: string): VisibleMessage[] {
+    return this.messages.filter((m) => !m.deleted && (chat === undefined || m.chat === chat));
+  }
+
+  /** Applies a call; throws {@link FakePlatformError} on a fault. */
+  call(call: PlatformCall): PlatformAnswer {
+    const at = (this.#options.clock ?? Date.now)();
+    const i = this.#faults.findIndex((f) => f.op === "any" || f.op === call.op);
+    const scripted = i >= 0 ? this.#faults.splice(i, 1)[0]?.fault : undefined;
+    const log = (outcome: string) => this.calls.push({ ...call, at, outcome });
+    if (scripted?.type === "refuse") {
+      log("refused");
+      throw new FakePlatformError(0, "connect ECONNREFUSED 127.0.0.1", {
+        code: "ECONNREFUSED",
+        dispatched: false,
+      });
+    }
+    if (scripted?.type === "status") {
+      log(`status ${scripted.status}`);
+      throw new FakePlatformError(
+        scripted.status,
+        scripted.description ?? `HTTP ${scripted.status}`,
+        {
+          code: scripted.code,
+          retryAfterS: scripted.retryAfterS,
+          dispatched: scripted.status >= 500,
+        },
+      );
+    }
+    if (call.op !== "find") {
+      const wait = this.#limit(call, at);
+      if (wait > 0) {
+        this.rateLimited += 1;
+        log("429");
+        throw new FakePlatformError(429, "Too Many Requests", {
+          code: "rate_limited",
+          retryAfterS: Math.ceil(wait / 1000),
+          dispatched: false,
+        });
+      }
+    }
+    const answer = this.#apply(call);
+    if (scripted?.type === "accept-then-drop") {
+      log("accepted, answer dropped");
+      throw new FakePlatformError(0, "socket hang up (ECONNRESET)", {
+        code: "ECONNRESET",
+        dispatched: true,
+      });
+    }
+    log("ok");
+    return answer;
+  }
+
+  #limit(call: PlatformCall, at: number): number {
+    let wait = 0;
+    const chat =
+      call.op === "send"
+        ? call.chat
+        : (this.messages.find((m) => m.id === (call as { id: string }).id)?.chat ?? "");
+    for (const l of this.#options.limits ?? []) {
+      const key = l.scope === "global" ? "global" : `chat:${chat}`;
+      const times = (this.#sentAt.get(`${key}:${l.intervalMs}`) ?? []).filter(
+        (t) => t > at - l.intervalMs,
+      );
+      this.#sentAt.set(`${key}:${l.intervalMs}`, times);
+      if (times.length >= l.limit) wait = Math.max(wait, (times[0] ?? at) + l.intervalMs - at);
+    }
+    if (wait > 0) return wait;
+    for (const l of this.#options.limits ?? []) {
+      const key = l.scope === "global" ? "global" : `chat:${chat}`;
+      this.#sentAt.get(`${key}:${l.intervalMs}`)?.push(at);
+    }
+    return 0;
+  }
+
+  #apply(call: PlatformCall): PlatformAnswer {
+    switch (call.op) {
+      case "send": {
+        if (this.#options.idempotent && call.key) {
+          const existing = this.messages.find((m) => m.key === call.key);
+          if (existing) return { id: existing.id };
+        }
+        const id = String(this.#nextId++);
+        this.messages.push({
+          id,
+          chat: call.chat,
+          text: call.text,
+          ...(call.thread ? { thread: call.thread } : {}),
+          ...(call.key ? { key: call.key } : {}),
+        });
+        return { id };
+      }
+      case "edit": {
+        const m = this.messages.find((x) => x.id === call.id && !x.deleted);
+        if (!m)
+          throw new FakePlatformError(404, "message to edit not found", {
+            code: "not_found",
+            dispatched: false,
+          });
+        if (m.text === call.text)
+          throw new FakePlatformError(400, "message is not modified", {
+            code: "not_modified",
+            dispatched: false,
+          });
+        m.text = call.text;
+        return { id: m.id };
+      }
+      case "delete": {
+        const m = this.messages.find((x) => x.id === call.id && !x.deleted);
+        if (!m)
+          throw new FakePlatformError(404, "message to delete not found", {
+            code: "not_found",
+            dispatched: false,
+          });
+        m.deleted = true;
+        return { id: m.id };
+      }
+      case "find":
+        return { found: this.messages.find((m) => m.key === call.key && !m.deleted) ?? null };
+    }
+  }
+}
