@@ -30,17 +30,15 @@ export async function serveFakePlatform(
           return;
         }
         const e = error as FakePlatformError;
-        res
-          .writeHead(e.status || 599, { "content-type": "application/json" })
-          .end(
-            JSON.stringify({
-              status: e.status,
-              message: e.message,
-              code: e.code,
-              retryAfterS: e.retryAfterS,
-              dispatched: e.dispatched,
-            }),
-          );
+        res.writeHead(e.status || 599, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            status: e.status,
+            message: e.message,
+            code: e.code,
+            retryAfterS: e.retryAfterS,
+            dispatched: e.dispatched,
+          }),
+        );
       }
     });
   });
