@@ -1,0 +1,188 @@
+/**
+ * Forward-only schema migrations of the PostgreSQL store. Applied versions are rows of
+ * `<schema>.schema_migrations`; each missing step runs in its own transaction that first takes a
+ * transaction-scoped advisory lock on the schema, so several processes starting at once
+ * serialize: the first applies the step, the others find it applied and move on.
+ * Never edit a shipped step: add a new one.
+ *
+ * @module
+ */
+import {
+  INTENT_STATUSES,
+  SchemaTooNewError,
+  TERMINAL_STATUSES,
+  UNSENT_STATUSES,
+} from "@herald/core";
+import type { Db, Queryable } from "./db.ts";
+import { lockKeys, type Tables } from "./schema.ts";
+
+/** One schema step: `version` is the version after it ran; `sql` builds its DDL for a schema. */
+export type PostgresMigration = {
+  version: number;
+  description: string;
+  sql: (t: Tables) => string;
+};
+
+const list = (statuses: readonly string[]) => statuses.map((s) => `'${s}'`).join(", ");
+
+/** Every migration, in order. */
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    description:
+      "send intents, outbound receipt registry, inbound dedupe, watermarks, turn ledger, dead letters",
+    sql: (t) => `
+      CREATE TABLE ${t.intents} (
+        id text PRIMARY KEY,
+        seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+        idempotency_key text NOT NULL UNIQUE,
+        channel text NOT NULL,
+        account_id text,
+        ordering_key text NOT NULL,
+        status text NOT NULL CHECK (status IN (${list(INTENT_STATUSES)})),
+        attempt integer NOT NULL DEFAULT 0,
+        next_attempt_at bigint,
+        due_at bigint NOT NULL,
+        lease_owner text,
+        lease_expires_at bigint,
+        turn_id text,
+        message json NOT NULL,
+        operation json NOT NULL,
+        batch json,
+        live_state json,
+        receipt json,
+        partial_receipt json,
+        failure json,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL
+      );
+      CREATE INDEX intents_due ON ${t.intents} (due_at, seq)
+        WHERE status IN ('pending', 'unknown_after_send');
+      CREATE INDEX intents_unsent_by_key ON ${t.intents} (ordering_key, seq)
+        WHERE status IN (${list(UNSENT_STATUSES)});
+      CREATE INDEX intents_status_seq ON ${t.intents} (status, seq);
+      CREATE INDEX intents_terminal_updated ON ${t.intents} (updated_at)
+        WHERE status IN (${list(TERMINAL_STATUSES)});
+
+      CREATE TABLE ${t.receipts} (
+        channel text NOT NULL,
+        account_id text NOT NULL DEFAULT '',
+        platform_message_id text NOT NULL,
+        intent_id text NOT NULL REFERENCES ${t.intents} (id) ON DELETE CASCADE,
+        part_index integer NOT NULL,
+        recorded_at bigint NOT NULL,
+        PRIMARY KEY (channel, account_id, platform_message_id)
+      );
+      CREATE INDEX receipts_intent ON ${t.receipts} (intent_id);
+
+      CREATE TABLE ${t.dedupe} (
+        channel text NOT NULL,
+        account_id text NOT NULL DEFAULT '',
+        event_id text NOT NULL,
+        status text NOT NULL CHECK (status IN ('in_flight', 'done')),
+        owner text,
+        lease_expires_at bigint,
+        expires_at bigint,
+        meta json,
+        PRIMARY KEY (channel, account_id, event_id)
+      );
+      CREATE INDEX dedupe_expiry ON ${t.dedupe} (expires_at) WHERE status = 'done';
+
+      CREATE TABLE ${t.watermarks} (
+        channel text NOT NULL,
+        account_id text NOT NULL DEFAULT '',
+        source text NOT NULL DEFAULT '',
+        value text NOT NULL,
+        updated_at bigint NOT NULL,
+        PRIMARY KEY (channel, account_id, source)
+      );
+
+      CREATE TABLE ${t.ledgerHeads} (
+        conversation text PRIMARY KEY,
+        last_seq bigint NOT NULL
+      );
+      CREATE TABLE ${t.ledger} (
+        conversation text NOT NULL,
+        seq bigint NOT NULL,
+        type text NOT NULL,
+        turn_id text,
+        at bigint NOT NULL,
+        data json,
+        PRIMARY KEY (conversation, seq)
+      );
+      CREATE INDEX ledger_turn ON ${t.ledger} (turn_id) WHERE turn_id IS NOT NULL;
+
+      CREATE TABLE ${t.deadLetters} (
+        id text PRIMARY KEY,
+        channel text NOT NULL,
+        account_id text,
+        raw json NOT NULL,
+        error json NOT NULL,
+        status text NOT NULL CHECK (status IN ('new', 'replayed', 'discarded')),
+        received_at bigint NOT NULL,
+        replayed_at bigint,
+        replay_count integer NOT NULL DEFAULT 0
+      );
+      CREATE INDEX dead_letters_status ON ${t.deadLetters} (status, received_at);
+    `,
+  },
+];
+
+/** The newest schema version this build knows. */
+export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.at(-1)?.version ?? 0;
+
+/** Creates the schema and the version table when missing; the caller holds the migration lock. */
+async function bootstrap(db: Queryable, t: Tables): Promise<void> {
+  const { rows } = await db.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [t.schema]);
+  // Checked first so a role without CREATE on the database can use a schema made for it.
+  if (rows.length === 0) await db.query(`CREATE SCHEMA "${t.schema}"`);
+  await db.query(
+    `CREATE TABLE IF NOT EXISTS ${t.migrations} (
+       version integer PRIMARY KEY,
+       description text NOT NULL,
+       applied_at timestamptz NOT NULL DEFAULT now()
+     )`,
+  );
+}
+
+/** Reads the applied schema version; 0 when the schema or its version table does not exist. */
+export async function readSchemaVersion(db: Queryable, t: Tables): Promise<number> {
+  const { rows } = await db.query<{ present: boolean }>(
+    "SELECT to_regclass($1) IS NOT NULL AS present",
+    [t.migrations],
+  );
+  if (!rows[0]?.present) return 0;
+  const r = await db.query<{ v: number }>(
+    `SELECT COALESCE(MAX(version), 0)::integer AS v FROM ${t.migrations}`,
+  );
+  return r.rows[0]?.v ?? 0;
+}
+
+/**
+ * Brings the schema to `target`, one transaction per step, each under the schema's advisory
+ * migration lock (re-reading the version inside the lock).
+ *
+ * @throws SchemaTooNewError when the database is at a version newer than this build knows.
+ */
+export async function migrate(db: Db, t: Tables, target = POSTGRES_SCHEMA_VERSION): Promise<void> {
+  // Fast path: a started fleet re-opening an up-to-date schema takes no lock.
+  const current = await readSchemaVersion(db, t);
+  if (current > POSTGRES_SCHEMA_VERSION)
+    throw new SchemaTooNewError(current, POSTGRES_SCHEMA_VERSION);
+  const steps = POSTGRES_MIGRATIONS.filter((m) => m.version > current && m.version <= target);
+  for (const step of steps) {
+    await db.tx(async (client) => {
+      await client.query(`SELECT pg_advisory_xact_lock(${lockKeys.migrate(t.schema)})`);
+      await bootstrap(client, t);
+      const version = await readSchemaVersion(client, t);
+      if (version > POSTGRES_SCHEMA_VERSION)
+        throw new SchemaTooNewError(version, POSTGRES_SCHEMA_VERSION);
+      if (version >= step.version) return;
+      await client.query(step.sql(t));
+      await client.query(`INSERT INTO ${t.migrations} (version, description) VALUES ($1, $2)`, [
+        step.version,
+        step.description,
+      ]);
+    });
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Leasing due intents, renewing and releasing leases.
+ *
+ * One statement claims up to `limit` intents: a `FOR UPDATE OF i SKIP LOCKED` scan in due order
+ * picks candidates and an `UPDATE … FROM` writes the lease, so concurrent leasers on other
+ * connections skip each other's rows instead of waiting, and never get the same row (a row
+ * another leaser committed meanwhile is re-checked and fails the lease-expiry condition).
+ *
+ * Due: an intent without `nextAttemptAt` is due at any `now` ("absent = due now"), so a worker
+ * whose clock runs a few milliseconds behind the enqueuing process does not wait for it; one
+ * with `nextAttemptAt` is due once `now` reaches it. Candidates are taken in `due_at` order (the
+ * time it became due: `nextAttemptAt`, else creation), then `seq`.
+ *
+ * Ordering-key FIFO: a candidate qualifies only when no intent with the same key and a lower
+ * `seq` is in an unsent status (pending — leased or not —, sending, committing,
+ * unknown_after_send). That test reads the statement's snapshot, not row locks, so an earlier
+ * intent that another transaction holds locked is still seen (in its committed status) and still
+ * blocks; it stops blocking only once a terminal status has committed. The remaining hazard —
+ * an earlier-seq intent that commits after a later one — is closed at enqueue time (see
+ * `enqueue.ts`).
+ *
+ * @module
+ */
+import type { DurableSendIntent, LeaseRequest } from "@herald/core";
+import { UNSENT_STATUSES } from "@herald/core";
+import { byDueThenSeq, intentFromRow, type Row } from "../rows.ts";
+import type { Ctx } from "./context.ts";
+
+const LEASABLE = new Set(["pending", "unknown_after_send"]);
+const UNSENT = UNSENT_STATUSES.map((s) => `'${s}'`).join(", ");
+
+/**
+ * Checks the statuses of a lease request (they are spliced into SQL).
+ *
+ * @throws TypeError for a status other than `pending` or `unknown_after_send`.
+ */
+export function assertLeasable(statuses: readonly string[] | undefined): void {
+  for (const s of statuses ?? []) {
+    if (!LEASABLE.has(s)) throw new TypeError(`cannot lease intents in status ${String(s)}`);
+  }
+}
+
+/** Leases due intents (see {@link MessageStateStore.leaseDueIntents}); statuses checked first. */
+export async function leaseDueIntents(
+  ctx: Ctx,
+  request: LeaseRequest,
+): Promise<DurableSendIntent[]> {
+  const statuses = request.statuses ?? ["pending"];
+  assertLeasable(statuses);
+  if (statuses.length === 0 || request.limit <= 0) return [];
+  const { t } = ctx;
+  // Statuses are spliced as literals (validated above) so the planner can use the partial
+  // `intents_due` index.
+  const { rows } = await ctx.db.query<Row>(
+    `WITH picked AS (
+       SELECT i.id FROM ${t.intents} AS i
+       WHERE i.status IN (${statuses.map((s) => `'${s}'`).join(", ")})
+         AND (i.next_attempt_at IS NULL OR i.next_attempt_at <= $1)
+         AND (i.lease_expires_at IS NULL OR i.lease_expires_at <= $1)
+         AND ($2::text IS NULL OR i.channel = $2)
+         AND NOT EXISTS (
+           SELECT 1 FROM ${t.intents} AS e
+           WHERE e.ordering_key = i.ordering_key AND e.seq < i.seq AND e.status IN (${UNSENT}))
+       ORDER BY i.due_at, i.seq
+       LIMIT $3
+       FOR UPDATE OF i SKIP LOCKED
+     )
+     UPDATE ${t.intents} AS u
+     SET lease_owner = $4, lease_expires_at = $5, updated_at = $6
+     FROM picked WHERE u.id = picked.id
+     RETURNING u.*`,
+    [
+      request.now,
+      request.channel ?? null,
+      request.limit,
+      request.owner,
+      request.now + request.leaseMs,
+      ctx.clock(),
+    ],
+  );
+  return byDueThenSeq(rows).map(intentFromRow);
+}
+
+/** Extends a lease held by `owner`. @returns false when the lease was lost. */
+export async function renewLease(
+  ctx: Ctx,
+  id: string,
+  owner: string,
+  expiresAt: number,
+): Promise<boolean> {
+  const r = await ctx.db.query(
+    `UPDATE ${ctx.t.intents} SET lease_expires_at = $1 WHERE id = $2 AND lease_owner = $3`,
+    [expiresAt, id, owner],
+  );
+  return r.rowCount === 1;
+}
+
+/** Gives a lease back. @returns false when `owner` did not hold it. */
+export async function releaseLease(ctx: Ctx, id: string, owner: string): Promise<boolean> {
+  const r = await ctx.db.query(
+    `UPDATE ${ctx.t.intents} SET lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
+     WHERE id = $2 AND lease_owner = $3`,
+    [ctx.clock(), id, owner],
+  );
+  return r.rowCount === 1;
+}

@@ -1,0 +1,92 @@
+/**
+ * Reads of intents and of the outbound registry. Single statements, no locks.
+ *
+ * @module
+ */
+import {
+  type ChannelMessage,
+  type DurableSendIntent,
+  INTENT_STATUSES,
+  type IntentQuery,
+  type IntentStatus,
+  type MessageReceipt,
+  type ReceiptRecord,
+} from "@herald/core";
+import { compact, int, intentFromRow, type Row } from "../rows.ts";
+import type { Ctx } from "./context.ts";
+
+/** Reads one intent by a unique column. */
+export async function getIntentBy(
+  ctx: Ctx,
+  column: "id" | "idempotency_key",
+  value: string,
+): Promise<DurableSendIntent | undefined> {
+  const { rows } = await ctx.db.query<Row>(`SELECT * FROM ${ctx.t.intents} WHERE ${column} = $1`, [
+    value,
+  ]);
+  return rows[0] ? intentFromRow(rows[0]) : undefined;
+}
+
+/** Lists intents by filter, in `seq` order (keyset pagination on `afterSeq`). */
+export async function listIntents(ctx: Ctx, query: IntentQuery): Promise<DurableSendIntent[]> {
+  const values: unknown[] = [query.afterSeq ?? 0, query.limit ?? 100];
+  const where = ["seq > $1"];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  if (query.statuses?.length) where.push(`status = ANY(${param(query.statuses)}::text[])`);
+  if (query.channel !== undefined) where.push(`channel = ${param(query.channel)}`);
+  if (query.leaseExpiredBefore !== undefined) {
+    where.push(
+      `(lease_expires_at IS NULL OR lease_expires_at <= ${param(query.leaseExpiredBefore)})`,
+    );
+  }
+  const { rows } = await ctx.db.query<Row>(
+    `SELECT * FROM ${ctx.t.intents} WHERE ${where.join(" AND ")} ORDER BY seq LIMIT $2`,
+    values,
+  );
+  return rows.map(intentFromRow);
+}
+
+/** Counts intents per status, every status present (zero when none). */
+export async function countIntents(
+  ctx: Ctx,
+  filter: { channel?: string },
+): Promise<Record<IntentStatus, number>> {
+  const counts = Object.fromEntries(INTENT_STATUSES.map((s) => [s, 0])) as Record<
+    IntentStatus,
+    number
+  >;
+  const { rows } = await ctx.db.query<Row>(
+    `SELECT status, count(*) AS n FROM ${ctx.t.intents}
+     WHERE ($1::text IS NULL OR channel = $1) GROUP BY status`,
+    [filter.channel ?? null],
+  );
+  for (const r of rows) counts[String(r.status) as IntentStatus] = int(r.n);
+  return counts;
+}
+
+/** Finds the intent that produced a platform message id. */
+export async function lookupReceipt(
+  ctx: Ctx,
+  key: { channel: string; accountId?: string; platformMessageId: string },
+): Promise<(ReceiptRecord & { receipt?: MessageReceipt }) | undefined> {
+  const { rows } = await ctx.db.query<Row>(
+    `SELECT r.*, i.message, i.turn_id, i.receipt, i.partial_receipt
+     FROM ${ctx.t.receipts} AS r JOIN ${ctx.t.intents} AS i ON i.id = r.intent_id
+     WHERE r.channel = $1 AND r.account_id = $2 AND r.platform_message_id = $3`,
+    [key.channel, key.accountId ?? "", key.platformMessageId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const message = row.message as ChannelMessage | null;
+  return compact({
+    channel: String(row.channel),
+    accountId: row.account_id ? String(row.account_id) : undefined,
+    platformMessageId: String(row.platform_message_id),
+    intentId: String(row.intent_id),
+    partIndex: int(row.part_index),
+    origin: message?.origin,
+    turnId: row.turn_id ? String(row.turn_id) : undefined,
+    recordedAt: int(row.recorded_at),
+    receipt: (row.receipt ?? row.partial_receipt ?? undefined) as MessageReceipt | undefined,
+  }) as ReceiptRecord & { receipt?: MessageReceipt };
+}
