@@ -113,10 +113,12 @@ export class DeliveryWorker {
     this.kick();
     await this.#loop;
     const drained = Promise.allSettled([...this.#inFlight.values()]);
+    const timer = new AbortController();
     const timedOut = await Promise.race([
       drained.then(() => false),
-      sleep(drainMs).then(() => true),
+      sleep(drainMs, timer.signal).then((elapsed) => elapsed),
     ]);
+    timer.abort(); // do not keep the process alive for the rest of drainMs
     if (timedOut) {
       this.#abort.abort();
       await drained;

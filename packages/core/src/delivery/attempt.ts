@@ -262,6 +262,7 @@ export async function failAttempt(
       },
       "send failed; retry scheduled",
     );
+    failpoint("delivery.after_retry_scheduled");
   } else if (decision.action === "unknown_after_send") {
     [next] = await store.transitionIntents([
       {

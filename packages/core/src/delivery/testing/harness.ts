@@ -41,9 +41,12 @@ export async function deliveryHarness(
     platform?: FakePlatformOptions;
     delivery?: DeliveryOptions;
     path?: string;
+    /** Use the real clock (for tests where backoff must elapse by itself). */
+    realClock?: boolean;
   } = {},
 ): Promise<Harness> {
-  const clock = manualClock();
+  const manual = manualClock();
+  const clock = opts.realClock ? Object.assign(() => Date.now(), { advance() {} }) : manual;
   const platform = new FakePlatform({ clock, ...opts.platform });
   const store = new SqliteStateStore({ path: opts.path ?? ":memory:", clock });
   const runtime = createMessageRuntime({

@@ -241,7 +241,7 @@ export class SqliteStateStore implements MessageStateStore {
         const rows = this.#stmt(
           `SELECT i.id FROM intents i
            WHERE i.status IN (${statuses.map((s) => `'${s}'`).join(",")})
-             AND i.due_at <= :now
+             AND (i.next_attempt_at IS NULL OR i.next_attempt_at <= :now)
              AND (i.lease_expires_at IS NULL OR i.lease_expires_at <= :now)
              AND (:channel IS NULL OR i.channel = :channel)
              AND NOT EXISTS (

@@ -1,0 +1,158 @@
+/**
+ * Crash tests with real child processes killed by SIGKILL at each lifecycle point (DESIGN §9).
+ * The fake platform lives in this (parent) process, so what became visible survives the kill.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
+import { FakePlatform } from "../testing/fakePlatform.ts";
+import { serveFakePlatform } from "../testing/fakePlatformServer.ts";
+
+const worker = fileURLToPath(new URL("./testing/crashWorker.ts", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "herald-crash-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
+type Mode = "idempotent" | "reconcile" | "at_least_once";
+
+function runWorker(
+  config: object,
+  failpoints = "",
+): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [worker, JSON.stringify(config)], {
+      env: { ...process.env, HERALD_FAILPOINTS: failpoints },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.on("exit", (code, signal) => resolve({ code, signal, stderr }));
+  });
+}
+
+/** One randomized crash run: produce with a failpoint armed, restart to drain, check the platform. */
+async function crashRun(mode: Mode, failpoint: string, hit: number, count: number) {
+  const platform = new FakePlatform({ idempotent: mode === "idempotent" });
+  const server = await serveFakePlatform(platform);
+  const storePath = join(dir, `run-${++files}.db`);
+  const base = { storePath, platformUrl: server.url, mode, count, chats: 3, workerId: "w1" };
+  try {
+    const first = await runWorker({ ...base, phase: "produce" }, `${failpoint}=kill@${hit}`);
+    const second = await runWorker({ ...base, phase: "drain" });
+    if (second.code !== 0) throw new Error(`drain failed (${second.code}): ${second.stderr}`);
+    const store = new SqliteStateStore({ path: storePath });
+    const intents = await store.listIntents({ limit: 1_000 });
+    await store.close();
+    const perIntent = intents.map((i) => ({
+      status: i.status,
+      visible: platform.visible().filter((m) => m.key?.startsWith(`${i.idempotencyKey}#`)).length,
+    }));
+    return { killed: first.signal === "SIGKILL", perIntent, visible: platform.visible(), intents };
+  } finally {
+    await server.close();
+  }
+}
+
+describe("C02: no-send failures, then a kill and a restart", () => {
+  it("keeps the intent pending with its attempt count and backoff, then sends exactly once", async () => {
+    const platform = new FakePlatform();
+    platform.failNext({ type: "refuse" }, 3, "send");
+    const server = await serveFakePlatform(platform);
+    const storePath = join(dir, `c02-${++files}.db`);
+    const base = {
+      storePath,
+      platformUrl: server.url,
+      mode: "reconcile",
+      count: 1,
+      chats: 1,
+      workerId: "c02",
+    };
+    try {
+      const first = await runWorker(
+        { ...base, phase: "produce" },
+        "delivery.after_retry_scheduled=kill@1",
+      );
+      expect(first.signal).toBe("SIGKILL");
+      const store = new SqliteStateStore({ path: storePath });
+      const [afterKill] = await store.listIntents();
+      expect(afterKill).toMatchObject({
+        status: "pending",
+        attempt: 1,
+        failure: { kind: "transient", evidence: "not_dispatched" },
+      });
+      expect(afterKill?.nextAttemptAt).toBeGreaterThan(afterKill?.updatedAt ?? Infinity);
+      const second = await runWorker({ ...base, phase: "drain" });
+      expect(second.code).toBe(0);
+      const [done] = await store.listIntents();
+      await store.close();
+      expect(done).toMatchObject({ status: "sent", attempt: 4 });
+      expect(platform.visible().map((m) => m.text)).toEqual(["m0"]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("randomized SIGKILL at every lifecycle point", () => {
+  const RUNS = Number(process.env.HERALD_CRASH_RUNS ?? 200);
+  const points = [
+    "send.after_begin",
+    "send.after_sending",
+    "send.after_platform_accept",
+    "send.after_commit",
+  ];
+  const modes: Mode[] = ["idempotent", "reconcile", "at_least_once"];
+
+  it(`loses nothing and duplicates only under at_least_once (${RUNS} runs)`, {
+    timeout: 600_000,
+  }, async () => {
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return Math.floor((seed / 2 ** 31) * n);
+    };
+    const plans = Array.from({ length: RUNS }, (_, r) => ({
+      mode: modes[r % modes.length] as Mode,
+      point: points[random(points.length)] as string,
+      hit: 1 + random(4),
+    }));
+    const stats = {
+      runs: 0,
+      killed: 0,
+      intents: 0,
+      lost: 0,
+      duplicates: { idempotent: 0, reconcile: 0, at_least_once: 0 },
+      maxPerIntent: 0,
+    };
+    const parallel = 2;
+    for (let i = 0; i < plans.length; i += parallel) {
+      const results = await Promise.all(
+        plans
+          .slice(i, i + parallel)
+          .map(async (p) => ({ p, r: await crashRun(p.mode, p.point, p.hit, 4) })),
+      );
+      for (const { p, r } of results) {
+        stats.runs += 1;
+        if (r.killed) stats.killed += 1;
+        for (const x of r.perIntent) {
+          stats.intents += 1;
+          if (x.status !== "sent" || x.visible === 0) stats.lost += 1;
+          if (x.visible > 1) stats.duplicates[p.mode] += x.visible - 1;
+          stats.maxPerIntent = Math.max(stats.maxPerIntent, x.visible);
+        }
+      }
+    }
+    console.log(`crash runs: ${JSON.stringify(stats)}`);
+    expect(stats.killed).toBe(RUNS);
+    expect(stats.lost).toBe(0);
+    expect(stats.duplicates.idempotent).toBe(0);
+    expect(stats.duplicates.reconcile).toBe(0);
+    expect(stats.maxPerIntent).toBeLessThanOrEqual(2);
+  });
+});

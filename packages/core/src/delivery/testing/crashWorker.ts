@@ -1,0 +1,71 @@
+/**
+ * Child process of the delivery crash tests: a real runtime on a SQLite file, delivering to a
+ * fake platform served by the parent over HTTP. Killed by an armed failpoint (SIGKILL), then
+ * started again to drain.
+ *
+ * Usage: node crashWorker.ts '<json config>'
+ * - phase "produce": sends `count` messages concurrently through `runtime.send`;
+ * - phase "drain": recovers and delivers until nothing is left unsent, then exits 0.
+ *
+ * @module
+ */
+import { createMessageRuntime } from "../../runtime.ts";
+import { SqliteStateStore } from "../../state/sqlite/SqliteStateStore.ts";
+import { createFakeAdapter } from "../../testing/fakeAdapter.ts";
+import { httpTransport } from "../../testing/fakePlatformServer.ts";
+import { outboundMessage } from "../../testing/fixtures.ts";
+
+type Config = {
+  storePath: string;
+  platformUrl: string;
+  mode: "idempotent" | "reconcile" | "at_least_once" | "hold";
+  phase: "produce" | "drain";
+  count: number;
+  chats: number;
+  workerId: string;
+};
+
+const config = JSON.parse(process.argv[2] ?? "{}") as Config;
+const store = new SqliteStateStore({ path: config.storePath });
+const runtime = createMessageRuntime({
+  store,
+  adapters: [
+    createFakeAdapter({
+      transport: httpTransport(config.platformUrl),
+      idempotent: config.mode === "idempotent",
+      reconcile: config.mode === "reconcile",
+      unknownSendPolicy: config.mode === "at_least_once" ? "at_least_once" : "hold",
+    }),
+  ],
+  delivery: {
+    workerId: config.workerId,
+    leaseMs: 300,
+    pollIntervalMs: 5,
+    backoff: { baseMs: 10, maxMs: 40, maxAttempts: 20 },
+  },
+});
+await runtime.start();
+
+if (config.phase === "produce") {
+  await Promise.allSettled(
+    Array.from({ length: config.count }, (_, i) =>
+      runtime.send(outboundMessage(`m${i}`, { target: { id: `chat-${i % config.chats}` } }), {
+        idempotencyKey: `m-${i}`,
+        waitMs: 10_000,
+      }),
+    ),
+  );
+} else {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const c = await store.countIntents();
+    if (c.pending + c.sending + c.committing + c.unknown_after_send === 0) break;
+    if (Date.now() > deadline) {
+      console.error("drain timed out", JSON.stringify(c));
+      process.exit(2);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+await runtime.stop();
+await store.close();
