@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const benches = ["store.ts"];
+const benches = ["store.ts", "send.ts"];
 for (const bench of benches) {
   const r = spawnSync(process.execPath, [join(here, bench), ...process.argv.slice(2)], {
     stdio: "inherit",
