@@ -104,4 +104,6 @@ export type ChannelMessageAdapter = {
   render: MessageRenderAdapter;
   send: MessageSendAdapter;
   origin?: MessageOriginAdapter;
+  /** Inbound: normalize, classify and authorize platform events (`src/adapter/receive.ts`). */
+  receive?: import("./receive.ts").MessageReceiveAdapter;
 };

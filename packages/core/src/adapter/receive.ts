@@ -1,0 +1,102 @@
+/**
+ * The receive side of the channel adapter surface (seed `message-lifecycle.md`, "Adapter
+ * surface" and "Receive context"; DESIGN §5). An adapter turns one raw platform event into a
+ * {@link ChannelMessage} and states platform facts (bot author, room shape, mentions, its own
+ * ids); core owns every decision made from them: echo drop, dedupe, authorization, ack.
+ *
+ * @module
+ */
+import type { ChannelMessage } from "../message/message.ts";
+import type { ReceiveAckPolicy } from "../message/policy.ts";
+
+/** What core hands {@link MessageReceiveAdapter.normalize} besides the raw payload. */
+export type MessageNormalizeContext = {
+  /** Channel id the event arrived on (the adapter's id). */
+  channel: string;
+  /** Account (bot) the event was delivered to, when the receiver knows it. */
+  accountId?: string;
+  /** Epoch milliseconds when the receiver got the event. */
+  receivedAt: number;
+};
+
+/**
+ * Platform facts about one inbound event, computed by the adapter (or by core's default from
+ * the normalized message). Several event types of one platform message (Slack `message` +
+ * `app_mention`) are merged into one class: booleans are OR-ed, `eventTypes` united.
+ */
+export type MessageEventClass = {
+  /** The platform's event type of this delivery, e.g. `"message"`, `"app_mention"`, `"message_changed"`. */
+  eventType: string;
+  /** Every event type seen for this platform message so far (merged), first one first. */
+  eventTypes: readonly string[];
+  /** The platform marks the author as a bot or app. */
+  isBotAuthor: boolean;
+  /** The message is in a group, channel or thread, not a 1:1 direct chat. */
+  isRoomish: boolean;
+  /** The message mentions this bot (by id, reply-to-bot, or an app-mention event). */
+  mentionsSelf: boolean;
+  /** The event reports an edit of an existing message (Slack `message_changed`, Telegram `edited_message`). */
+  isEdit?: boolean;
+  /**
+   * Every id naming the author, in the platform's spelling (Slack `user` and `bot_id`, a
+   * Discord webhook id…). Compared against {@link MessageReceiveAdapter.selfIds}.
+   * @defaultValue `[message.sender.id]`
+   */
+  authorIds?: readonly string[];
+};
+
+/** An adapter's own authorization verdict, applied after core's `allowBots` and mention checks. */
+export type MessagePreflightResult = { action: "accept" } | { action: "drop"; reason: string };
+
+/**
+ * The receive adapter of a channel.
+ *
+ * @typeParam TRaw - the platform payload type the adapter accepts (core passes `unknown`;
+ * validate it in `normalize`).
+ */
+export type MessageReceiveAdapter<TRaw = unknown> = {
+  /**
+   * Validates and converts one raw platform event into an inbound {@link ChannelMessage}
+   * (`direction: "inbound"`, `channel` = the adapter's id, `platformMessageId` set).
+   *
+   * @throws {@link ReceiveValidationError} (use `parseInbound(schema, raw, channel)`) naming the
+   * field path, e.g. `message.chat.id`; core dead-letters the raw payload.
+   */
+  normalize(raw: TRaw, ctx: MessageNormalizeContext): ChannelMessage | Promise<ChannelMessage>;
+  /**
+   * Computes the event class. Without it core derives one from the message: `sender.isBot`,
+   * `target.kind !== "direct"`, `mentions.self`, event type `"message"`.
+   */
+  classify?(message: ChannelMessage, raw: TRaw): MessageEventClass | Promise<MessageEventClass>;
+  /**
+   * The dedupe identity: the platform *message* identity, the same for every event type and
+   * every redelivery of one message (never a delivery, retry or update id). Must be unique per
+   * channel and account, e.g. Telegram `${chat.id}:${message_id}`, Slack `${channel}:${ts}`.
+   * An edit is its own identity (e.g. `${channel}:${ts}:edit:${event_ts}`).
+   * @defaultValue `message.platformMessageId ?? message.id`
+   */
+  dedupeIdentity?(message: ChannelMessage, event: MessageEventClass): string;
+  /**
+   * This bot's own ids on the platform (user id, bot id, app id) for `accountId`. Messages
+   * authored by any of them are dropped before dedupe, whatever the mention or `allowBots`
+   * setting.
+   */
+  selfIds?(accountId: string | undefined): readonly string[];
+  /**
+   * Whether the platform's ids compare case-insensitively (self ids and loop-guard pairs are
+   * then compared in lower case).
+   * @defaultValue false
+   */
+  idsCaseInsensitive?: boolean;
+  /** Extra platform-specific authorization, run after core's own checks. */
+  preflight?(
+    message: ChannelMessage,
+    event: MessageEventClass,
+  ): MessagePreflightResult | Promise<MessagePreflightResult>;
+  /**
+   * When the receiver may answer the platform for this event, e.g. `immediate` with reason
+   * `webhook-timeout` for a webhook that must answer within seconds. A receiver may override it
+   * per delivery; otherwise the runtime's default applies.
+   */
+  ackPolicy?(message: ChannelMessage, event: MessageEventClass): ReceiveAckPolicy;
+};

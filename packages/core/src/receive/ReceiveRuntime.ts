@@ -1,0 +1,486 @@
+/**
+ * The durable receive runtime (DESIGN §5; seed `message-lifecycle.md`, "Receive context"):
+ * dedupe lease → preflight → record → dispatch → commit → ack, after {@link intake}.
+ *
+ * Correctness across processes rests on the store only: the dedupe lease (`in_flight` →
+ * `done`, released on failure) and the inbound record. The in-process registry of held
+ * messages and the loop guard are optimizations and cost bounds (DESIGN §11).
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import { HeraldError } from "../errors.ts";
+import { failpoint } from "../failpoint.ts";
+import { type HeraldLogger, silentLogger } from "../logger.ts";
+import type { ReceiveAckPolicy } from "../message/policy.ts";
+import { StoreUnavailableError } from "../state/errors.ts";
+import type { MessageStateStore } from "../state/MessageStateStore.ts";
+import type { DedupeAcquireResult, DedupeKey } from "../state/types.ts";
+import { AckGate } from "./ack.ts";
+import { mergeEventClass } from "./classify.ts";
+import {
+  DeadLetterNotFoundError,
+  ReceiveHandlerError,
+  ReceiveHandlerMissingError,
+} from "./errors.ts";
+import { appendMarker, appendRecord } from "./inbox.ts";
+import {
+  dedupeKeyString,
+  type InFlightEntry,
+  InFlightRegistry,
+  RecentEventClasses,
+} from "./inflight.ts";
+import { type AcceptedInput, deadLetterError, intake } from "./intake.ts";
+import { jsonSafe } from "./json.ts";
+import { LoopGuard } from "./LoopGuard.ts";
+import { type PreflightPolicy, preflight } from "./preflight.ts";
+import { recoverInbox } from "./recover.ts";
+import type {
+  MessageReceiveContext,
+  ReceiveDeadLetters,
+  ReceiveHandler,
+  ReceiveOutcome,
+  ReceiveRecoverReport,
+  ReceiveRuntime,
+  ReceiveRuntimeDeps,
+  ReceiveRuntimeOptions,
+  ReceiveSource,
+  ReceiveTicket,
+} from "./types.ts";
+
+/** One dispatch of a recorded message. */
+export type DispatchJob = {
+  input: Pick<AcceptedInput, "message" | "key">;
+  policy: ReceiveAckPolicy;
+  seq: number;
+  attempt: number;
+  recovered: boolean;
+};
+
+const DEFAULT_ACK: ReceiveAckPolicy = { kind: "after-durable-send" };
+
+/**
+ * Creates the receive runtime.
+ *
+ * @param deps - store, adapters, logger, clock.
+ * @param options - handler and policies; every default is documented on
+ * {@link ReceiveRuntimeOptions}.
+ * @example
+ * const receiver = createReceiveRuntime(
+ *   { store, adapters: new Map([["telegram", telegramAdapter]]) },
+ *   { handler: async (ctx) => { await reply(ctx.input); ctx.repliesDurable(); } },
+ * );
+ * const { ack, done } = receiver.receive(update, { channel: "telegram", accountId: "main" });
+ * res.statusCode = (await ack).kind === "retry" ? 503 : 200;
+ */
+export function createReceiveRuntime(
+  deps: ReceiveRuntimeDeps,
+  options: ReceiveRuntimeOptions = {},
+): ReceiveRuntime {
+  return new DurableReceiveRuntime(deps, options);
+}
+
+class DurableReceiveRuntime implements ReceiveRuntime {
+  readonly instanceId: string;
+  readonly deadLetters: ReceiveDeadLetters;
+  readonly #deps: ReceiveRuntimeDeps;
+  readonly #store: MessageStateStore;
+  readonly #clock: () => number;
+  readonly #log: HeraldLogger;
+  readonly #leaseMs: number;
+  readonly #ttlMs: number | undefined;
+  readonly #maxAttempts: number;
+  readonly #ackPolicy: ReceiveAckPolicy;
+  readonly #policy: PreflightPolicy;
+  readonly #inflight = new InFlightRegistry();
+  readonly #recent = new RecentEventClasses();
+  readonly #running = new Set<Promise<unknown>>();
+  #handler: ReceiveHandler | undefined;
+
+  constructor(deps: ReceiveRuntimeDeps, options: ReceiveRuntimeOptions) {
+    this.#deps = deps;
+    this.#store = deps.store;
+    this.#clock = deps.clock ?? Date.now;
+    this.#log = (deps.logger ?? silentLogger).child({ lifecycle: "receive" });
+    this.#handler = options.handler;
+    this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#ttlMs = options.dedupeTtlMs;
+    this.#maxAttempts = options.maxAttempts ?? 5;
+    this.#ackPolicy = options.ackPolicy ?? DEFAULT_ACK;
+    this.instanceId = options.instanceId ?? `receive-${randomUUID()}`;
+    this.#policy = {
+      allowBots: options.allowBots ?? false,
+      requireMention: options.requireMention ?? false,
+      loopGuard: options.loopGuard === false ? undefined : new LoopGuard(options.loopGuard),
+    };
+    this.deadLetters = {
+      list: (query = {}) => this.#store.listDeadLetters({ status: "new", ...query }),
+      replay: (id) => this.#replay(id),
+      discard: async (id) => {
+        if (!(await this.#store.getDeadLetter(id))) throw new DeadLetterNotFoundError(id);
+        await this.#store.markDeadLetter(id, "discarded", this.#clock());
+      },
+    };
+  }
+
+  onMessage(handler: ReceiveHandler): void {
+    this.#handler = handler;
+  }
+
+  receive(raw: unknown, source: ReceiveSource): ReceiveTicket {
+    if (typeof source?.channel !== "string" || source.channel.length === 0)
+      throw new TypeError("receive(raw, source): source.channel must be a non-empty string");
+    const ack = new AckGate();
+    const done = this.#track(this.#settle(ack, this.#receive(raw, source, ack, undefined)));
+    return { ack: ack.promise, done };
+  }
+
+  async recover(options: { channels?: readonly string[] } = {}): Promise<ReceiveRecoverReport> {
+    const adapters = this.#deps.adapters;
+    const channels =
+      options.channels ?? (typeof adapters === "function" ? [] : [...adapters.keys()]);
+    return this.#track(
+      recoverInbox(channels, {
+        store: this.#store,
+        clock: this.#clock,
+        log: this.#log,
+        maxAttempts: this.#maxAttempts,
+        inflight: this.#inflight,
+        acquire: (key) => this.#acquire(key),
+        release: (key) => this.#release(key),
+        dispatch: (entry, job) => this.#dispatch(entry, job),
+      }),
+    );
+  }
+
+  async drain(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  }
+
+  // ── the lifecycle ───────────────────────────────────────────────────────────
+
+  async #receive(
+    raw: unknown,
+    source: ReceiveSource,
+    ack: AckGate,
+    replayOf: string | undefined,
+  ): Promise<ReceiveOutcome> {
+    const receivedAt = source.receivedAt ?? this.#clock();
+    const input = await intake(raw, source, this.#deps.adapters, this.#store, receivedAt);
+    if (input.kind === "invalid") {
+      if (replayOf !== undefined)
+        return { status: "dead_lettered", error: input.error, deadLetterId: replayOf };
+      const letter = await this.#store.putDeadLetter({
+        channel: source.channel,
+        ...(source.accountId === undefined ? {} : { accountId: source.accountId }),
+        raw: jsonSafe(raw),
+        error: deadLetterError(input.error),
+        receivedAt,
+      });
+      this.#log.warn(
+        { channel: source.channel, deadLetterId: letter.id, error: letter.error },
+        "inbound payload dead-lettered",
+      );
+      return { status: "dead_lettered", error: input.error, deadLetterId: letter.id };
+    }
+    if (input.kind === "dropped") {
+      this.#log.debug({ channel: source.channel, reason: input.reason }, "own echo dropped");
+      return { status: "dropped", reason: input.reason, message: input.message };
+    }
+    return this.#admit(input, source, ack);
+  }
+
+  /** Dedupe: park on a message this process holds, else take the store's lease. */
+  async #admit(input: AcceptedInput, source: ReceiveSource, ack: AckGate): Promise<ReceiveOutcome> {
+    const event = { ...input.event };
+    const seen = this.#recent.get(input.key);
+    if (seen) {
+      mergeEventClass(event, seen);
+      event.eventTypes = [...new Set([...seen.eventTypes, ...event.eventTypes])];
+    }
+    for (;;) {
+      const held = this.#inflight.get(input.key);
+      if (!held) {
+        const entry = this.#inflight.register(input.key, event, ack);
+        return this.#hold(entry, input, source, ack);
+      }
+      mergeEventClass(held.event, event);
+      void held.ack.promise.then((signal) => {
+        if (signal.kind === "accept" && held.recordSeq !== undefined) ack.accept();
+      });
+      if ((await held.ended) === "done") return { status: "duplicate", key: input.key };
+      Object.assign(event, held.event); // take over with the merged flags
+    }
+  }
+
+  /** Lease held (or being acquired) by this process: preflight → record → dispatch. */
+  async #hold(
+    entry: InFlightEntry,
+    input: AcceptedInput,
+    source: ReceiveSource,
+    ack: AckGate,
+  ): Promise<ReceiveOutcome> {
+    const { key, message, adapter } = input;
+    let leased = false;
+    try {
+      const got = await this.#acquire(key);
+      if (got.status === "in_flight") {
+        entry.end("released");
+        return {
+          status: "busy",
+          key,
+          retryAfterMs: Math.max(0, got.leaseExpiresAt - this.#clock()),
+        };
+      }
+      if (got.status === "done") {
+        entry.end("done");
+        return { status: "duplicate", key };
+      }
+      leased = true;
+      failpoint("receive.after_dedupe");
+
+      const verdict = await preflight(message, entry.event, adapter, this.#policy, this.#clock());
+      if (verdict.action === "drop") {
+        if (verdict.reason === "mention_required") {
+          // Another event type of this message may carry the mention: let it win.
+          leased = false;
+          await this.#release(key);
+          this.#recent.remember(key, entry.event);
+          entry.end("released");
+        } else {
+          await this.#complete(key, { outcome: "dropped", reason: verdict.reason });
+          leased = false;
+          entry.end("done");
+        }
+        this.#log.debug(
+          { key, reason: verdict.reason, detail: verdict.detail },
+          "dropped by preflight",
+        );
+        return {
+          status: "dropped",
+          reason: verdict.reason,
+          ...(verdict.detail === undefined ? {} : { detail: verdict.detail }),
+          key,
+          message,
+        };
+      }
+
+      const policy =
+        source.ackPolicy ?? adapter.ackPolicy?.(message, entry.event) ?? this.#ackPolicy;
+      ack.setPolicy(policy);
+      const now = this.#clock();
+      const raw = input.raw;
+      entry.recordSeq = await appendRecord(
+        this.#store,
+        { key, message, event: entry.event, ackPolicy: policy, raw, receivedAt: now },
+        now,
+      );
+      failpoint("receive.after_record");
+      ack.reached("recorded");
+      leased = false; // #dispatch owns the lease from here
+      return await this.#dispatch(entry, {
+        input,
+        policy,
+        seq: entry.recordSeq,
+        attempt: 1,
+        recovered: false,
+      });
+    } catch (error) {
+      if (leased) await this.#release(key);
+      entry.end("released");
+      this.#log.error({ key, error: describe(error) }, "receive failed before dispatch");
+      return {
+        status: "failed",
+        error: asError(error),
+        key,
+        acked: ack.answered,
+        recorded: entry.recordSeq !== undefined,
+      };
+    }
+  }
+
+  /** Runs the handler under a renewed lease, then commits or releases. Never throws. */
+  async #dispatch(entry: InFlightEntry, job: DispatchJob): Promise<ReceiveOutcome> {
+    const { message, key } = job.input;
+    const id = dedupeKeyString(key);
+    const log = this.#log.child({ receive: id });
+    const controller = new AbortController();
+    const renew = setInterval(
+      () => {
+        this.#store
+          .renewDedupe(key, this.instanceId, this.#clock() + this.#leaseMs)
+          .catch(() => false)
+          .then((ok) => {
+            if (!ok) controller.abort(new Error(`dedupe lease of ${id} lost`));
+          });
+      },
+      Math.max(1, Math.floor(this.#leaseMs / 3)),
+    );
+    renew.unref();
+    const ctx: MessageReceiveContext = {
+      id,
+      channel: key.channel,
+      ...(key.accountId === undefined ? {} : { accountId: key.accountId }),
+      input: message,
+      event: entry.event,
+      dedupeKey: key,
+      ackPolicy: job.policy,
+      attempt: job.attempt,
+      recovered: job.recovered,
+      signal: controller.signal,
+      log,
+      repliesDurable: () => entry.ack.reached("replies_durable"),
+    };
+    try {
+      const handler = this.#handler;
+      if (!handler) throw new ReceiveHandlerMissingError();
+      await handler(ctx);
+      failpoint("receive.after_dispatch");
+    } catch (cause) {
+      clearInterval(renew);
+      const error =
+        cause instanceof HeraldError
+          ? cause
+          : new ReceiveHandlerError(key.channel, key.eventId, cause);
+      await this.#release(key);
+      await this.#mark("inbound/failed", key, job.seq, { error: error.message });
+      entry.end("released");
+      log.warn({ error: describe(error), attempt: job.attempt }, "dispatch failed; lease released");
+      return { status: "failed", error, key, acked: entry.ack.answered, recorded: true };
+    }
+    clearInterval(renew);
+    try {
+      const ok = await this.#complete(key, {
+        outcome: "processed",
+        eventTypes: entry.event.eventTypes,
+        record: job.seq,
+      });
+      if (!ok) log.warn({}, "dedupe lease lost before commit: another owner may process it again");
+      await this.#mark("inbound/committed", key, job.seq, {});
+      failpoint("receive.after_commit");
+    } catch (error) {
+      // The handler ran but the store did not take the commit. Keep the lease (it expires, and
+      // recovery re-dispatches the record then: at-least-once while the store is failing) and
+      // answer duplicates parked here rather than run the handler again right away.
+      entry.end("done");
+      log.error({ error: describe(error) }, "commit failed after dispatch");
+      return {
+        status: "failed",
+        error: asError(error),
+        key,
+        acked: entry.ack.answered,
+        recorded: true,
+      };
+    }
+    entry.end("done");
+    entry.ack.reached("committed");
+    log.info({ eventTypes: entry.event.eventTypes, attempt: job.attempt }, "inbound processed");
+    return { status: "processed", key, message, event: entry.event };
+  }
+
+  // ── store helpers ───────────────────────────────────────────────────────────
+
+  /** Takes the lease; a lease held under our own owner id by no one in this process is stale. */
+  async #acquire(key: DedupeKey): Promise<DedupeAcquireResult> {
+    const options = { owner: this.instanceId, now: this.#clock(), leaseMs: this.#leaseMs };
+    const got = await this.#store.acquireDedupe(key, options);
+    if (got.status !== "in_flight" || got.owner !== this.instanceId) return got;
+    // Our id, but the registry entry is the caller's own: a previous incarnation crashed.
+    this.#log.info({ key }, "taking back a lease left by a previous run of this instance");
+    await this.#store.releaseDedupe(key, this.instanceId);
+    return this.#store.acquireDedupe(key, { ...options, now: this.#clock() });
+  }
+
+  async #complete(key: DedupeKey, meta: Record<string, unknown>): Promise<boolean> {
+    return this.#store.completeDedupe(key, {
+      owner: this.instanceId,
+      now: this.#clock(),
+      ...(this.#ttlMs === undefined ? {} : { ttlMs: this.#ttlMs }),
+      meta,
+    });
+  }
+
+  async #release(key: DedupeKey): Promise<void> {
+    try {
+      await this.#store.releaseDedupe(key, this.instanceId);
+    } catch (error) {
+      // The lease then expires after leaseMs; a redelivery is processed after that.
+      this.#log.error({ key, error: describe(error) }, "could not release dedupe lease");
+    }
+  }
+
+  async #mark(
+    type: "inbound/committed" | "inbound/failed",
+    key: DedupeKey,
+    ref: number,
+    extra: { error?: string },
+  ): Promise<void> {
+    try {
+      await appendMarker(
+        this.#store,
+        key.channel,
+        type,
+        { ref, key: dedupeKeyString(key), ...extra },
+        this.#clock(),
+      );
+    } catch (error) {
+      // Recovery falls back to the dedupe record for this message.
+      this.#log.warn({ key, error: describe(error) }, `could not write ${type} marker`);
+    }
+  }
+
+  // ── plumbing ────────────────────────────────────────────────────────────────
+
+  async #replay(id: string): Promise<ReceiveOutcome> {
+    const letter = await this.#store.getDeadLetter(id);
+    if (!letter) throw new DeadLetterNotFoundError(id);
+    if (letter.status === "discarded") throw new DeadLetterNotFoundError(id, "was discarded");
+    const ack = new AckGate();
+    const source: ReceiveSource = {
+      channel: letter.channel,
+      ...(letter.accountId === undefined ? {} : { accountId: letter.accountId }),
+    };
+    const outcome = await this.#track(
+      this.#settle(ack, this.#receive(letter.raw, source, ack, id)),
+    );
+    const lost = outcome.status === "failed" && !outcome.recorded;
+    if (outcome.status !== "dead_lettered" && !lost)
+      await this.#store.markDeadLetter(id, "replayed", this.#clock());
+    return outcome;
+  }
+
+  /** Turns unexpected rejections into `failed` and gives every delivery an ack. */
+  async #settle(ack: AckGate, run: Promise<ReceiveOutcome>): Promise<ReceiveOutcome> {
+    let outcome: ReceiveOutcome;
+    try {
+      outcome = await run;
+    } catch (error) {
+      this.#log.error({ error: describe(error) }, "receive failed");
+      outcome = { status: "failed", error: asError(error), acked: ack.answered, recorded: false };
+    }
+    if (outcome.status === "busy") ack.retry("in_flight_elsewhere", outcome.retryAfterMs);
+    else if (outcome.status === "failed")
+      ack.retry(outcome.error instanceof StoreUnavailableError ? "store_unavailable" : "failed");
+    else ack.accept();
+    return outcome;
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    this.#running.add(promise);
+    void promise.finally(() => this.#running.delete(promise)).catch(() => {});
+    return promise;
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+function describe(error: unknown): { name: string; message: string; code?: string } {
+  const e = asError(error);
+  return {
+    name: e.name,
+    message: e.message,
+    ...(e instanceof HeraldError ? { code: e.code } : {}),
+  };
+}

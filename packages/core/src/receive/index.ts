@@ -1,0 +1,17 @@
+/**
+ * Durable receive (DESIGN §5; seed `message-lifecycle.md`, "Receive context"): the receive
+ * runtime, the polling watermark tracker, the receive adapter types and the payload helpers.
+ *
+ * @module
+ */
+export type * from "../adapter/receive.ts";
+export * from "./errors.ts";
+export type { LoopGuardOptions } from "./LoopGuard.ts";
+export { createReceiveRuntime } from "./ReceiveRuntime.ts";
+export type * from "./types.ts";
+export { joinIssuePath, parseInbound } from "./validate.ts";
+export {
+  createWatermarkTracker,
+  type WatermarkTracker,
+  type WatermarkTrackerOptions,
+} from "./watermark.ts";

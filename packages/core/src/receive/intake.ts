@@ -1,0 +1,174 @@
+/**
+ * The front of the receive lifecycle, before anything is written: normalize → classify →
+ * origin decode → drop own echoes (DESIGN §5). Pure apart from one optional registry read, so
+ * own echoes and malformed payloads never take a dedupe lease.
+ *
+ * @module
+ */
+import type { MessageEventClass, MessageReceiveAdapter } from "../adapter/receive.ts";
+import { HeraldError } from "../errors.ts";
+import { failpoint } from "../failpoint.ts";
+import type { ChannelMessage } from "../message/message.ts";
+import type { MessageOrigin } from "../message/origin.ts";
+import { shouldDropHeraldEcho } from "../message/origin.ts";
+import type { MessageStateStore } from "../state/MessageStateStore.ts";
+import type { DeadLetter, DedupeKey } from "../state/types.ts";
+import { completeEventClass, defaultEventClass, isSelfAuthored } from "./classify.ts";
+import {
+  ReceiveNormalizeError,
+  ReceiveNotSupportedError,
+  ReceiveValidationError,
+  UnknownChannelError,
+} from "./errors.ts";
+import type { ReceiveAdapterLookup, ReceiveChannelAdapter, ReceiveSource } from "./types.ts";
+import { assertInboundMessage } from "./validate.ts";
+
+/** A message that passed intake, ready for dedupe. */
+export type AcceptedInput = {
+  kind: "message";
+  channel: ReceiveChannelAdapter;
+  adapter: MessageReceiveAdapter;
+  message: ChannelMessage;
+  event: MessageEventClass;
+  key: DedupeKey;
+  /** The payload as received (recorded for dead letters and replay). */
+  raw: unknown;
+};
+
+/** What intake decided. */
+export type IntakeResult =
+  | AcceptedInput
+  | { kind: "invalid"; error: HeraldError }
+  | { kind: "dropped"; reason: "herald_echo" | "self"; message: ChannelMessage };
+
+/** Finds the adapter of `channel`. */
+export function findAdapter(
+  adapters: ReceiveAdapterLookup,
+  channel: string,
+): ReceiveChannelAdapter | undefined {
+  return typeof adapters === "function" ? adapters(channel) : adapters.get(channel);
+}
+
+/**
+ * Runs intake for one raw event.
+ *
+ * @throws StoreUnavailableError when the outbound registry cannot be read (nothing was written;
+ * the platform should redeliver).
+ */
+export async function intake(
+  raw: unknown,
+  source: ReceiveSource,
+  adapters: ReceiveAdapterLookup,
+  store: MessageStateStore,
+  receivedAt: number,
+): Promise<IntakeResult> {
+  const channel = findAdapter(adapters, source.channel);
+  if (!channel) return { kind: "invalid", error: new UnknownChannelError(source.channel) };
+  const adapter = channel.receive;
+  if (!adapter) return { kind: "invalid", error: new ReceiveNotSupportedError(source.channel) };
+
+  let message: ChannelMessage;
+  try {
+    const normalized = await adapter.normalize(raw, {
+      channel: source.channel,
+      ...(source.accountId === undefined ? {} : { accountId: source.accountId }),
+      receivedAt,
+    });
+    message = assertInboundMessage(normalized, source.channel);
+  } catch (error) {
+    return { kind: "invalid", error: asReceiveError(source.channel, "normalize", error) };
+  }
+  if (message.accountId === undefined && source.accountId !== undefined)
+    message = { ...message, accountId: source.accountId };
+  failpoint("receive.after_normalize");
+
+  let event: MessageEventClass;
+  let eventId: string;
+  try {
+    const classified = adapter.classify
+      ? await adapter.classify(message, raw)
+      : defaultEventClass(message);
+    event = completeEventClass(classified, message);
+  } catch (error) {
+    return { kind: "invalid", error: asReceiveError(source.channel, "classify", error) };
+  }
+  try {
+    eventId = adapter.dedupeIdentity?.(message, event) ?? message.platformMessageId ?? message.id;
+    if (typeof eventId !== "string" || eventId.length === 0)
+      throw new Error(`dedupe identity must be a non-empty string, got ${String(eventId)}`);
+  } catch (error) {
+    return { kind: "invalid", error: asReceiveError(source.channel, "identity", error) };
+  }
+
+  const origin = await decodeOrigin(raw, message, event, channel, store);
+  if (shouldDropHeraldEcho({ origin, isBotAuthor: event.isBotAuthor, isRoomish: event.isRoomish }))
+    return { kind: "dropped", reason: "herald_echo", message };
+  if (isSelfAuthored(message, event, adapter)) return { kind: "dropped", reason: "self", message };
+
+  const key: DedupeKey = {
+    channel: source.channel,
+    ...(message.accountId === undefined ? {} : { accountId: message.accountId }),
+    eventId,
+  };
+  return { kind: "message", channel, adapter, message, event, key, raw };
+}
+
+/**
+ * Origin: what the message itself carries, else the channel's decoder, else the outbound
+ * registry (only consulted when the echo predicate could fire: a bot author in a room).
+ */
+async function decodeOrigin(
+  raw: unknown,
+  message: ChannelMessage,
+  event: MessageEventClass,
+  channel: ReceiveChannelAdapter,
+  store: MessageStateStore,
+): Promise<MessageOrigin | undefined> {
+  if (message.origin) return message.origin;
+  let decoded: MessageOrigin | undefined;
+  try {
+    decoded = channel.origin?.decode?.(raw);
+  } catch {
+    decoded = undefined; // undecodable metadata is not ours
+  }
+  if (decoded) return decoded;
+  if (!event.isBotAuthor || !event.isRoomish || !message.platformMessageId) return undefined;
+  const hit = await store.lookupReceipt({
+    channel: message.channel,
+    ...(message.accountId === undefined ? {} : { accountId: message.accountId }),
+    platformMessageId: message.platformMessageId,
+  });
+  return hit?.origin;
+}
+
+/** Wraps whatever an adapter threw into a typed receive error. */
+export function asReceiveError(
+  channel: string,
+  stage: "normalize" | "classify" | "identity",
+  error: unknown,
+): HeraldError {
+  if (error instanceof ReceiveValidationError) return error;
+  if (
+    error instanceof HeraldError &&
+    stage === "normalize" &&
+    error.code.startsWith("HERALD_RECEIVE")
+  )
+    return error;
+  return new ReceiveNormalizeError(channel, stage, error);
+}
+
+/** The error as a dead letter stores it. */
+export function deadLetterError(error: Error): DeadLetter["error"] {
+  const path =
+    error instanceof ReceiveValidationError
+      ? error.path
+      : error instanceof ReceiveNormalizeError
+        ? error.path
+        : undefined;
+  return {
+    name: error.name,
+    message: error.message,
+    ...(error instanceof HeraldError ? { code: error.code } : {}),
+    ...(path === undefined ? {} : { path }),
+  };
+}

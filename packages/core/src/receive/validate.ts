@@ -1,0 +1,77 @@
+/**
+ * Payload validation for receive: the zod helper adapters call in `normalize`, and the check
+ * core runs on every normalized message so an adapter bug becomes a typed error, not a crash
+ * three steps later.
+ *
+ * @module
+ */
+import { type ZodType, z } from "zod";
+import type { ChannelMessage } from "../message/message.ts";
+import { ISSUE_ROOT_PATH, ReceiveValidationError, type ReceiveValidationIssue } from "./errors.ts";
+
+/** Joins a zod issue path into `message.chat.id` form (array indices too: `entities.0.offset`). */
+export function joinIssuePath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return ISSUE_ROOT_PATH;
+  return path
+    .map((p) => (typeof p === "symbol" ? (p.description ?? "symbol") : String(p)))
+    .join(".");
+}
+
+/** Converts zod issues into herald's issue list (at most `limit`, first issue first). */
+export function issuesFromZod(error: z.ZodError, limit = 10): ReceiveValidationIssue[] {
+  return error.issues
+    .slice(0, limit)
+    .map((issue) => ({ path: joinIssuePath(issue.path), message: issue.message }));
+}
+
+/**
+ * Parses a raw platform payload with a zod schema, for use in
+ * {@link MessageReceiveAdapter.normalize}.
+ *
+ * @param schema - the platform payload schema (keep the platform's wire names).
+ * @param raw - the payload as received.
+ * @param channel - channel id, for the error message.
+ * @returns the parsed payload.
+ * @throws {@link ReceiveValidationError} naming the first failing field path, e.g.
+ * `telegram payload invalid at message.chat.id: Invalid input: expected number, received string`.
+ * @example
+ * const update = parseInbound(telegramUpdateSchema, raw, "telegram");
+ */
+export function parseInbound<T>(schema: ZodType<T>, raw: unknown, channel: string): T {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  throw new ReceiveValidationError(channel, issuesFromZod(result.error));
+}
+
+const inboundMessageSchema = z.object({
+  id: z.string().min(1),
+  channel: z.string().min(1),
+  direction: z.literal("inbound"),
+  target: z.object({
+    kind: z.enum(["direct", "group", "channel", "thread"]),
+    id: z.string().min(1),
+  }),
+  sender: z.object({ id: z.string().min(1) }).optional(),
+});
+
+/**
+ * Checks the invariants core relies on in a normalized inbound message: non-empty `id`,
+ * `channel` equal to the adapter's, `direction: "inbound"`, a target with kind and id.
+ *
+ * @throws {@link ReceiveValidationError} with a path inside the normalized message, prefixed
+ * `normalized.` so it is not mistaken for a payload field.
+ */
+export function assertInboundMessage(message: unknown, channel: string): ChannelMessage {
+  const result = inboundMessageSchema.safeParse(message);
+  const issues = result.success
+    ? []
+    : issuesFromZod(result.error).map((i) => ({ ...i, path: `normalized.${i.path}` }));
+  if (result.success && result.data.channel !== channel) {
+    issues.push({
+      path: "normalized.channel",
+      message: `expected "${channel}", received "${result.data.channel}"`,
+    });
+  }
+  if (issues.length > 0) throw new ReceiveValidationError(channel, issues);
+  return message as ChannelMessage;
+}
