@@ -59,7 +59,7 @@ export type MessageReceiveAdapter<TRaw = unknown> = {
    * Validates and converts one raw platform event into an inbound {@link ChannelMessage}
    * (`direction: "inbound"`, `channel` = the adapter's id, `platformMessageId` set).
    *
-   * @throws {@link ReceiveValidationError} (use `parseInbound(schema, raw, channel)`) naming the
+   * @throws `ReceiveValidationError` (use `parseInbound(schema, raw, channel)`) naming the
    * field path, e.g. `message.chat.id`; core dead-letters the raw payload.
    */
   normalize(raw: TRaw, ctx: MessageNormalizeContext): ChannelMessage | Promise<ChannelMessage>;

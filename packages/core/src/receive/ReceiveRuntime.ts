@@ -9,34 +9,25 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { HeraldError } from "../errors.ts";
 import { failpoint } from "../failpoint.ts";
 import { type HeraldLogger, silentLogger } from "../logger.ts";
 import type { ReceiveAckPolicy } from "../message/policy.ts";
 import { StoreUnavailableError } from "../state/errors.ts";
 import type { MessageStateStore } from "../state/MessageStateStore.ts";
-import type { DedupeAcquireResult, DedupeKey } from "../state/types.ts";
 import { AckGate } from "./ack.ts";
 import { mergeEventClass } from "./classify.ts";
-import {
-  DeadLetterNotFoundError,
-  ReceiveHandlerError,
-  ReceiveHandlerMissingError,
-} from "./errors.ts";
-import { appendMarker, appendRecord } from "./inbox.ts";
-import {
-  dedupeKeyString,
-  type InFlightEntry,
-  InFlightRegistry,
-  RecentEventClasses,
-} from "./inflight.ts";
+import { DedupeLeases } from "./DedupeLeases.ts";
+import { type DispatchDeps, dispatchRecorded } from "./dispatch.ts";
+import { asError, describeError } from "./errorInfo.ts";
+import { DeadLetterNotFoundError } from "./errors.ts";
+import { appendRecord } from "./inbox.ts";
+import { type InFlightEntry, InFlightRegistry, RecentEventClasses } from "./inflight.ts";
 import { type AcceptedInput, deadLetterError, intake } from "./intake.ts";
 import { jsonSafe } from "./json.ts";
 import { LoopGuard } from "./LoopGuard.ts";
 import { type PreflightPolicy, preflight } from "./preflight.ts";
 import { recoverInbox } from "./recover.ts";
 import type {
-  MessageReceiveContext,
   ReceiveDeadLetters,
   ReceiveHandler,
   ReceiveOutcome,
@@ -47,15 +38,6 @@ import type {
   ReceiveSource,
   ReceiveTicket,
 } from "./types.ts";
-
-/** One dispatch of a recorded message. */
-export type DispatchJob = {
-  input: Pick<AcceptedInput, "message" | "key">;
-  policy: ReceiveAckPolicy;
-  seq: number;
-  attempt: number;
-  recovered: boolean;
-};
 
 const DEFAULT_ACK: ReceiveAckPolicy = { kind: "after-durable-send" };
 
@@ -87,8 +69,8 @@ class DurableReceiveRuntime implements ReceiveRuntime {
   readonly #store: MessageStateStore;
   readonly #clock: () => number;
   readonly #log: HeraldLogger;
-  readonly #leaseMs: number;
-  readonly #ttlMs: number | undefined;
+  readonly #leases: DedupeLeases;
+  readonly #dispatchDeps: DispatchDeps;
   readonly #maxAttempts: number;
   readonly #ackPolicy: ReceiveAckPolicy;
   readonly #policy: PreflightPolicy;
@@ -103,11 +85,24 @@ class DurableReceiveRuntime implements ReceiveRuntime {
     this.#clock = deps.clock ?? Date.now;
     this.#log = (deps.logger ?? silentLogger).child({ lifecycle: "receive" });
     this.#handler = options.handler;
-    this.#leaseMs = options.leaseMs ?? 30_000;
-    this.#ttlMs = options.dedupeTtlMs;
     this.#maxAttempts = options.maxAttempts ?? 5;
     this.#ackPolicy = options.ackPolicy ?? DEFAULT_ACK;
     this.instanceId = options.instanceId ?? `receive-${randomUUID()}`;
+    this.#leases = new DedupeLeases({
+      store: this.#store,
+      owner: this.instanceId,
+      clock: this.#clock,
+      leaseMs: options.leaseMs ?? 30_000,
+      ttlMs: options.dedupeTtlMs,
+      log: this.#log,
+    });
+    this.#dispatchDeps = {
+      store: this.#store,
+      leases: this.#leases,
+      clock: this.#clock,
+      log: this.#log,
+      handler: () => this.#handler,
+    };
     this.#policy = {
       allowBots: options.allowBots ?? false,
       requireMention: options.requireMention ?? false,
@@ -146,9 +141,8 @@ class DurableReceiveRuntime implements ReceiveRuntime {
         log: this.#log,
         maxAttempts: this.#maxAttempts,
         inflight: this.#inflight,
-        acquire: (key) => this.#acquire(key),
-        release: (key) => this.#release(key),
-        dispatch: (entry, job) => this.#dispatch(entry, job),
+        leases: this.#leases,
+        dispatch: (entry, job) => dispatchRecorded(entry, job, this.#dispatchDeps),
       }),
     );
   }
@@ -223,7 +217,7 @@ class DurableReceiveRuntime implements ReceiveRuntime {
     const { key, message, adapter } = input;
     let leased = false;
     try {
-      const got = await this.#acquire(key);
+      const got = await this.#leases.acquire(key);
       if (got.status === "in_flight") {
         entry.end("released");
         return {
@@ -244,11 +238,11 @@ class DurableReceiveRuntime implements ReceiveRuntime {
         if (verdict.reason === "mention_required") {
           // Another event type of this message may carry the mention: let it win.
           leased = false;
-          await this.#release(key);
+          await this.#leases.release(key);
           this.#recent.remember(key, entry.event);
           entry.end("released");
         } else {
-          await this.#complete(key, { outcome: "dropped", reason: verdict.reason });
+          await this.#leases.complete(key, { outcome: "dropped", reason: verdict.reason });
           leased = false;
           entry.end("done");
         }
@@ -277,18 +271,23 @@ class DurableReceiveRuntime implements ReceiveRuntime {
       );
       failpoint("receive.after_record");
       ack.reached("recorded");
-      leased = false; // #dispatch owns the lease from here
-      return await this.#dispatch(entry, {
-        input,
-        policy,
-        seq: entry.recordSeq,
-        attempt: 1,
-        recovered: false,
-      });
+      leased = false; // the dispatch owns the lease from here
+      return await dispatchRecorded(
+        entry,
+        {
+          message,
+          key,
+          policy,
+          seq: entry.recordSeq,
+          attempt: 1,
+          recovered: false,
+        },
+        this.#dispatchDeps,
+      );
     } catch (error) {
-      if (leased) await this.#release(key);
+      if (leased) await this.#leases.release(key);
       entry.end("released");
-      this.#log.error({ key, error: describe(error) }, "receive failed before dispatch");
+      this.#log.error({ key, error: describeError(error) }, "receive failed before dispatch");
       return {
         status: "failed",
         error: asError(error),
@@ -296,136 +295,6 @@ class DurableReceiveRuntime implements ReceiveRuntime {
         acked: ack.answered,
         recorded: entry.recordSeq !== undefined,
       };
-    }
-  }
-
-  /** Runs the handler under a renewed lease, then commits or releases. Never throws. */
-  async #dispatch(entry: InFlightEntry, job: DispatchJob): Promise<ReceiveOutcome> {
-    const { message, key } = job.input;
-    const id = dedupeKeyString(key);
-    const log = this.#log.child({ receive: id });
-    const controller = new AbortController();
-    const renew = setInterval(
-      () => {
-        this.#store
-          .renewDedupe(key, this.instanceId, this.#clock() + this.#leaseMs)
-          .catch(() => false)
-          .then((ok) => {
-            if (!ok) controller.abort(new Error(`dedupe lease of ${id} lost`));
-          });
-      },
-      Math.max(1, Math.floor(this.#leaseMs / 3)),
-    );
-    renew.unref();
-    const ctx: MessageReceiveContext = {
-      id,
-      channel: key.channel,
-      ...(key.accountId === undefined ? {} : { accountId: key.accountId }),
-      input: message,
-      event: entry.event,
-      dedupeKey: key,
-      ackPolicy: job.policy,
-      attempt: job.attempt,
-      recovered: job.recovered,
-      signal: controller.signal,
-      log,
-      repliesDurable: () => entry.ack.reached("replies_durable"),
-    };
-    try {
-      const handler = this.#handler;
-      if (!handler) throw new ReceiveHandlerMissingError();
-      await handler(ctx);
-      failpoint("receive.after_dispatch");
-    } catch (cause) {
-      clearInterval(renew);
-      const error =
-        cause instanceof HeraldError
-          ? cause
-          : new ReceiveHandlerError(key.channel, key.eventId, cause);
-      await this.#release(key);
-      await this.#mark("inbound/failed", key, job.seq, { error: error.message });
-      entry.end("released");
-      log.warn({ error: describe(error), attempt: job.attempt }, "dispatch failed; lease released");
-      return { status: "failed", error, key, acked: entry.ack.answered, recorded: true };
-    }
-    clearInterval(renew);
-    try {
-      const ok = await this.#complete(key, {
-        outcome: "processed",
-        eventTypes: entry.event.eventTypes,
-        record: job.seq,
-      });
-      if (!ok) log.warn({}, "dedupe lease lost before commit: another owner may process it again");
-      await this.#mark("inbound/committed", key, job.seq, {});
-      failpoint("receive.after_commit");
-    } catch (error) {
-      // The handler ran but the store did not take the commit. Keep the lease (it expires, and
-      // recovery re-dispatches the record then: at-least-once while the store is failing) and
-      // answer duplicates parked here rather than run the handler again right away.
-      entry.end("done");
-      log.error({ error: describe(error) }, "commit failed after dispatch");
-      return {
-        status: "failed",
-        error: asError(error),
-        key,
-        acked: entry.ack.answered,
-        recorded: true,
-      };
-    }
-    entry.end("done");
-    entry.ack.reached("committed");
-    log.info({ eventTypes: entry.event.eventTypes, attempt: job.attempt }, "inbound processed");
-    return { status: "processed", key, message, event: entry.event };
-  }
-
-  // ── store helpers ───────────────────────────────────────────────────────────
-
-  /** Takes the lease; a lease held under our own owner id by no one in this process is stale. */
-  async #acquire(key: DedupeKey): Promise<DedupeAcquireResult> {
-    const options = { owner: this.instanceId, now: this.#clock(), leaseMs: this.#leaseMs };
-    const got = await this.#store.acquireDedupe(key, options);
-    if (got.status !== "in_flight" || got.owner !== this.instanceId) return got;
-    // Our id, but the registry entry is the caller's own: a previous incarnation crashed.
-    this.#log.info({ key }, "taking back a lease left by a previous run of this instance");
-    await this.#store.releaseDedupe(key, this.instanceId);
-    return this.#store.acquireDedupe(key, { ...options, now: this.#clock() });
-  }
-
-  async #complete(key: DedupeKey, meta: Record<string, unknown>): Promise<boolean> {
-    return this.#store.completeDedupe(key, {
-      owner: this.instanceId,
-      now: this.#clock(),
-      ...(this.#ttlMs === undefined ? {} : { ttlMs: this.#ttlMs }),
-      meta,
-    });
-  }
-
-  async #release(key: DedupeKey): Promise<void> {
-    try {
-      await this.#store.releaseDedupe(key, this.instanceId);
-    } catch (error) {
-      // The lease then expires after leaseMs; a redelivery is processed after that.
-      this.#log.error({ key, error: describe(error) }, "could not release dedupe lease");
-    }
-  }
-
-  async #mark(
-    type: "inbound/committed" | "inbound/failed",
-    key: DedupeKey,
-    ref: number,
-    extra: { error?: string },
-  ): Promise<void> {
-    try {
-      await appendMarker(
-        this.#store,
-        key.channel,
-        type,
-        { ref, key: dedupeKeyString(key), ...extra },
-        this.#clock(),
-      );
-    } catch (error) {
-      // Recovery falls back to the dedupe record for this message.
-      this.#log.warn({ key, error: describe(error) }, `could not write ${type} marker`);
     }
   }
 
@@ -455,7 +324,7 @@ class DurableReceiveRuntime implements ReceiveRuntime {
     try {
       outcome = await run;
     } catch (error) {
-      this.#log.error({ error: describe(error) }, "receive failed");
+      this.#log.error({ error: describeError(error) }, "receive failed");
       outcome = { status: "failed", error: asError(error), acked: ack.answered, recorded: false };
     }
     if (outcome.status === "busy") ack.retry("in_flight_elsewhere", outcome.retryAfterMs);
@@ -470,17 +339,4 @@ class DurableReceiveRuntime implements ReceiveRuntime {
     void promise.finally(() => this.#running.delete(promise)).catch(() => {});
     return promise;
   }
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
-
-function describe(error: unknown): { name: string; message: string; code?: string } {
-  const e = asError(error);
-  return {
-    name: e.name,
-    message: e.message,
-    ...(e instanceof HeraldError ? { code: e.code } : {}),
-  };
 }

@@ -12,14 +12,14 @@
  */
 import type { HeraldLogger } from "../logger.ts";
 import type { MessageStateStore } from "../state/MessageStateStore.ts";
-import type { DedupeAcquireResult, DedupeKey } from "../state/types.ts";
 import { AckGate } from "./ack.ts";
+import type { DedupeLeases } from "./DedupeLeases.ts";
+import type { DispatchJob } from "./dispatch.ts";
 import { ReceiveAttemptsExhaustedError } from "./errors.ts";
 import { appendMarker, inboxCursorKey, type ScannedRecord, scanInbox } from "./inbox.ts";
 import { dedupeKeyString, type InFlightEntry, type InFlightRegistry } from "./inflight.ts";
 import { deadLetterError } from "./intake.ts";
 import { jsonSafe } from "./json.ts";
-import type { DispatchJob } from "./ReceiveRuntime.ts";
 import type { ReceiveOutcome, ReceiveRecoverReport } from "./types.ts";
 
 /** What recovery needs from the runtime. */
@@ -29,8 +29,7 @@ export type RecoverDeps = {
   log: HeraldLogger;
   maxAttempts: number;
   inflight: InFlightRegistry;
-  acquire(key: DedupeKey): Promise<DedupeAcquireResult>;
-  release(key: DedupeKey): Promise<void>;
+  leases: DedupeLeases;
   dispatch(entry: InFlightEntry, job: DispatchJob): Promise<ReceiveOutcome>;
 };
 
@@ -83,7 +82,7 @@ async function recoverOne(scanned: ScannedRecord, deps: RecoverDeps): Promise<Ve
   ack.setPolicy(record.ackPolicy);
   const entry = deps.inflight.register(key, { ...record.event }, ack);
   try {
-    const got = await deps.acquire(key);
+    const got = await deps.leases.acquire(key);
     if (got.status === "in_flight") {
       entry.end("released");
       return "held";
@@ -108,7 +107,7 @@ async function recoverOne(scanned: ScannedRecord, deps: RecoverDeps): Promise<Ve
         receivedAt: record.receivedAt,
       });
       await mark(deps, "inbound/abandoned", scanned, letter.id);
-      await deps.release(key);
+      await deps.leases.release(key);
       entry.end("released");
       deps.log.warn(
         { key, deadLetterId: letter.id },
@@ -118,7 +117,8 @@ async function recoverOne(scanned: ScannedRecord, deps: RecoverDeps): Promise<Ve
     }
     entry.recordSeq = scanned.seq;
     const outcome = await deps.dispatch(entry, {
-      input: { message: record.message, key },
+      message: record.message,
+      key,
       policy: record.ackPolicy,
       seq: scanned.seq,
       attempt: scanned.failures + 1,
@@ -126,7 +126,7 @@ async function recoverOne(scanned: ScannedRecord, deps: RecoverDeps): Promise<Ve
     });
     return outcome.status === "processed" ? "processed" : "failed";
   } catch (error) {
-    await deps.release(key);
+    await deps.leases.release(key);
     entry.end("released");
     deps.log.error(
       { key, error: error instanceof Error ? error.message : String(error) },

@@ -1,0 +1,153 @@
+/**
+ * Dispatch and commit of one recorded message (seed, "Receive context": dispatch → commit):
+ * the handler runs under a renewed dedupe lease; success marks the lease `done` and the record
+ * committed, failure releases the lease and marks the record failed. Used by fresh deliveries
+ * and by recovery alike.
+ *
+ * @module
+ */
+import { HeraldError } from "../errors.ts";
+import { failpoint } from "../failpoint.ts";
+import type { HeraldLogger } from "../logger.ts";
+import type { ChannelMessage } from "../message/message.ts";
+import type { ReceiveAckPolicy } from "../message/policy.ts";
+import type { MessageStateStore } from "../state/MessageStateStore.ts";
+import type { DedupeKey } from "../state/types.ts";
+import type { DedupeLeases } from "./DedupeLeases.ts";
+import { asError, describeError } from "./errorInfo.ts";
+import { ReceiveHandlerError, ReceiveHandlerMissingError } from "./errors.ts";
+import { appendMarker } from "./inbox.ts";
+import { dedupeKeyString, type InFlightEntry } from "./inflight.ts";
+import type { MessageReceiveContext, ReceiveHandler, ReceiveOutcome } from "./types.ts";
+
+/** One dispatch of a recorded message. */
+export type DispatchJob = {
+  message: ChannelMessage;
+  key: DedupeKey;
+  policy: ReceiveAckPolicy;
+  /** Seq of the inbound record. */
+  seq: number;
+  attempt: number;
+  recovered: boolean;
+};
+
+/** What a dispatch needs from the runtime. */
+export type DispatchDeps = {
+  store: MessageStateStore;
+  leases: DedupeLeases;
+  clock: () => number;
+  log: HeraldLogger;
+  /** The handler registered now (it may be set after the runtime was created). */
+  handler(): ReceiveHandler | undefined;
+};
+
+/**
+ * Runs the handler for `entry` (whose lease the caller holds), then commits or releases.
+ * Never throws; the outcome says what happened.
+ */
+export async function dispatchRecorded(
+  entry: InFlightEntry,
+  job: DispatchJob,
+  deps: DispatchDeps,
+): Promise<ReceiveOutcome> {
+  const { message, key } = job;
+  const id = dedupeKeyString(key);
+  const log = deps.log.child({ receive: id });
+  const controller = new AbortController();
+  const renew = setInterval(
+    () => {
+      deps.leases
+        .renew(key)
+        .catch(() => false)
+        .then((ok) => {
+          if (!ok) controller.abort(new Error(`dedupe lease of ${id} lost`));
+        });
+    },
+    Math.max(1, Math.floor(deps.leases.leaseMs / 3)),
+  );
+  renew.unref();
+  const ctx: MessageReceiveContext = {
+    id,
+    channel: key.channel,
+    ...(key.accountId === undefined ? {} : { accountId: key.accountId }),
+    input: message,
+    event: entry.event,
+    dedupeKey: key,
+    ackPolicy: job.policy,
+    attempt: job.attempt,
+    recovered: job.recovered,
+    signal: controller.signal,
+    log,
+    repliesDurable: () => entry.ack.reached("replies_durable"),
+  };
+
+  try {
+    const handler = deps.handler();
+    if (!handler) throw new ReceiveHandlerMissingError();
+    await handler(ctx);
+    failpoint("receive.after_dispatch");
+  } catch (cause) {
+    clearInterval(renew);
+    const error =
+      cause instanceof HeraldError
+        ? cause
+        : new ReceiveHandlerError(key.channel, key.eventId, cause);
+    await deps.leases.release(key);
+    await mark(deps, "inbound/failed", job, error.message);
+    entry.end("released");
+    log.warn(
+      { error: describeError(error), attempt: job.attempt },
+      "dispatch failed; lease released",
+    );
+    return { status: "failed", error, key, acked: entry.ack.answered, recorded: true };
+  }
+  clearInterval(renew);
+
+  try {
+    const ok = await deps.leases.complete(key, {
+      outcome: "processed",
+      eventTypes: entry.event.eventTypes,
+      record: job.seq,
+    });
+    if (!ok) log.warn({}, "dedupe lease lost before commit: another owner may process it again");
+    await mark(deps, "inbound/committed", job, undefined);
+    failpoint("receive.after_commit");
+  } catch (error) {
+    // The handler ran but the store did not take the commit. Keep the lease (it expires, and
+    // recovery re-dispatches the record then: at-least-once while the store is failing) and
+    // answer duplicates parked here rather than run the handler again right away.
+    entry.end("done");
+    log.error({ error: describeError(error) }, "commit failed after dispatch");
+    return {
+      status: "failed",
+      error: asError(error),
+      key,
+      acked: entry.ack.answered,
+      recorded: true,
+    };
+  }
+  entry.end("done");
+  entry.ack.reached("committed");
+  log.info({ eventTypes: entry.event.eventTypes, attempt: job.attempt }, "inbound processed");
+  return { status: "processed", key, message, event: entry.event };
+}
+
+/** Appends a marker for the job's record; a failed write only costs recovery a lookup. */
+async function mark(
+  deps: DispatchDeps,
+  type: "inbound/committed" | "inbound/failed",
+  job: DispatchJob,
+  error: string | undefined,
+): Promise<void> {
+  try {
+    await appendMarker(
+      deps.store,
+      job.key.channel,
+      type,
+      { ref: job.seq, key: dedupeKeyString(job.key), ...(error === undefined ? {} : { error }) },
+      deps.clock(),
+    );
+  } catch (e) {
+    deps.log.warn({ key: job.key, error: describeError(e) }, `could not write ${type} marker`);
+  }
+}
