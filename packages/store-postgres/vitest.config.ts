@@ -1,7 +1,8 @@
 import { defineProject } from "vitest/config";
+import { sourceResolution } from "../../vitest.shared.ts";
 
 export default defineProject({
-  resolve: { conditions: ["herald-source"] },
+  ...sourceResolution,
   test: {
     name: "store-postgres",
     include: ["src/**/*.test.ts"],

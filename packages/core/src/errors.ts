@@ -24,3 +24,15 @@ export class NotImplementedError extends HeraldError {
     this.feature = feature;
   }
 }
+
+/** No channel adapter is registered for a channel id (send or receive). */
+export class UnknownChannelError extends HeraldError {
+  readonly channel: string;
+  constructor(channel: string, known: readonly string[] = []) {
+    super(
+      "HERALD_UNKNOWN_CHANNEL",
+      `no channel adapter "${channel}" is registered${known.length ? ` (registered: ${known.join(", ")})` : ""}; register its plugin first`,
+    );
+    this.channel = channel;
+  }
+}

@@ -5,8 +5,24 @@
  * @packageDocumentation
  */
 export type * from "./adapter/types.ts";
+export { type DeliveryEvent, DeliveryWorker } from "./delivery/DeliveryWorker.ts";
+export type { DeliveryOptions } from "./delivery/deps.ts";
+export {
+  DeliveryCancelledError,
+  DeliveryFailedError,
+  DeliveryPendingError,
+} from "./delivery/errors.ts";
+export { RateLimitScheduler, type RateLimitSubject } from "./delivery/RateLimitScheduler.ts";
+export type { RecoveryReport } from "./delivery/recovery.ts";
 export * from "./errors.ts";
 export { FailpointError, failpoint, resetFailpoints } from "./failpoint.ts";
 export { type HeraldLogger, silentLogger } from "./logger.ts";
 export * from "./message/index.ts";
+export * from "./receive/index.ts";
+export {
+  createMessageRuntime,
+  type MessageRuntime,
+  type MessageRuntimeOptions,
+} from "./runtime.ts";
+export type { SendApi, SendContext, SendOptions } from "./send/SendRuntime.ts";
 export * from "./state/index.ts";

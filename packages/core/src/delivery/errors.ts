@@ -49,14 +49,4 @@ export class DeliveryPendingError extends HeraldError {
   }
 }
 
-/** No adapter is registered for the intent's channel in this process. */
-export class UnknownChannelError extends HeraldError {
-  readonly channel: string;
-  constructor(channel: string, known: readonly string[]) {
-    super(
-      "HERALD_UNKNOWN_CHANNEL",
-      `no channel adapter "${channel}" is registered (registered: ${known.join(", ") || "none"})`,
-    );
-    this.channel = channel;
-  }
-}
+export { UnknownChannelError } from "../errors.ts";

@@ -59,7 +59,7 @@ describe("receive lifecycle", () => {
     const outcome = await bench.runtime.receive({ any: 1 }, { channel: "matrix" }).done;
     expect(outcome).toMatchObject({ status: "dead_lettered" });
     const [letter] = await bench.runtime.deadLetters.list({ channel: "matrix" });
-    expect(letter?.error.code).toBe("HERALD_RECEIVE_UNKNOWN_CHANNEL");
+    expect(letter?.error.code).toBe("HERALD_UNKNOWN_CHANNEL");
   });
 
   it("drops bot-authored messages unless allowBots, and room messages without a mention when required", async () => {

@@ -60,17 +60,7 @@ export class ReceiveNormalizeError extends HeraldError {
   }
 }
 
-/** An event arrived for a channel no adapter is registered for. */
-export class UnknownChannelError extends HeraldError {
-  readonly channel: string;
-  constructor(channel: string) {
-    super(
-      "HERALD_RECEIVE_UNKNOWN_CHANNEL",
-      `no adapter registered for channel "${channel}"; register its plugin before starting receivers`,
-    );
-    this.channel = channel;
-  }
-}
+export { UnknownChannelError } from "../errors.ts";
 
 /** The channel's adapter has no `receive` part. */
 export class ReceiveNotSupportedError extends HeraldError {

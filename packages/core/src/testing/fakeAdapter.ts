@@ -178,4 +178,3 @@ export function createFakeAdapter(options: FakeAdapterOptions): ChannelMessageAd
   };
 }
 
-export { FakePlatform, FakePlatformError };
