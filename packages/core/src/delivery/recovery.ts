@@ -101,6 +101,7 @@ export async function recoverStale(deps: DeliveryDeps, budgetMs: number): Promis
     if (page.length === 0) break;
     afterSeq = page.at(-1)?.seq ?? afterSeq;
     for (const intent of page) {
+      if ((intent.nextAttemptAt ?? 0) <= horizon) continue; // never trust the filter blindly
       try {
         await store.updateIntent(intent.id, { status: "pending" }, { nextAttemptAt: clock() });
         report.skewRepaired += 1;

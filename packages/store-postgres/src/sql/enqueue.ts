@@ -12,12 +12,19 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { type EnqueueResult, failpoint, type NewSendIntent, orderingKeyOf } from "@herald/core";
+import {
+  type EnqueueResult,
+  failpoint,
+  type NewSendIntent,
+  orderingKeyOf,
+  UNSENT_STATUSES,
+} from "@herald/core";
 import type { PoolClient } from "pg";
 import { intentFromRow, type Row, toJson } from "../rows.ts";
 import { lockKeys, type Tables } from "../schema.ts";
 import type { Ctx } from "./context.ts";
 
+const UNSENT = UNSENT_STATUSES.map((s) => `'${s}'`).join(", ");
 /** Takes the per-key advisory locks of a batch, deadlock-free (sorted, deduplicated). */
 async function lockKeysOf(
   client: PoolClient,
@@ -83,8 +90,22 @@ export async function enqueueIntents(
           now,
         ],
       );
-      const row = inserted.rows[0];
+      let row = inserted.rows[0];
       if (row) {
+        const claim = input.claim;
+        if (claim && (input.nextAttemptAt ?? 0) <= claim.now) {
+          // Lease it at once when no earlier unsent intent shares its ordering key (the ordering
+          // key's advisory lock is held, so no earlier intent can commit meanwhile).
+          const claimed = await client.query<Row>(
+            `UPDATE ${t.intents} AS u SET lease_owner = $2, lease_expires_at = $3
+             WHERE u.id = $1 AND NOT EXISTS (
+               SELECT 1 FROM ${t.intents} AS e WHERE e.ordering_key = u.ordering_key
+                 AND e.seq < u.seq AND e.status IN (${UNSENT}))
+             RETURNING *`,
+            [row.id, claim.owner, claim.now + claim.leaseMs],
+          );
+          row = claimed.rows[0] ?? row;
+        }
         results.push({ intent: intentFromRow(row), created: true });
         continue;
       }

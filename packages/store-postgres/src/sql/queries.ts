@@ -34,6 +34,9 @@ export async function listIntents(ctx: Ctx, query: IntentQuery): Promise<Durable
   const param = (value: unknown) => `$${values.push(value)}`;
   if (query.statuses?.length) where.push(`status = ANY(${param(query.statuses)}::text[])`);
   if (query.channel !== undefined) where.push(`channel = ${param(query.channel)}`);
+  if (query.nextAttemptAfter !== undefined) {
+    where.push(`next_attempt_at > ${param(query.nextAttemptAfter)}`);
+  }
   if (query.leaseExpiredBefore !== undefined) {
     where.push(
       `(lease_expires_at IS NULL OR lease_expires_at <= ${param(query.leaseExpiredBefore)})`,
