@@ -16,6 +16,7 @@ export { RateLimitScheduler, type RateLimitSubject } from "./delivery/RateLimitS
 export type { RecoveryReport } from "./delivery/recovery.ts";
 export * from "./errors.ts";
 export { FailpointError, failpoint, resetFailpoints } from "./failpoint.ts";
+export * from "./live/index.ts";
 export { type HeraldLogger, silentLogger } from "./logger.ts";
 export * from "./message/index.ts";
 export * from "./receive/index.ts";

@@ -11,6 +11,8 @@ import { DeliveryWorker, leaseOwnerId } from "./delivery/DeliveryWorker.ts";
 import { DELIVERY_DEFAULTS, type DeliveryDeps, type DeliveryOptions } from "./delivery/deps.ts";
 import { RateLimitScheduler } from "./delivery/RateLimitScheduler.ts";
 import type { RecoveryReport } from "./delivery/recovery.ts";
+import { createLiveApi, type LiveApi } from "./live/LiveApi.ts";
+import type { LiveRuntimeOptions } from "./live/types.ts";
 import { type HeraldLogger, silentLogger } from "./logger.ts";
 import { DEFAULT_BACKOFF } from "./message/failure.ts";
 import { createSendApi, type SendApi } from "./send/SendRuntime.ts";
@@ -29,15 +31,30 @@ export type MessageRuntimeOptions = {
   random?: () => number;
   /** Delivery worker and retry tunables. */
   delivery?: DeliveryOptions;
+  /** Live sessions: timers (inject manual ones in tests) and recovery interval. */
+  live?: LiveRuntimeOptions;
 };
 
 /** The runtime: send API + lifecycle of the delivery worker. */
 export type MessageRuntime = SendApi & {
   readonly store: MessageStateStore;
   readonly worker: DeliveryWorker;
+  /**
+   * Opens a live message: preview / block / progress / native stream, then a durable final
+   * (`src/live/LiveSession.ts`). @throws UnknownChannelError · NotImplementedError (mode the
+   * channel cannot do) · LiveSessionBusyError (the key is streaming elsewhere)
+   */
+  live: LiveApi["open"];
+  /** Shows the channel's typing indicator until `stop()` or its TTL. @throws NotImplementedError */
+  typing: LiveApi["typing"];
+  /** One live recovery pass now (also runs at `start()` and periodically). */
+  recoverLive: LiveApi["recover"];
   /** Looks up the adapter of a channel. */
   adapter(channel: string): ChannelMessageAdapter | undefined;
-  /** Starts delivery: startup recovery within its budget, then the worker loop. */
+  /**
+   * Starts delivery: startup recovery within its budget, then the worker loop; then live
+   * recovery (sessions of a crashed process), repeated every `live.recoveryIntervalMs`.
+   */
   start(): Promise<RecoveryReport>;
   /** Graceful shutdown: finish in-flight sends (up to `drainMs`), release leases. */
   stop(drainMs?: number): Promise<void>;
@@ -77,12 +94,24 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
   };
   const worker = new DeliveryWorker(deps);
   const send = createSendApi(deps, worker);
+  const live = createLiveApi(deps, worker, options.live);
   return {
     ...send,
     store: options.store,
     worker,
+    live: live.open,
+    typing: live.typing,
+    recoverLive: live.recover,
     adapter: (channel) => adapters.get(channel),
-    start: () => worker.start(),
-    stop: (drainMs) => worker.stop(drainMs),
+    async start() {
+      const report = await worker.start();
+      await live.recover();
+      live.startBackground();
+      return report;
+    },
+    async stop(drainMs) {
+      live.stopBackground();
+      await worker.stop(drainMs);
+    },
   };
 }

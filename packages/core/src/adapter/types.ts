@@ -13,6 +13,7 @@ import type { DeliveryFailure } from "../message/failure.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import type { MessageOrigin } from "../message/origin.ts";
 import type { MessageReceipt, MessageReceiptPart } from "../message/receipt.ts";
+import type { MessageLiveAdapter } from "./live.ts";
 
 /** What core hands an adapter for one platform call of one intent. */
 export type MessageSendContext = {
@@ -104,6 +105,8 @@ export type ChannelMessageAdapter = {
   render: MessageRenderAdapter;
   send: MessageSendAdapter;
   origin?: MessageOriginAdapter;
+  /** Native streams, typing indicators and preview policy (`src/adapter/live.ts`). */
+  live?: MessageLiveAdapter;
   /** Inbound: normalize, classify and authorize platform events (`src/adapter/receive.ts`). */
   receive?: import("./receive.ts").MessageReceiveAdapter;
 };

@@ -1,6 +1,8 @@
 /**
  * Resolving `unknown_after_send` intents (DESIGN §3; seed "Send context"): the platform may or
  * may not have the message. In order of preference:
+ * 0. an edit whose next unit edits an existing message, or a delete: replay — applying the same
+ *    edit again changes nothing ("not modified" is success) and deleting again is "not found";
  * 1. native idempotency (`capabilities.delivery.idempotencyKey`): replay with the same keys —
  *    the platform drops the duplicate;
  * 2. `send.reconcileUnknownSend`: ask the platform — `sent` → commit, `not_sent` → replay,
@@ -11,7 +13,7 @@
  * @module
  */
 import type { ChannelMessageAdapter, ReconcileResult } from "../adapter/types.ts";
-import { backoffDelayMs, type DeliveryFailure } from "../message/failure.ts";
+import { backoffDelayMs, DEFAULT_BACKOFF, type DeliveryFailure } from "../message/failure.ts";
 import { type DurableSendIntent, HELD_FOR_OPERATOR_AT } from "../message/intent.ts";
 import { deliveredUnitIndexes, mergeReceipts, receiptFromParts } from "../message/receipt.ts";
 import { renderBatch, runAttempt } from "./attempt.ts";
@@ -41,6 +43,25 @@ async function toPendingAndReplay(
 }
 
 /**
+ * True when replaying cannot duplicate anything: a delete, or an edit whose first missing unit
+ * edits an existing message (a unit without a target would be a new message: not safe). An
+ * edit answered "not found" that fell back to a fresh send is the one exception; channels
+ * without native idempotency may then show that unit twice (documented at-least-once).
+ */
+function replayIsIdempotent(intent: DurableSendIntent): boolean {
+  const op = intent.operation;
+  if (op.kind === "delete") return true;
+  if (op.kind !== "edit" || !intent.batch) return false;
+  const done = deliveredUnitIndexes(intent.partialReceipt);
+  const next = intent.batch.units.find((u) => !done.has(u.index));
+  if (!next) return true;
+  return (
+    (op.receipt.parts.find((p) => p.index === next.index) ?? op.receipt.parts[next.index]) !==
+    undefined
+  );
+}
+
+/**
  * Handles one leased `unknown_after_send` intent.
  *
  * @returns the intent as stored afterwards.
@@ -52,6 +73,16 @@ export async function resolveUnknown(
   signal: AbortSignal,
 ): Promise<DurableSendIntent> {
   const delivery = adapter.capabilities.delivery ?? {};
+  const maxAttempts = deps.options.backoff.maxAttempts ?? DEFAULT_BACKOFF.maxAttempts;
+  if (replayIsIdempotent(intent) && intent.attempt < maxAttempts) {
+    return toPendingAndReplay(
+      deps,
+      adapter,
+      intent,
+      signal,
+      "edits and deletes are idempotent: replaying",
+    );
+  }
   if (delivery.idempotencyKey) {
     return toPendingAndReplay(
       deps,

@@ -2,16 +2,18 @@
  * A channel adapter for the {@link FakePlatform}, in process or over HTTP
  * ({@link serveFakePlatform} / {@link httpTransport}). It classifies errors the way real
  * adapters must: refused → `not_dispatched`; reset / 5xx → `maybe_sent`; 429 → `rate_limit`
- * with `retryAfterMs` converted from seconds.
+ * with `retryAfterMs` converted from seconds. With `live` options it also declares an edit rate,
+ * a typing indicator and a native stream (over the fake platform's `typing` / `stream_*` calls).
  *
  * @module
  */
+import type { LivePreviewPolicy, MessageLiveAdapter } from "../adapter/live.ts";
 import type { ChannelMessageAdapter, ClassifiedFailure } from "../adapter/types.ts";
 import type { RenderedMessageUnit } from "../message/batch.ts";
 import type { MessageCapabilities } from "../message/capabilities.ts";
 import type { MessageReceiptPart } from "../message/receipt.ts";
 import {
-  FakePlatform,
+  type FakePlatform,
   FakePlatformError,
   type PlatformAnswer,
   type PlatformCall,
@@ -41,6 +43,25 @@ export type FakeAdapterOptions = {
   /** Text chunk limit in UTF-16 units. @defaultValue 4096 */
   maxLength?: number;
   rateLimits?: MessageCapabilities["rateLimits"];
+  /**
+   * Declare that an edit answered `not_found` may be replaced by a fresh send.
+   * @defaultValue true
+   */
+  freshSendOnEditNotFound?: boolean;
+  /** Live capabilities: edit rate, typing indicator, native stream, preview policy. */
+  live?: {
+    /** `capabilities.live.editRate`: edits per chat, e.g. `{ limit: 1, intervalMs: 1_000 }`. */
+    editRate?: { limit: number; intervalMs: number };
+    /** Provide a typing indicator repeated every `refreshMs` (default 4_000). */
+    typing?: boolean | { refreshMs: number };
+    /** Provide a native stream (the platform's `stream_begin` / `stream_append` / `stream_finish`). */
+    stream?: boolean;
+    /** Declare `capabilities.live.edit`. @defaultValue true */
+    edit?: boolean;
+    onCancel?: LivePreviewPolicy;
+    onRecover?: LivePreviewPolicy;
+    staleAfterMs?: number;
+  };
 };
 
 /** Splits text into chunks of at most `max` UTF-16 units without splitting a surrogate pair. */
@@ -100,16 +121,23 @@ export function createFakeAdapter(options: FakeAdapterOptions): ChannelMessageAd
     kind: unit.kind,
     index: unit.index,
   });
+  const liveOptions = options.live ?? {};
   return {
     id: options.id ?? "qa",
     capabilities: {
       text: { maxLength: max, chunking: true },
-      live: { edit: true, delete: true },
+      live: {
+        edit: liveOptions.edit ?? true,
+        delete: true,
+        progress: true,
+        nativeStream: liveOptions.stream === true,
+        ...(liveOptions.editRate ? { editRate: liveOptions.editRate } : {}),
+      },
       delivery: {
         idempotencyKey: options.idempotent ?? false,
         retryAfter: true,
         unknownSendPolicy: options.unknownSendPolicy ?? "hold",
-        freshSendOnEditNotFound: true,
+        freshSendOnEditNotFound: options.freshSendOnEditNotFound ?? true,
       },
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     },
@@ -175,6 +203,56 @@ export function createFakeAdapter(options: FakeAdapterOptions): ChannelMessageAd
           }
         : {}),
     },
+    ...(options.live ? { live: fakeLiveAdapter(transport, options.live) } : {}),
   };
 }
 
+function fakeLiveAdapter(
+  transport: FakeTransport,
+  o: NonNullable<FakeAdapterOptions["live"]>,
+): MessageLiveAdapter {
+  const previews = {
+    ...(o.onCancel ? { onCancel: o.onCancel } : {}),
+    ...(o.onRecover ? { onRecover: o.onRecover } : {}),
+    ...(o.staleAfterMs !== undefined ? { staleAfterMs: o.staleAfterMs } : {}),
+  };
+  const live: MessageLiveAdapter = { previews };
+  if (o.typing) {
+    live.typing = {
+      refreshMs: typeof o.typing === "object" ? o.typing.refreshMs : 4_000,
+      async start(ctx) {
+        await transport({ op: "typing", chat: ctx.message.target.id, on: true });
+      },
+      async stop(ctx) {
+        await transport({ op: "typing", chat: ctx.message.target.id, on: false });
+      },
+    };
+  }
+  if (o.stream) {
+    live.stream = {
+      async begin(ctx, markdown) {
+        const target = ctx.message.target;
+        const answer = await transport({
+          op: "stream_begin",
+          chat: target.id,
+          text: markdown,
+          key: ctx.unitIdempotencyKey,
+          ...(target.threadId ? { thread: target.threadId } : {}),
+        });
+        return { platformMessageId: answer.id ?? "", kind: "text", index: 0 };
+      },
+      async append(_ctx, stream, deltaMarkdown) {
+        await transport({ op: "stream_append", id: stream.platformMessageId, text: deltaMarkdown });
+      },
+      async finish(_ctx, stream, finalMarkdown) {
+        await transport({
+          op: "stream_finish",
+          id: stream.platformMessageId,
+          ...(finalMarkdown !== undefined ? { text: finalMarkdown } : {}),
+        });
+        return stream;
+      },
+    };
+  }
+  return live;
+}

@@ -2,7 +2,9 @@
  * A scripted fake chat platform for core's delivery tests: visible state (messages per chat with
  * their current text), native idempotency by key when enabled, sliding-window rate limits that
  * answer 429 + retry-after, and fault injection — fail the next N calls with a status, refuse
- * the connection (`not_dispatched`), or store the message and then drop the answer (`maybe_sent`).
+ * the connection (`not_dispatched`), store the message and then drop the answer (`maybe_sent`),
+ * or accept a send and answer without a message id. It also shows typing indicators and native
+ * streams (a message that grows by appends until it is finished), for live tests.
  *
  * The same state serves in-process adapters and, through {@link serveFakePlatform}, adapters in
  * child processes that are SIGKILLed mid-send.
@@ -18,12 +20,16 @@ export type VisibleMessage = {
   text: string;
   key?: string;
   deleted?: boolean;
+  /** A native stream that was begun and not finished yet. */
+  streaming?: boolean;
 };
 
 /** One scripted fault, consumed by the next matching call. */
 export type Fault =
   | { type: "refuse" }
   | { type: "accept-then-drop" }
+  /** The call succeeds (a send stores its message) but the answer carries no message id. */
+  | { type: "omit-id" }
   | { type: "status"; status: number; code?: string; retryAfterS?: number; description?: string };
 
 /** A platform call. */
@@ -31,7 +37,13 @@ export type PlatformCall =
   | { op: "send"; chat: string; thread?: string; text: string; key?: string }
   | { op: "edit"; id: string; text: string }
   | { op: "delete"; id: string }
-  | { op: "find"; key: string };
+  | { op: "find"; key: string }
+  /** Shows (`on`) or hides a typing indicator; shown, it lapses after `typingLapseMs`. */
+  | { op: "typing"; chat: string; thread?: string; on: boolean }
+  | { op: "stream_begin"; chat: string; thread?: string; text: string; key?: string }
+  | { op: "stream_append"; id: string; text: string }
+  /** Finishes a stream (idempotent), replacing its text when `text` is given. */
+  | { op: "stream_finish"; id: string; text?: string };
 
 /** What a call answers. */
 export type PlatformAnswer = { id?: string; found?: VisibleMessage | null };
@@ -66,6 +78,8 @@ export type FakePlatformOptions = {
   limits?: Array<{ scope: "global" | "chat"; limit: number; intervalMs: number }>;
   /** @defaultValue Date.now */
   clock?: () => number;
+  /** How long a shown typing indicator stays up, in ms (Telegram: 5 s). @defaultValue 5_000 */
+  typingLapseMs?: number;
 };
 
 /** The fake platform's state and rules. */
@@ -75,6 +89,7 @@ export class FakePlatform {
   readonly calls: Array<PlatformCall & { at: number; outcome: string }> = [];
   readonly #faults: Array<{ op: PlatformCall["op"] | "any"; fault: Fault }> = [];
   readonly #sentAt = new Map<string, number[]>();
+  readonly #typingUntil = new Map<string, number>();
   readonly #options: FakePlatformOptions;
   #nextId = 1;
   /** Number of 429 answers given. */
@@ -93,6 +108,11 @@ export class FakePlatform {
   /** Visible (not deleted) messages of a chat, in order. */
   visible(chat?: string): VisibleMessage[] {
     return this.messages.filter((m) => !m.deleted && (chat === undefined || m.chat === chat));
+  }
+
+  /** Whether a typing indicator is visible in `chat` now. */
+  isTyping(chat: string): boolean {
+    return (this.#typingUntil.get(chat) ?? 0) > (this.#options.clock ?? Date.now)();
   }
 
   /** Applies a call; throws {@link FakePlatformError} on a fault. */
@@ -120,7 +140,7 @@ export class FakePlatform {
         },
       );
     }
-    if (call.op !== "find") {
+    if (call.op !== "find" && call.op !== "typing") {
       const wait = this.#limit(call, at);
       if (wait > 0) {
         this.rateLimited += 1;
@@ -132,7 +152,12 @@ export class FakePlatform {
         });
       }
     }
-    const answer = this.#apply(call);
+    const answer = this.#apply(call, at);
+    if (scripted?.type === "omit-id") {
+      log("ok, no id");
+      const { id: _dropped, ...withoutId } = answer;
+      return withoutId;
+    }
     if (scripted?.type === "accept-then-drop") {
       log("accepted, answer dropped");
       throw new FakePlatformError(0, "socket hang up (ECONNRESET)", {
@@ -147,7 +172,7 @@ export class FakePlatform {
   #limit(call: PlatformCall, at: number): number {
     let wait = 0;
     const chat =
-      call.op === "send"
+      "chat" in call
         ? call.chat
         : (this.messages.find((m) => m.id === (call as { id: string }).id)?.chat ?? "");
     for (const l of this.#options.limits ?? []) {
@@ -166,8 +191,51 @@ export class FakePlatform {
     return 0;
   }
 
-  #apply(call: PlatformCall): PlatformAnswer {
+  #find(id: string, what: string): VisibleMessage {
+    const m = this.messages.find((x) => x.id === id && !x.deleted);
+    if (!m)
+      throw new FakePlatformError(404, `message to ${what} not found`, {
+        code: "not_found",
+        dispatched: false,
+      });
+    return m;
+  }
+
+  #apply(call: PlatformCall, at: number): PlatformAnswer {
     switch (call.op) {
+      case "typing": {
+        if (call.on) this.#typingUntil.set(call.chat, at + (this.#options.typingLapseMs ?? 5_000));
+        else this.#typingUntil.delete(call.chat);
+        return {};
+      }
+      case "stream_begin": {
+        const id = String(this.#nextId++);
+        this.messages.push({
+          id,
+          chat: call.chat,
+          text: call.text,
+          streaming: true,
+          ...(call.thread ? { thread: call.thread } : {}),
+          ...(call.key ? { key: call.key } : {}),
+        });
+        return { id };
+      }
+      case "stream_append": {
+        const m = this.#find(call.id, "append to");
+        if (!m.streaming)
+          throw new FakePlatformError(409, "message is not streaming", {
+            code: "not_streaming",
+            dispatched: false,
+          });
+        m.text += call.text;
+        return { id: m.id };
+      }
+      case "stream_finish": {
+        const m = this.#find(call.id, "finish");
+        m.streaming = false;
+        if (call.text !== undefined) m.text = call.text;
+        return { id: m.id };
+      }
       case "send": {
         if (this.#options.idempotent && call.key) {
           const existing = this.messages.find((m) => m.key === call.key);

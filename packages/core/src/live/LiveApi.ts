@@ -1,0 +1,248 @@
+/**
+ * The live half of the message runtime: `runtime.live(target, options)` opens a session over a
+ * held **live intent**, `runtime.typing(target)` shows a typing indicator, and live recovery runs
+ * at start and periodically.
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import type { ChannelMessageAdapter, MessageSendContext } from "../adapter/types.ts";
+import type { DeliveryWorker } from "../delivery/DeliveryWorker.ts";
+import type { DeliveryDeps } from "../delivery/deps.ts";
+import { UnknownChannelError } from "../delivery/errors.ts";
+import { NotImplementedError } from "../errors.ts";
+import type { ChannelMessage } from "../message/message.ts";
+import { canEdit, type LiveEnv, LiveRef } from "./env.ts";
+import { LiveSessionBusyError } from "./errors.ts";
+import { findFinal } from "./final.ts";
+import { LiveSession } from "./LiveSession.ts";
+import { LIVE_RECORD_TAG, type LiveRecord, liveIntentKey, liveOrderingKey } from "./record.ts";
+import { leaseGone, recoverLive, recoverLiveIntent } from "./recovery.ts";
+import { nodeTimers } from "./timers.ts";
+import type {
+  LiveMode,
+  LiveOptions,
+  LiveRecoveryReport,
+  LiveRuntimeOptions,
+  LiveTarget,
+  TypingHandle,
+  TypingOptions,
+} from "./types.ts";
+import { TypingIndicator } from "./typing.ts";
+
+/** The live methods the runtime exposes, plus its start/stop hooks. */
+export type LiveApi = {
+  open(target: LiveTarget, options?: LiveOptions): Promise<LiveSession>;
+  typing(target: LiveTarget, options?: TypingOptions): TypingHandle;
+  recover(budgetMs?: number): Promise<LiveRecoveryReport>;
+  startBackground(): void;
+  stopBackground(): void;
+};
+
+/** Sessions re-opened under one key (each after the previous ended without a final). */
+const MAX_RUNS = 20;
+
+function baseMessage(target: LiveTarget): ChannelMessage {
+  return {
+    id: target.id ?? randomUUID(),
+    channel: target.channel,
+    direction: "outbound",
+    target: target.target,
+    body: { markdown: "" },
+    ...(target.accountId !== undefined ? { accountId: target.accountId } : {}),
+    ...(target.relation ? { relation: target.relation } : {}),
+    ...(target.origin ? { origin: target.origin } : {}),
+  };
+}
+
+function contextFor(deps: DeliveryDeps, message: ChannelMessage, key: string): MessageSendContext {
+  return {
+    channel: message.channel,
+    message,
+    attempt: 1,
+    idempotencyKey: key,
+    unitIdempotencyKey: `${key}#0`,
+    signal: new AbortController().signal,
+    log: deps.logger.child({ channel: message.channel, typing: true }),
+    ...(message.accountId !== undefined ? { accountId: message.accountId } : {}),
+  };
+}
+
+function resolveMode(
+  adapter: ChannelMessageAdapter,
+  base: ChannelMessage,
+  wanted: LiveMode,
+  deps: DeliveryDeps,
+): LiveMode {
+  let mode = wanted;
+  const stream = adapter.live?.stream;
+  if (mode === "native" && (!stream || (stream.supports && !stream.supports(base)))) {
+    deps.logger.info(
+      { channel: adapter.id },
+      "no native stream for this target; using partial previews",
+    );
+    mode = "partial";
+  }
+  if ((mode === "partial" || mode === "progress") && !canEdit(adapter)) {
+    throw new NotImplementedError(
+      `live mode "${mode}" on channel ${adapter.id}`,
+      'the channel cannot edit messages (send.edit and capabilities.live.edit); use mode "block"',
+    );
+  }
+  return mode;
+}
+
+/** Builds the live API over the delivery engine. */
+export function createLiveApi(
+  deps: DeliveryDeps,
+  worker: DeliveryWorker,
+  options: LiveRuntimeOptions = {},
+): LiveApi {
+  const env: LiveEnv = {
+    deps,
+    worker,
+    timers: options.timers ?? nodeTimers,
+    maxPreviewFailures: options.maxPreviewFailures ?? 5,
+  };
+  const adapterOf = (channel: string): ChannelMessageAdapter => {
+    const adapter = deps.adapterFor(channel);
+    if (!adapter) throw new UnknownChannelError(channel, []);
+    return adapter;
+  };
+  let background: ReturnType<typeof setInterval> | undefined;
+  let recovering: Promise<LiveRecoveryReport> | undefined;
+
+  const recover = (budgetMs = deps.options.recoveryBudgetMs): Promise<LiveRecoveryReport> => {
+    recovering ??= recoverLive(env, budgetMs).finally(() => {
+      recovering = undefined;
+    });
+    return recovering;
+  };
+
+  async function open(target: LiveTarget, o: LiveOptions = {}): Promise<LiveSession> {
+    const adapter = adapterOf(target.channel);
+    const base = baseMessage(target);
+    const mode = resolveMode(adapter, base, o.mode ?? "partial", deps);
+    const key = o.idempotencyKey ?? `${target.channel}:${base.id}`;
+    const waitMs = o.waitMs ?? 30_000;
+    const existingFinal = await findFinal(deps.store, key);
+    if (existingFinal) {
+      return new LiveSession({
+        mode,
+        idempotencyKey: key,
+        waitMs,
+        existingFinal,
+        waitFor: (id, ms) => worker.waitFor(id, ms),
+      });
+    }
+    const previews = adapter.live?.previews ?? {};
+    const preset = mode === "block" ? "keep" : undefined;
+    const staleAfterMs = o.staleAfterMs ?? previews.staleAfterMs;
+    const record: LiveRecord = {
+      tag: LIVE_RECORD_TAG,
+      key,
+      mode,
+      phase: "streaming",
+      previews: [],
+      canFinalizeInPlace: false,
+      onCancel: o.onCancel ?? preset ?? previews.onCancel ?? "delete",
+      onRecover: o.onRecover ?? preset ?? previews.onRecover ?? "delete",
+      replacements: 0,
+      ...(staleAfterMs !== undefined ? { staleAfterMs } : {}),
+    };
+    for (let run = 1; run <= MAX_RUNS; run++) {
+      const liveKey = liveIntentKey(key, run);
+      const now = deps.clock();
+      const [result] = await deps.store.enqueueIntents([
+        {
+          idempotencyKey: liveKey,
+          message: base,
+          orderingKey: liveOrderingKey(liveKey),
+          batch: { units: [], atomicity: "all_or_retry_remaining", idempotencyKey: liveKey },
+          liveState: record,
+          ...(o.turnId ? { turnId: o.turnId } : {}),
+          claim: { owner: deps.owner, now, leaseMs: deps.options.leaseMs },
+        },
+      ]);
+      if (!result) throw new Error("store returned no enqueue result");
+      const intent = result.intent;
+      if (result.created) {
+        // Held: never due while the session runs (its lease keeps the worker away too).
+        await deps.store.updateIntent(
+          intent.id,
+          { status: "pending", owner: deps.owner },
+          { nextAttemptAt: now + Math.floor(deps.options.maxScheduleAheadMs / 2) },
+        );
+        const ref = new LiveRef({
+          env,
+          adapter,
+          intentId: intent.id,
+          base,
+          record,
+          turnId: o.turnId,
+        });
+        const typingAdapter = adapter.live?.typing;
+        const typing =
+          typingAdapter && o.typing !== false
+            ? new TypingIndicator({
+                adapter: typingAdapter,
+                ctx: contextFor(deps, base, `${key}:typing`),
+                clock: deps.clock,
+                timers: env.timers,
+                ttlMs: typeof o.typing === "object" ? o.typing.ttlMs : undefined,
+                log: ref.log,
+              }).start()
+            : undefined;
+        return new LiveSession({ mode, idempotencyKey: key, waitMs, ref, typing });
+      }
+      if (intent.status === "pending") {
+        if (!leaseGone(deps, intent)) {
+          throw new LiveSessionBusyError(key, intent.leaseOwner, intent.leaseExpiresAt);
+        }
+        // A session of an earlier run died: clean it up before starting anew.
+        await recoverLiveIntent(env, intent);
+      }
+    }
+    throw new LiveSessionBusyError(key, undefined);
+  }
+
+  function typing(target: LiveTarget, o: TypingOptions = {}): TypingHandle {
+    const adapter = adapterOf(target.channel);
+    const typingAdapter = adapter.live?.typing;
+    if (!typingAdapter) {
+      throw new NotImplementedError(
+        `typing indicator on channel ${adapter.id}`,
+        "the adapter has no live.typing",
+      );
+    }
+    const base = baseMessage(target);
+    return new TypingIndicator({
+      adapter: typingAdapter,
+      ctx: contextFor(deps, base, `${target.channel}:${base.id}:typing`),
+      clock: deps.clock,
+      timers: env.timers,
+      ttlMs: o.ttlMs,
+      log: deps.logger.child({ channel: target.channel }),
+    }).start();
+  }
+
+  return {
+    open,
+    typing,
+    recover,
+    startBackground() {
+      const every = options.recoveryIntervalMs ?? Math.min(deps.options.leaseMs / 2, 5_000);
+      if (every <= 0 || background) return;
+      background = setInterval(() => {
+        recover().catch((error: unknown) => {
+          deps.logger.error({ err: error }, "live recovery pass failed");
+        });
+      }, every);
+      background.unref();
+    },
+    stopBackground() {
+      if (background) clearInterval(background);
+      background = undefined;
+    },
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * Ephemeral platform calls of live sessions (previews, stream appends, preview deletes): a
+ * send context, classification through the adapter, rate-limit tokens from the runtime's shared
+ * {@link RateLimitScheduler}, and in-process retries for calls that are safe to repeat. None of
+ * these become durable intents.
+ *
+ * @module
+ */
+import type { MessageSendContext } from "../adapter/types.ts";
+import type { RateLimitScheduler } from "../delivery/RateLimitScheduler.ts";
+import { classify } from "../delivery/units.ts";
+import type { RateLimitScope } from "../message/capabilities.ts";
+import { backoffDelayMs, type DeliveryFailure, RETRY_POLICY } from "../message/failure.ts";
+import type { ChannelMessage } from "../message/message.ts";
+import { type LiveRef, scopesFor } from "./env.ts";
+import { delay } from "./timers.ts";
+
+/** A failed call, classified. */
+export type CallResult<T> = { ok: true; value: T } | { ok: false; failure: DeliveryFailure };
+
+/** The send context of one live platform call. */
+export function liveContext(
+  ref: LiveRef,
+  idempotencyKey: string,
+  unitIndex: number,
+  message: ChannelMessage = ref.base,
+): MessageSendContext {
+  const ctx: MessageSendContext = {
+    intentId: ref.intentId,
+    channel: message.channel,
+    message,
+    attempt: 1,
+    idempotencyKey,
+    unitIdempotencyKey: `${idempotencyKey}#${unitIndex}`,
+    signal: new AbortController().signal,
+    log: ref.log,
+  };
+  if (message.accountId !== undefined) ctx.accountId = message.accountId;
+  return ctx;
+}
+
+/** Runs one adapter call and classifies what it throws. */
+export async function tryCall<T>(
+  ref: LiveRef,
+  ctx: MessageSendContext,
+  fn: () => Promise<T>,
+): Promise<CallResult<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (error) {
+    return { ok: false, failure: classify(ref.adapter, error, ctx, ref.now) };
+  }
+}
+
+function subject(ref: LiveRef, route: string): Parameters<RateLimitScheduler["reserve"]>[1] {
+  return {
+    channel: ref.base.channel,
+    accountId: ref.base.accountId,
+    target: ref.base.target,
+    route,
+  };
+}
+
+/**
+ * Takes a token from every applicable bucket now, or says how long to wait (nothing taken).
+ * @returns 0 when the call may go; otherwise the wait in ms.
+ */
+export function reserveNow(ref: LiveRef, scopes: readonly RateLimitScope[], route: string): number {
+  return ref.env.deps.scheduler.reserve(scopes, subject(ref, route), ref.now);
+}
+
+/** Waits on the live timers until the tokens are taken. */
+export async function takeTokens(
+  ref: LiveRef,
+  scopes: readonly RateLimitScope[],
+  route: string,
+): Promise<void> {
+  for (;;) {
+    const wait = reserveNow(ref, scopes, route);
+    if (wait === 0) return;
+    await delay(ref.env.timers, wait);
+  }
+}
+
+/**
+ * Pauses the scope the platform throttled (shared with the delivery worker: its sends to that
+ * chat wait too). @returns the pause in ms.
+ */
+export function pauseFor(ref: LiveRef, failure: DeliveryFailure, route: string): number {
+  const waitMs = failure.retryAfterMs ?? 1_000;
+  ref.env.deps.scheduler.pause(
+    failure.rateLimitScope ?? "chat",
+    subject(ref, route),
+    ref.now + waitMs,
+  );
+  return waitMs;
+}
+
+/** Backoff before retrying a failed preview call, in ms. */
+export function backoffMs(ref: LiveRef, failures: number): number {
+  return backoffDelayMs(failures, ref.env.deps.options.backoff, ref.env.deps.random);
+}
+
+/**
+ * Runs a call that is safe to repeat (a delete — "not found" is success — or a stream finish),
+ * retrying rate limits (after the platform's retry-after), not-dispatched retryable failures
+ * and maybe-sent ones (repeating them cannot duplicate anything) with backoff.
+ *
+ * @returns `ok`, or the last failure with `retryable` telling whether a later pass may succeed.
+ */
+export async function retryIdempotent<T>(
+  ref: LiveRef,
+  p: {
+    call: "delete" | "edit";
+    route: string;
+    ctx: MessageSendContext;
+    fn: () => Promise<T>;
+    notFoundIsSuccess: boolean;
+    attempts?: number;
+  },
+): Promise<{ ok: true } | { ok: false; failure: DeliveryFailure; retryable: boolean }> {
+  const attempts = p.attempts ?? 5;
+  let failures = 0;
+  let rateLimited = 0;
+  let last: DeliveryFailure | undefined;
+  while (failures < attempts && rateLimited < 50) {
+    await takeTokens(ref, scopesFor(ref.adapter, p.call), p.route);
+    const r = await tryCall(ref, p.ctx, p.fn);
+    if (r.ok) return { ok: true };
+    last = r.failure;
+    if (last.kind === "not_found" && p.notFoundIsSuccess) return { ok: true };
+    if (last.kind === "rate_limit") {
+      rateLimited += 1;
+      pauseFor(ref, last, p.route);
+      continue;
+    }
+    if (last.evidence === "maybe_sent" || RETRY_POLICY[last.kind].retry) {
+      failures += 1;
+      if (failures < attempts) await delay(ref.env.timers, backoffMs(ref, failures));
+      continue;
+    }
+    return { ok: false, failure: last, retryable: false };
+  }
+  return {
+    ok: false,
+    failure: last ?? { kind: "unknown", evidence: "not_dispatched", message: "no attempt made" },
+    retryable: true,
+  };
+}

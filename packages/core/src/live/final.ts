@@ -1,0 +1,194 @@
+/**
+ * The final message of a live session, always through the durable send path: an intent under
+ * the session's idempotency key, delivered by the delivery worker with its receipts, retries,
+ * reconciliation and tombstone. In place it is an `edit` intent over the previews (previews
+ * whose text already equals their final unit are pre-recorded as delivered and never called);
+ * otherwise a `send` intent.
+ *
+ * @module
+ */
+import {
+  DeliveryCancelledError,
+  DeliveryFailedError,
+  DeliveryPendingError,
+} from "../delivery/errors.ts";
+import { failpoint } from "../failpoint.ts";
+import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch.ts";
+import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
+import type { ChannelMessage } from "../message/message.ts";
+import type { MessageReceipt } from "../message/receipt.ts";
+import { IntentConflictError } from "../state/errors.ts";
+import { canDelete, canEdit, type LiveRef } from "./env.ts";
+import { type LivePreview, previewsReceipt, visiblePreviews } from "./record.ts";
+import { unitHash } from "./segments.ts";
+
+/** How the final is delivered. */
+export type FinalPlan =
+  | {
+      strategy: "in_place";
+      /** Receipt of the previews the final's units map onto (edit targets). */
+      targets: MessageReceipt;
+      /** Previews that already show their final unit: recorded as delivered, never edited. */
+      kept: MessageReceipt | undefined;
+      /** How many previews must be edited. */
+      edits: number;
+    }
+  | { strategy: "fresh"; reason: string };
+
+/**
+ * Decides whether `units` (the final, cut like the previews) can be delivered in place: every
+ * unit is text, and each visible preview either already shows its unit or can be edited to it.
+ * Units beyond the previews are new messages; previews beyond the units are deleted afterwards.
+ */
+export function planInPlace(ref: LiveRef, units: readonly RenderedMessageUnit[]): FinalPlan {
+  const fresh = (reason: string): FinalPlan => ({ strategy: "fresh", reason });
+  if (units.some((u) => u.kind !== "text")) return fresh("the final has media or cards");
+  const { record } = ref;
+  if (record.previews.some((p) => p.gone && !p.deleted)) return fresh("a preview is gone");
+  const visible = visiblePreviews(record);
+  if (visible.length === 0) return fresh("no preview is visible");
+  const targets: LivePreview[] = [];
+  const kept: LivePreview[] = [];
+  for (const p of visible) {
+    if (p.stream) return fresh("a native stream is finished, not edited");
+    const unit = units[p.index];
+    if (!unit) continue;
+    targets.push(p);
+    if (p.hash !== "" && p.hash === unitHash(unit)) kept.push(p);
+    else if (p.part.platformMessageId === "" || !canEdit(ref.adapter))
+      return fresh("a preview that must change cannot be edited");
+  }
+  const receipt = previewsReceipt(record, targets);
+  if (!receipt) return fresh("no preview maps onto the final");
+  return {
+    strategy: "in_place",
+    targets: receipt,
+    kept: previewsReceipt(record, kept),
+    edits: targets.length - kept.length,
+  };
+}
+
+/** True when every visible preview could be deleted after a fresh final. */
+export function previewsDeletable(ref: LiveRef): boolean {
+  return (
+    canDelete(ref.adapter) &&
+    visiblePreviews(ref.record).every((p) => p.part.platformMessageId !== "")
+  );
+}
+
+/** A batch of `units` under the final's key. */
+export function batchOf(units: readonly RenderedMessageUnit[], key: string): RenderedMessageBatch {
+  return {
+    units: units.map((u, index) => ({ ...u, index })),
+    atomicity: "all_or_retry_remaining",
+    idempotencyKey: key,
+  };
+}
+
+/**
+ * The final intent of a session key: the one under `key`, or — when an in-place final found its
+ * preview gone and fell back — the one under `${key}:fresh` if that was delivered.
+ */
+export async function findFinal(
+  store: LiveRef["env"]["deps"]["store"],
+  key: string,
+): Promise<DurableSendIntent | undefined> {
+  const first = await store.getIntentByIdempotencyKey(key);
+  if (!first || first.status === "sent") return first;
+  return (await store.getIntentByIdempotencyKey(`${key}:fresh`)) ?? first;
+}
+
+/**
+ * Enqueues the final and waits for its receipt (the same contract as `runtime.send`). A key
+ * that was already delivered returns its receipt without sending.
+ *
+ * @throws DeliveryFailedError · DeliveryCancelledError · DeliveryPendingError — as `runtime.send`.
+ */
+export async function deliverFinal(
+  ref: LiveRef,
+  p: {
+    key: string;
+    message: ChannelMessage;
+    operation: IntentOperation;
+    batch: RenderedMessageBatch;
+    kept?: MessageReceipt | undefined;
+    waitMs: number;
+  },
+): Promise<MessageReceipt> {
+  const { deps, worker } = ref.env;
+  const [result] = await deps.store.enqueueIntents([
+    {
+      idempotencyKey: p.key,
+      message: p.message,
+      operation: p.operation,
+      batch: p.batch,
+      ...(ref.turnId ? { turnId: ref.turnId } : {}),
+      claim: { owner: worker.owner, now: deps.clock(), leaseMs: deps.options.leaseMs },
+    },
+  ]);
+  if (!result) throw new Error("store returned no enqueue result");
+  let intent = result.intent;
+  if (intent.status === "sent" && intent.receipt) return intent.receipt;
+  failpoint("live.after_final_enqueue");
+  if (result.created && p.kept) {
+    const mine = intent.leaseOwner === worker.owner;
+    try {
+      intent = await deps.store.updateIntent(
+        intent.id,
+        { status: "pending", ...(mine ? { owner: worker.owner } : {}) },
+        { partialReceipt: p.kept },
+      );
+    } catch (error) {
+      // The worker took it first: it edits the kept previews too, which changes nothing.
+      if (!(error instanceof IntentConflictError)) throw error;
+    }
+  }
+  if (result.created && intent.leaseOwner === worker.owner) await worker.deliverLeased(intent);
+  else worker.kick();
+  const final = await worker.waitFor(intent.id, p.waitMs);
+  if (!final) throw new DeliveryFailedError(undefined, intent.id);
+  if (final.status === "sent")
+    return final.receipt ?? { platformMessageIds: [], parts: [], sentAt: final.updatedAt };
+  if (final.status === "failed") throw new DeliveryFailedError(final.failure, final.id);
+  if (final.status === "cancelled") throw new DeliveryCancelledError(final.id);
+  throw new DeliveryPendingError(final, p.waitMs);
+}
+
+/**
+ * Records messages that are already visible (kept previews, a finished native stream) as the
+ * delivered final under `key`, without any platform call. A key already used keeps its receipt.
+ */
+export async function commitVisibleFinal(
+  ref: LiveRef,
+  key: string,
+  receipt: MessageReceipt,
+  message: ChannelMessage = ref.base,
+): Promise<MessageReceipt> {
+  const { store, clock, options, owner } = ref.env.deps;
+  const [result] = await store.enqueueIntents([
+    {
+      idempotencyKey: key,
+      message,
+      // Its own ordering key, so the claim below always succeeds and no worker races us.
+      orderingKey: JSON.stringify(["live-final", key]),
+      batch: { units: [], atomicity: "all_or_retry_remaining", idempotencyKey: key },
+      ...(ref.turnId ? { turnId: ref.turnId } : {}),
+      claim: { owner, now: clock(), leaseMs: options.leaseMs },
+    },
+  ]);
+  if (!result) throw new Error("store returned no enqueue result");
+  if (!result.created || result.intent.leaseOwner !== owner) {
+    return result.intent.receipt ?? receipt;
+  }
+  const id = result.intent.id;
+  await store.transitionIntents([
+    { id, from: "pending", to: "sending", owner, patch: { attempt: 1 } },
+  ]);
+  await store.transitionIntents([
+    { id, from: "sending", to: "committing", owner, patch: { receipt } },
+  ]);
+  await store.transitionIntents([
+    { id, from: "committing", to: "sent", owner, patch: { lease: "release" } },
+  ]);
+  return receipt;
+}

@@ -1,0 +1,110 @@
+/**
+ * Live mode `native`: the platform's own streaming API (`adapter.live.stream`). The stream
+ * begins with the first text, then grows by appends of what is new (throttled like edits); the
+ * final `finish`es it with the final text. An append is not idempotent, so one whose outcome is
+ * unknown stops appending and `finish` sets the text; so does a rewrite of earlier text.
+ *
+ * @module
+ */
+import { failpoint } from "../failpoint.ts";
+import { type MessageReceipt, receiptFromParts } from "../message/receipt.ts";
+import { liveContext, reserveNow, retryIdempotent, tryCall } from "./calls.ts";
+import { addPreview } from "./cleanup.ts";
+import type { LiveRef } from "./env.ts";
+import { scopesFor } from "./env.ts";
+import { commitVisibleFinal } from "./final.ts";
+import { degrade, type Feed, failed, type StepResult } from "./previews.ts";
+import { visiblePreviews } from "./record.ts";
+
+const IDLE: StepResult = { next: "idle" };
+
+/** Runs one native-stream step. */
+export async function nativeStep(ref: LiveRef, feed: Feed): Promise<StepResult> {
+  const stream = ref.adapter.live?.stream;
+  if (!stream) return degrade(ref, feed, "the channel has no native stream");
+  const text = feed.text;
+  if (text.trim() === "") return IDLE;
+  const open = ref.record.previews.find((p) => p.stream);
+  if (!open) {
+    const wait = reserveNow(ref, scopesFor(ref.adapter, "preview"), "send:text");
+    if (wait > 0) return { next: "wait", ms: wait };
+    const key = `${ref.intentId}:stream`;
+    ref.record.sendingPreview = { index: 0, idempotencyKey: key };
+    await ref.save();
+    const ctx = liveContext(ref, key, 0);
+    const r = await tryCall(ref, ctx, () => stream.begin(ctx, text));
+    if (!r.ok) return failed(ref, feed, "send", r.failure, "send:text");
+    failpoint("live.after_preview");
+    addPreview(ref, {
+      index: 0,
+      part: { ...r.value, index: 0 },
+      hash: "",
+      sentAt: ref.now,
+      stream: true,
+    });
+    feed.streamed = text;
+    feed.failures = 0;
+    await ref.save();
+    return { next: "again" };
+  }
+  if (open.gone) return IDLE;
+  const shown = feed.streamed ?? "";
+  if (!text.startsWith(shown) || text.length === shown.length) return IDLE;
+  const wait = reserveNow(ref, scopesFor(ref.adapter, "edit"), "edit:text");
+  if (wait > 0) return { next: "wait", ms: wait };
+  const ctx = liveContext(ref, `${ref.intentId}:stream`, 0);
+  const r = await tryCall(ref, ctx, () => stream.append(ctx, open.part, text.slice(shown.length)));
+  if (!r.ok) {
+    const f = r.failure;
+    if (f.kind === "rate_limit" || (f.evidence === "not_dispatched" && f.kind === "transient")) {
+      return failed(ref, feed, "edit", f, "edit:text");
+    }
+    if (f.kind === "not_found") {
+      open.gone = true;
+      await ref.save();
+    }
+    return degrade(ref, feed, `stream append failed: ${f.kind} (${f.evidence}): ${f.message}`);
+  }
+  feed.streamed = text;
+  feed.failures = 0;
+  return { next: "again" };
+}
+
+/** The open native stream, if it can still be finished in place. */
+export function finishableStream(ref: LiveRef) {
+  const p = visiblePreviews(ref.record).find((x) => x.stream);
+  return p && p.part.platformMessageId !== "" ? p : undefined;
+}
+
+/**
+ * Finishes the stream with the final text (retried: `finish` is idempotent) and records it as
+ * the delivered final under `key`. @returns undefined when the stream could not be finished.
+ */
+export async function finishInPlace(
+  ref: LiveRef,
+  key: string,
+  finalMarkdown: string,
+): Promise<MessageReceipt | undefined> {
+  const stream = ref.adapter.live?.stream;
+  const open = finishableStream(ref);
+  if (!stream || !open) return undefined;
+  ref.record = { ...ref.record, phase: "finalizing", finalKey: key, nativeFinal: finalMarkdown };
+  await ref.save();
+  const ctx = liveContext(ref, `${ref.intentId}:stream`, 0);
+  let part = open.part;
+  const r = await retryIdempotent(ref, {
+    call: "edit",
+    route: "edit:text",
+    ctx,
+    fn: async () => {
+      part = await stream.finish(ctx, open.part, finalMarkdown);
+    },
+    notFoundIsSuccess: false,
+  });
+  if (!r.ok) {
+    ref.log.warn({ failureKind: r.failure.kind }, "could not finish the native stream in place");
+    return undefined;
+  }
+  const receipt = receiptFromParts([{ ...part, index: 0 }], { sentAt: ref.now });
+  return commitVisibleFinal(ref, key, receipt, { ...ref.base, body: { markdown: finalMarkdown } });
+}
