@@ -7,10 +7,14 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const benches = ["store.ts", "send.ts"];
+const benches = ["store.ts", "send.ts", "scale.ts"];
 for (const bench of benches) {
-  const r = spawnSync(process.execPath, [join(here, bench), ...process.argv.slice(2)], {
-    stdio: "inherit",
-  });
+  const r = spawnSync(
+    process.execPath,
+    ["--conditions=herald-source", join(here, bench), ...process.argv.slice(2)],
+    {
+      stdio: "inherit",
+    },
+  );
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

@@ -37,10 +37,28 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 };
 
-function runtimeFor(platform: FakePlatform, opts: { path?: string; synchronous?: "FULL" | "NORMAL"; rateLimits?: Parameters<typeof createFakeAdapter>[0]["rateLimits"]; concurrency?: number } = {}) {
-  const store = new SqliteStateStore({ path: opts.path ?? dbPath(), synchronous: opts.synchronous ?? "FULL" });
-  const adapter = createFakeAdapter({ transport: inProcessTransport(platform), ...(opts.rateLimits ? { rateLimits: opts.rateLimits } : {}) });
-  const runtime = createMessageRuntime({ store, adapters: [adapter], delivery: { concurrency: opts.concurrency ?? 32, pollIntervalMs: 2, maxInMemoryWaitMs: 2_000 } });
+function runtimeFor(
+  platform: FakePlatform,
+  opts: {
+    path?: string;
+    synchronous?: "FULL" | "NORMAL";
+    rateLimits?: Parameters<typeof createFakeAdapter>[0]["rateLimits"];
+    concurrency?: number;
+  } = {},
+) {
+  const store = new SqliteStateStore({
+    path: opts.path ?? dbPath(),
+    synchronous: opts.synchronous ?? "FULL",
+  });
+  const adapter = createFakeAdapter({
+    transport: inProcessTransport(platform),
+    ...(opts.rateLimits ? { rateLimits: opts.rateLimits } : {}),
+  });
+  const runtime = createMessageRuntime({
+    store,
+    adapters: [adapter],
+    delivery: { concurrency: opts.concurrency ?? 32, pollIntervalMs: 2, maxInMemoryWaitMs: 2_000 },
+  });
   return { store, adapter, runtime };
 }
 
@@ -49,11 +67,21 @@ async function rawLifecycle(n: number): Promise<number> {
   const store = new SqliteStateStore({ path: dbPath() });
   const t0 = performance.now();
   for (let i = 0; i < n; i++) {
-    const [r] = await store.enqueueIntents([newIntent(outboundMessage(`m${i}`, { target: { id: `c${i % 100}` } }))]);
+    const [r] = await store.enqueueIntents([
+      newIntent(outboundMessage(`m${i}`, { target: { id: `c${i % 100}` } })),
+    ]);
     const id = r?.intent.id ?? "";
     await store.leaseDueIntents({ owner: "raw", now: Date.now(), leaseMs: 60_000, limit: 1 });
     await store.transitionIntents([{ id, owner: "raw", from: "pending", to: "sending" }]);
-    await store.transitionIntents([{ id, owner: "raw", from: "sending", to: "committing", patch: { receipt: textReceipt([`p${i}`]) } }]);
+    await store.transitionIntents([
+      {
+        id,
+        owner: "raw",
+        from: "sending",
+        to: "committing",
+        patch: { receipt: textReceipt([`p${i}`]) },
+      },
+    ]);
     await store.transitionIntents([{ id, owner: "raw", from: "committing", to: "sent" }]);
   }
   const perSec = (n / (performance.now() - t0)) * 1000;
@@ -64,7 +92,9 @@ async function rawLifecycle(n: number): Promise<number> {
 async function durableThroughput(n: number, parallel: boolean): Promise<number> {
   const { runtime, store } = runtimeFor(new FakePlatform());
   await runtime.start();
-  const msgs = Array.from({ length: n }, (_, i) => outboundMessage(`m${i}`, { target: { id: `c${i % 100}` } }));
+  const msgs = Array.from({ length: n }, (_, i) =>
+    outboundMessage(`m${i}`, { target: { id: `c${i % 100}` } }),
+  );
   const t0 = performance.now();
   if (parallel) await Promise.all(msgs.map((m) => runtime.send(m)));
   else for (const m of msgs) await runtime.send(m);
@@ -81,7 +111,22 @@ async function latency(n: number, synchronous: "FULL" | "NORMAL") {
   await runtime.start();
   const direct: number[] = [];
   const durable: number[] = [];
-  const ctx = { channel: "qa", attempt: 1, idempotencyKey: "k", unitIdempotencyKey: "k#0", signal: new AbortController().signal, log: { debug() {}, info() {}, warn() {}, error() {}, child() { return this; } } };
+  const ctx = {
+    channel: "qa",
+    attempt: 1,
+    idempotencyKey: "k",
+    unitIdempotencyKey: "k#0",
+    signal: new AbortController().signal,
+    log: {
+      debug() {},
+      info() {},
+      warn() {},
+      error() {},
+      child() {
+        return this;
+      },
+    },
+  };
   for (let i = 0; i < n; i++) {
     const message = outboundMessage(`m${i}`, { target: { id: `c${i % 100}` } });
     const unit = { index: 0, kind: "text" as const, payload: { text: `m${i}` }, required: true };
@@ -118,7 +163,9 @@ async function scheduled(n: number, chats: number) {
   const t0 = performance.now();
   for (let i = 0; i < n; i += 1_000) {
     await store.enqueueIntents(
-      Array.from({ length: Math.min(1_000, n - i) }, (_, k) => newIntent(outboundMessage(`m${i + k}`, { target: { id: `c${(i + k) % chats}` } }))),
+      Array.from({ length: Math.min(1_000, n - i) }, (_, k) =>
+        newIntent(outboundMessage(`m${i + k}`, { target: { id: `c${(i + k) % chats}` } })),
+      ),
     );
   }
   runtime.worker.kick();
@@ -147,7 +194,11 @@ async function naive(n: number, chats: number) {
       }
     }),
   );
-  return { ms: performance.now() - t0, rateLimited: platform.rateLimited, visible: platform.visible().length };
+  return {
+    ms: performance.now() - t0,
+    rateLimited: platform.rateLimited,
+    visible: platform.visible().length,
+  };
 }
 
 // ── (d) first send with a big backlog ────────────────────────────────────────
@@ -156,7 +207,9 @@ async function firstSend(backlog: number) {
   const seed = new SqliteStateStore({ path, synchronous: "NORMAL" });
   for (let i = 0; i < backlog; i += 5_000) {
     await seed.enqueueIntents(
-      Array.from({ length: Math.min(5_000, backlog - i) }, (_, k) => newIntent(outboundMessage(`m${i + k}`, { target: { id: `c${(i + k) % 1000}` } }))),
+      Array.from({ length: Math.min(5_000, backlog - i) }, (_, k) =>
+        newIntent(outboundMessage(`m${i + k}`, { target: { id: `c${(i + k) % 1000}` } })),
+      ),
     );
   }
   await seed.close();
@@ -182,9 +235,21 @@ const seq = await durableThroughput(N, false);
 const par = await durableThroughput(N, true);
 console.log(`\n(a) throughput, ${N} messages, SQLite synchronous=FULL`);
 console.table([
-  { path: "raw store lifecycle (5 tx/intent, one at a time)", "msgs/s": Math.round(raw), "ratio vs raw": "1.00" },
-  { path: "runtime.send, one at a time", "msgs/s": Math.round(seq), "ratio vs raw": (seq / raw).toFixed(2) },
-  { path: "runtime.send, all at once (worker concurrency 32)", "msgs/s": Math.round(par), "ratio vs raw": (par / raw).toFixed(2) },
+  {
+    path: "raw store lifecycle (5 tx/intent, one at a time)",
+    "msgs/s": Math.round(raw),
+    "ratio vs raw": "1.00",
+  },
+  {
+    path: "runtime.send, one at a time",
+    "msgs/s": Math.round(seq),
+    "ratio vs raw": (seq / raw).toFixed(2),
+  },
+  {
+    path: "runtime.send, all at once (worker concurrency 32)",
+    "msgs/s": Math.round(par),
+    "ratio vs raw": (par / raw).toFixed(2),
+  },
 ]);
 
 const rows = [];
@@ -208,13 +273,29 @@ const chats = 100;
 const minMs = Math.max(Math.ceil(M / botPerSec) - 1, Math.ceil(M / chats / chatPerSec) - 1) * 1000;
 const s = await scheduled(M, chats);
 const nv = await naive(M, chats);
-console.log(`\n(c) ${M} messages over ${chats} chats, fake enforces ${botPerSec}/s per bot and ${chatPerSec}/s per chat (×${SCALE}); theoretical minimum ${(minMs / 1000).toFixed(2)} s`);
+console.log(
+  `\n(c) ${M} messages over ${chats} chats, fake enforces ${botPerSec}/s per bot and ${chatPerSec}/s per chat (×${SCALE}); theoretical minimum ${(minMs / 1000).toFixed(2)} s`,
+);
 console.table([
-  { sender: "herald scheduler + durable queue", "seconds": (s.ms / 1000).toFixed(2), "× minimum": (s.ms / minMs).toFixed(3), "429s": s.rateLimited, delivered: s.visible },
-  { sender: "naive (all at once, retry on 429)", "seconds": (nv.ms / 1000).toFixed(2), "× minimum": (nv.ms / minMs).toFixed(3), "429s": nv.rateLimited, delivered: nv.visible },
+  {
+    sender: "herald scheduler + durable queue",
+    seconds: (s.ms / 1000).toFixed(2),
+    "× minimum": (s.ms / minMs).toFixed(3),
+    "429s": s.rateLimited,
+    delivered: s.visible,
+  },
+  {
+    sender: "naive (all at once, retry on 429)",
+    seconds: (nv.ms / 1000).toFixed(2),
+    "× minimum": (nv.ms / minMs).toFixed(3),
+    "429s": nv.rateLimited,
+    delivered: nv.visible,
+  },
 ]);
 
 const backlog = quick ? 20_000 : 100_000;
 const firstMs = await firstSend(backlog);
-console.log(`\n(d) ${backlog} pending intents: first platform call ${firstMs.toFixed(1)} ms after the runtime was created`);
+console.log(
+  `\n(d) ${backlog} pending intents: first platform call ${firstMs.toFixed(1)} ms after the runtime was created`,
+);
 rmSync(dir, { recursive: true, force: true });

@@ -15,7 +15,11 @@ mkdirSync(out, { recursive: true });
 
 const blocks = globSync(["README.md", "docs/**/*.md"], { cwd: root }).flatMap((file) => {
   const text = readFileSync(join(root, file), "utf8");
-  return [...text.matchAll(/```ts run\n([\s\S]*?)```/g)].map((m, i) => ({ file, i, code: m[1] ?? "" }));
+  return [...text.matchAll(/```ts run\n([\s\S]*?)```/g)].map((m, i) => ({
+    file,
+    i,
+    code: m[1] ?? "",
+  }));
 });
 
 describe("runnable docs examples", () => {

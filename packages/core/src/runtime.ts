@@ -15,6 +15,8 @@ import { createLiveApi, type LiveApi } from "./live/LiveApi.ts";
 import type { LiveRuntimeOptions } from "./live/types.ts";
 import { type HeraldLogger, silentLogger } from "./logger.ts";
 import { DEFAULT_BACKOFF } from "./message/failure.ts";
+import { createReceiveRuntime } from "./receive/ReceiveRuntime.ts";
+import type { ReceiveRuntime, ReceiveRuntimeOptions } from "./receive/types.ts";
 import { createSendApi, type SendApi } from "./send/SendRuntime.ts";
 import type { MessageStateStore } from "./state/MessageStateStore.ts";
 
@@ -33,6 +35,8 @@ export type MessageRuntimeOptions = {
   delivery?: DeliveryOptions;
   /** Live sessions: timers (inject manual ones in tests) and recovery interval. */
   live?: LiveRuntimeOptions;
+  /** Receive: handler, `allowBots`, mention policy, loop guard, ack policy, dedupe TTL. */
+  receive?: ReceiveRuntimeOptions;
 };
 
 /** The runtime: send API + lifecycle of the delivery worker. */
@@ -49,6 +53,17 @@ export type MessageRuntime = SendApi & {
   typing: LiveApi["typing"];
   /** One live recovery pass now (also runs at `start()` and periodically). */
   recoverLive: LiveApi["recover"];
+  /**
+   * Runs one inbound platform event through the receive lifecycle (normalize → … → ack);
+   * see `src/receive/`. Returns `{ ack, done }`: answer the platform when `ack` resolves.
+   */
+  receive: ReceiveRuntime["receive"];
+  /** Registers the bot's inbound handler. */
+  onMessage: ReceiveRuntime["onMessage"];
+  /** Inbound payloads that failed to normalize: list, replay, discard. */
+  deadLetters: ReceiveRuntime["deadLetters"];
+  /** Re-dispatches inbound messages recorded but not finished (runs at `start()` too). */
+  recoverInbound: ReceiveRuntime["recover"];
   /** Looks up the adapter of a channel. */
   adapter(channel: string): ChannelMessageAdapter | undefined;
   /**
@@ -95,6 +110,10 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
   const worker = new DeliveryWorker(deps);
   const send = createSendApi(deps, worker);
   const live = createLiveApi(deps, worker, options.live);
+  const inbound = createReceiveRuntime(
+    { store: options.store, adapters, logger: deps.logger, clock: deps.clock },
+    { instanceId: workerId, ...options.receive },
+  );
   return {
     ...send,
     store: options.store,
@@ -102,6 +121,10 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     live: live.open,
     typing: live.typing,
     recoverLive: live.recover,
+    receive: (raw, source) => inbound.receive(raw, source),
+    onMessage: (handler) => inbound.onMessage(handler),
+    deadLetters: inbound.deadLetters,
+    recoverInbound: (opts) => inbound.recover(opts),
     adapter: (channel) => adapters.get(channel),
     async start() {
       const report = await worker.start();
@@ -111,6 +134,7 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     },
     async stop(drainMs) {
       live.stopBackground();
+      await inbound.drain();
       await worker.stop(drainMs);
     },
   };

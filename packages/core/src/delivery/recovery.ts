@@ -32,10 +32,11 @@ export async function recoverStale(deps: DeliveryDeps, budgetMs: number): Promis
   const { store, clock } = deps;
   const started = clock();
   const report: RecoveryReport = { toUnknown: 0, committed: 0, skewRepaired: 0, complete: true };
+  // Never this process's own lease: its attempt is still running (a stalled event loop can let
+  // the lease lapse before the renewal fires; replaying it here would duplicate the message).
   const gone = (owner: string | undefined, expiresAt: number | undefined, now: number) =>
-    owner === undefined ||
-    (expiresAt ?? 0) <= now ||
-    (owner.startsWith(`${deps.workerId}:`) && owner !== deps.owner);
+    owner !== deps.owner &&
+    (owner === undefined || (expiresAt ?? 0) <= now || owner.startsWith(`${deps.workerId}:`));
   const overBudget = () => clock() - started > budgetMs;
 
   for (const status of ["sending", "committing"] as const) {

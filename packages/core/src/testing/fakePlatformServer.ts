@@ -11,16 +11,23 @@ import type { AddressInfo } from "node:net";
 import type { FakeTransport } from "./fakeAdapter.ts";
 import { type FakePlatform, FakePlatformError, type PlatformCall } from "./fakePlatform.ts";
 
-/** Starts the HTTP face of a fake platform. */
+/**
+ * Starts the HTTP face of a fake platform.
+ *
+ * @param options.latencyMs - delay before each call is applied and answered, like a real
+ * platform's round trip. @defaultValue 0
+ */
 export async function serveFakePlatform(
   platform: FakePlatform,
+  options: { latencyMs?: number } = {},
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (c) => {
       body += c;
     });
-    req.on("end", () => {
+    req.on("end", async () => {
+      if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
       try {
         const answer = platform.call(JSON.parse(body) as PlatformCall);
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));

@@ -39,7 +39,7 @@ const runtime = createMessageRuntime({
   ],
   delivery: {
     workerId: config.workerId,
-    leaseMs: 300,
+    leaseMs: 1_000,
     pollIntervalMs: 5,
     backoff: { baseMs: 10, maxMs: 40, maxAttempts: 20 },
   },
