@@ -1,0 +1,65 @@
+/**
+ * `@herald/plugin-sdk/channel-message`: everything a channel plugin needs, and nothing else
+ * (seed `message-lifecycle.md`, "Public SDK reduction"). Plugins import only this subpath,
+ * `@herald/plugin-sdk/testing` in their tests, and their own platform SDK.
+ *
+ * @packageDocumentation
+ */
+
+// The plugin shape.
+export {
+  type ChannelPlugin,
+  type ChannelPluginDeps,
+  type ChannelReceiver,
+  type ChannelReceiverSink,
+  defineChannelMessageAdapter,
+  defineChannelPlugin,
+} from "./plugin.ts";
+
+// Adapter surface, message domain and receipts (stable part of @herald/core).
+export type {
+  ChannelMessage,
+  ChannelMessageAdapter,
+  ClassifiedFailure,
+  DeliveryFailure,
+  DeliveryFailureKind,
+  DispatchEvidence,
+  LiveMessageState,
+  MessageActor,
+  MessageAttachment,
+  MessageBody,
+  MessageCapabilities,
+  MessageEventClass,
+  MessageLiveAdapter,
+  MessageNormalizeContext,
+  MessageOrigin,
+  MessageOriginAdapter,
+  MessageReceipt,
+  MessageReceiptPart,
+  MessageReceiveAdapter,
+  MessageRelation,
+  MessageRenderAdapter,
+  MessageSendAdapter,
+  MessageSendContext,
+  MessageTarget,
+  RateLimitScope,
+  ReceiveAckPolicy,
+  ReconcileResult,
+  RenderedMessageBatch,
+  RenderedMessageUnit,
+  WatermarkTracker,
+} from "@herald/core";
+export {
+  gatewayFailureOrigin,
+  HeraldError,
+  joinIssuePath,
+  mergeReceipts,
+  NotImplementedError,
+  parseInbound,
+  ReceiveValidationError,
+  receiptFromParts,
+  shouldDropHeraldEcho,
+} from "@herald/core";
+
+// zod, for `configSchema` and payload validation (plugins do not depend on zod directly).
+export { z } from "zod";

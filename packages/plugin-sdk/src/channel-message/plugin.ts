@@ -1,0 +1,109 @@
+/**
+ * `defineChannelPlugin` / `defineChannelMessageAdapter`: the shape every herald channel plugin
+ * has (DESIGN §8), so a reader who knows one plugin knows all.
+ *
+ * @module
+ */
+import type {
+  ChannelMessageAdapter,
+  HeraldLogger,
+  ReceiveAckSignal,
+  ReceiveOutcome,
+  ReceiveSource,
+  WatermarkTracker,
+} from "@herald/core";
+import type { z } from "zod";
+
+/** What the host (the gateway) hands a plugin when it builds the adapter and receiver. */
+export type ChannelPluginDeps = {
+  /** Account id inside the channel (one bot); several accounts may run side by side. */
+  accountId: string;
+  logger: HeraldLogger;
+  /** Epoch-ms clock. */
+  clock: () => number;
+  /**
+   * Reads a secret named in the config (an env var name or a file path), never from the config
+   * itself. @throws when the secret is missing, naming the variable.
+   */
+  secret(name: string): string;
+};
+
+/** Where a receiver hands inbound platform events. */
+export type ChannelReceiverSink = {
+  /**
+   * Runs one raw platform event through herald's receive lifecycle. Answer the platform (HTTP
+   * status, polling offset) when `ack` resolves; `done` resolves when processing ended.
+   */
+  receive(
+    raw: unknown,
+    source?: Partial<Omit<ReceiveSource, "channel">>,
+  ): { ack: Promise<ReceiveAckSignal>; done: Promise<ReceiveOutcome> };
+  /**
+   * The polling watermark of this account (`source` separates several cursors): fetch from
+   * `(await load()) + 1`, `begin(id)` each update, `track(id, ack)` — the persisted offset
+   * never passes unfinished work.
+   */
+  watermark(source?: string): WatermarkTracker;
+  logger: HeraldLogger;
+};
+
+/** A running inbound receiver: a polling loop or socket (start/stop), or a webhook handler. */
+export type ChannelReceiver = {
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
+  /**
+   * Handles a webhook request (mounted by the gateway at `/webhooks/:channel/:account`).
+   * Authenticate before anything is recorded; answer 401 on failure.
+   */
+  webhook?(request: Request): Promise<Response>;
+};
+
+/** A channel plugin: config schema, adapter factory and optional receiver factory. */
+export type ChannelPlugin<TConfig = unknown> = {
+  /** Channel id, e.g. `"telegram"`; messages carry it in `ChannelMessage.channel`. */
+  id: string;
+  /** zod schema of the account config; errors name the field path. */
+  configSchema: z.ZodType<TConfig>;
+  /** Builds the channel adapter for one account. */
+  createAdapter(config: TConfig, deps: ChannelPluginDeps): ChannelMessageAdapter;
+  /** Builds the inbound receiver for one account, when the channel receives. */
+  createReceiver?(config: TConfig, sink: ChannelReceiverSink, deps: ChannelPluginDeps): ChannelReceiver;
+};
+
+/**
+ * Declares a channel plugin (the default export of a plugin package).
+ *
+ * @example
+ * export default defineChannelPlugin({
+ *   id: "telegram",
+ *   configSchema,
+ *   createAdapter: (config, deps) => defineChannelMessageAdapter({ id: "telegram", capabilities, render, send }),
+ * });
+ */
+export function defineChannelPlugin<TConfig>(plugin: ChannelPlugin<TConfig>): ChannelPlugin<TConfig> {
+  if (!/^[a-z][a-z0-9-]*$/.test(plugin.id)) {
+    throw new TypeError(`channel plugin id "${plugin.id}" must be lower-case letters, digits and "-"`);
+  }
+  return plugin;
+}
+
+/**
+ * Declares a channel message adapter. Checks at definition time what would otherwise fail at
+ * the first send: a declared edit/delete capability without the method, a chunking limit
+ * without a length.
+ *
+ * @throws TypeError naming the inconsistent field.
+ */
+export function defineChannelMessageAdapter<T extends ChannelMessageAdapter>(adapter: T): T {
+  const live = adapter.capabilities.live;
+  if (live?.edit && !adapter.send.edit) {
+    throw new TypeError(`${adapter.id}: capabilities.live.edit is true but send.edit is missing`);
+  }
+  if (live?.delete && !adapter.send.delete) {
+    throw new TypeError(`${adapter.id}: capabilities.live.delete is true but send.delete is missing`);
+  }
+  if (adapter.capabilities.text.chunking && !adapter.capabilities.text.maxLength) {
+    throw new TypeError(`${adapter.id}: capabilities.text.chunking needs capabilities.text.maxLength`);
+  }
+  return adapter;
+}

@@ -1,0 +1,6 @@
+/**
+ * `@herald/plugin-sdk/testing`: what every fake platform server needs.
+ *
+ * @packageDocumentation
+ */
+export {};
