@@ -12,7 +12,7 @@
  */
 import type { ChannelMessage } from "../message/message.ts";
 import type { MessageReceiptPart } from "../message/receipt.ts";
-import type { MessageSendContext } from "./types.ts";
+import type { MessageSendContext } from "./context.ts";
 
 /**
  * What happens to preview messages when a live session does not end in a final that replaces

@@ -6,37 +6,17 @@
  *
  * @module
  */
-import type { HeraldLogger } from "../logger.ts";
 import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch.ts";
 import type { MessageCapabilities } from "../message/capabilities.ts";
 import type { DeliveryFailure } from "../message/failure.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import type { MessageOrigin } from "../message/origin.ts";
-import type { MessageReceipt, MessageReceiptPart } from "../message/receipt.ts";
+import type { MessageReceiptPart } from "../message/receipt.ts";
+import type { MessageSendContext } from "./context.ts";
 import type { MessageLiveAdapter } from "./live.ts";
+import type { MessageReceiveAdapter } from "./receive.ts";
 
-/** What core hands an adapter for one platform call of one intent. */
-export type MessageSendContext = {
-  /** Id of the durable intent (absent for non-durable sends). */
-  intentId?: string;
-  channel: string;
-  accountId?: string;
-  message: ChannelMessage;
-  /** Attempt number of this delivery, from 1. */
-  attempt: number;
-  /** The intent's idempotency key. */
-  idempotencyKey: string;
-  /**
-   * The key for this unit: `${idempotencyKey}#${unit.index}`. Adapters with native idempotency
-   * (Discord nonce, Matrix txnId, Google Chat requestId) send this so a replay is deduplicated.
-   */
-  unitIdempotencyKey: string;
-  /** Receipt parts that already landed for this intent (recovery, retries). */
-  previousReceipt?: MessageReceipt;
-  /** Aborted on shutdown or when the attempt is abandoned. */
-  signal: AbortSignal;
-  log: HeraldLogger;
-};
+export type { MessageSendContext } from "./context.ts";
 
 /** A classified failure as the adapter reports it (core adds the timestamp). */
 export type ClassifiedFailure = Omit<DeliveryFailure, "at">;
@@ -108,5 +88,5 @@ export type ChannelMessageAdapter = {
   /** Native streams, typing indicators and preview policy (`src/adapter/live.ts`). */
   live?: MessageLiveAdapter;
   /** Inbound: normalize, classify and authorize platform events (`src/adapter/receive.ts`). */
-  receive?: import("./receive.ts").MessageReceiveAdapter;
+  receive?: MessageReceiveAdapter;
 };

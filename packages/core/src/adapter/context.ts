@@ -1,0 +1,31 @@
+/**
+ * The context core hands an adapter for each platform call (seed "Send context").
+ *
+ * @module
+ */
+import type { HeraldLogger } from "../logger.ts";
+import type { ChannelMessage } from "../message/message.ts";
+import type { MessageReceipt } from "../message/receipt.ts";
+
+/** What core hands an adapter for one platform call of one intent. */
+export type MessageSendContext = {
+  /** Id of the durable intent (absent for non-durable sends). */
+  intentId?: string;
+  channel: string;
+  accountId?: string;
+  message: ChannelMessage;
+  /** Attempt number of this delivery, from 1. */
+  attempt: number;
+  /** The intent's idempotency key. */
+  idempotencyKey: string;
+  /**
+   * The key for this unit: `${idempotencyKey}#${unit.index}`. Adapters with native idempotency
+   * (Discord nonce, Matrix txnId, Google Chat requestId) send this so a replay is deduplicated.
+   */
+  unitIdempotencyKey: string;
+  /** Receipt parts that already landed for this intent (recovery, retries). */
+  previousReceipt?: MessageReceipt;
+  /** Aborted on shutdown or when the attempt is abandoned. */
+  signal: AbortSignal;
+  log: HeraldLogger;
+};
