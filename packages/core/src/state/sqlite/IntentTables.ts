@@ -1,0 +1,327 @@
+/**
+ * Send intents and the outbound receipt registry of the SQLite store, as synchronous
+ * operations over one connection: enqueue (with claim), lease, compare-and-set transitions
+ * that index receipts in the same transaction, queries and tombstone purge. `SqliteStateStore`
+ * wraps each in its error mapping; see `MessageStateStore` for the contracts.
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import { failpoint } from "../../failpoint.ts";
+import {
+  assertTransition,
+  type DurableSendIntent,
+  INTENT_STATUSES,
+  type IntentStatus,
+  orderingKeyOf,
+  TERMINAL_STATUSES,
+  UNSENT_STATUSES,
+} from "../../message/intent.ts";
+import type { MessageReceipt } from "../../message/receipt.ts";
+import { IntentConflictError } from "../errors.ts";
+import type {
+  EnqueueResult,
+  IntentPatch,
+  IntentQuery,
+  IntentTransition,
+  LeaseRequest,
+  NewSendIntent,
+  ReceiptRecord,
+} from "../types.ts";
+import type { SqliteDb } from "./InboundTables.ts";
+import {
+  compact,
+  intentFromRow,
+  json,
+  patchColumns,
+  type Row,
+  registryEntries,
+  toJson,
+} from "./rows.ts";
+
+const UNSENT = UNSENT_STATUSES.map((s) => `'${s}'`).join(",");
+const TERMINAL = TERMINAL_STATUSES.map((s) => `'${s}'`).join(",");
+
+/** Intent and registry operations. */
+export class IntentTables {
+  readonly #db: SqliteDb;
+
+  constructor(db: SqliteDb) {
+    this.#db = db;
+  }
+
+  #getIntentRow(id: string): Row | undefined {
+    return this.#db.stmt("SELECT * FROM intents WHERE id = ?").get(id) as Row | undefined;
+  }
+
+  enqueueIntents(inputs: readonly NewSendIntent[]): EnqueueResult[] {
+    return this.#db.tx(() => {
+      const now = this.#db.clock();
+      let seq = Number(
+        (this.#db.stmt("SELECT COALESCE(MAX(seq), 0) AS s FROM intents").get() as Row).s,
+      );
+      return inputs.map((input, i) => {
+        if (i > 0) failpoint("store.mid_transaction");
+        const existing = this.#db
+          .stmt("SELECT * FROM intents WHERE idempotency_key = ?")
+          .get(input.idempotencyKey) as Row | undefined;
+        if (existing) return { intent: intentFromRow(existing), created: false };
+        seq += 1;
+        const id = input.id ?? randomUUID();
+        const nextAttemptAt = input.nextAttemptAt ?? null;
+        this.#db
+          .stmt(
+            `INSERT INTO intents (id, seq, idempotency_key, channel, account_id, ordering_key, status,
+             attempt, next_attempt_at, due_at, turn_id, message_json, operation_json, batch_json,
+             live_state_json, created_at, updated_at)
+           VALUES (:id, :seq, :key, :channel, :account, :ordering, 'pending', 0, :next, :due,
+             :turn, :message, :operation, :batch, :live, :now, :now)`,
+          )
+          .run({
+            id,
+            seq,
+            key: input.idempotencyKey,
+            channel: input.message.channel,
+            account: input.message.accountId ?? null,
+            ordering: input.orderingKey ?? orderingKeyOf(input.message),
+            next: nextAttemptAt,
+            due: nextAttemptAt ?? now,
+            turn: input.turnId ?? null,
+            message: JSON.stringify(input.message),
+            operation: JSON.stringify(input.operation ?? { kind: "send" }),
+            batch: toJson(input.batch),
+            live: toJson(input.liveState),
+            now,
+          });
+        if (input.claim && (nextAttemptAt ?? 0) <= input.claim.now) this.#claim(id, input.claim);
+        return { intent: intentFromRow(this.#getIntentRow(id) as Row), created: true };
+      });
+    });
+  }
+
+  #claim(id: string, claim: { owner: string; now: number; leaseMs: number }): void {
+    this.#db
+      .stmt(
+        `UPDATE intents SET lease_owner = :owner, lease_expires_at = :expires
+       WHERE id = :id AND NOT EXISTS (
+         SELECT 1 FROM intents e WHERE e.ordering_key = intents.ordering_key
+           AND e.seq < intents.seq AND e.status IN (${UNSENT}))`,
+      )
+      .run({ id, owner: claim.owner, expires: claim.now + claim.leaseMs });
+  }
+
+  getIntent(id: string): DurableSendIntent | undefined {
+    const row = this.#getIntentRow(id);
+    return row ? intentFromRow(row) : undefined;
+  }
+
+  getIntentByIdempotencyKey(key: string): DurableSendIntent | undefined {
+    const row = this.#db.stmt("SELECT * FROM intents WHERE idempotency_key = ?").get(key) as
+      | Row
+      | undefined;
+    return row ? intentFromRow(row) : undefined;
+  }
+
+  leaseDueIntents(request: LeaseRequest): DurableSendIntent[] {
+    const statuses = request.statuses ?? ["pending"];
+    return this.#db.tx(() => {
+      const rows = this.#db
+        .stmt(
+          `SELECT i.id FROM intents i
+         WHERE i.status IN (${statuses.map((s) => `'${s}'`).join(",")})
+           AND (i.next_attempt_at IS NULL OR i.next_attempt_at <= :now)
+           AND (i.lease_expires_at IS NULL OR i.lease_expires_at <= :now)
+           AND (:channel IS NULL OR i.channel = :channel)
+           AND NOT EXISTS (
+             SELECT 1 FROM intents e
+             WHERE e.ordering_key = i.ordering_key AND e.seq < i.seq AND e.status IN (${UNSENT}))
+         ORDER BY i.due_at, i.seq
+         LIMIT :limit`,
+        )
+        .all({
+          now: request.now,
+          channel: request.channel ?? null,
+          limit: request.limit,
+        }) as Row[];
+      const lease = this.#db.stmt(
+        "UPDATE intents SET lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?",
+      );
+      return rows.map((r) => {
+        lease.run(request.owner, request.now + request.leaseMs, this.#db.clock(), String(r.id));
+        return intentFromRow(this.#getIntentRow(String(r.id)) as Row);
+      });
+    });
+  }
+
+  renewLease(id: string, owner: string, expiresAt: number): boolean {
+    const r = this.#db
+      .stmt("UPDATE intents SET lease_expires_at = ? WHERE id = ? AND lease_owner = ?")
+      .run(expiresAt, id, owner);
+    return Number(r.changes) === 1;
+  }
+
+  releaseLease(id: string, owner: string): boolean {
+    const r = this.#db
+      .stmt(
+        "UPDATE intents SET lease_owner = NULL, lease_expires_at = NULL, updated_at = ? WHERE id = ? AND lease_owner = ?",
+      )
+      .run(this.#db.clock(), id, owner);
+    return Number(r.changes) === 1;
+  }
+
+  #guard(id: string, expect: { status: IntentStatus; owner?: string | undefined }): Row {
+    const row = this.#getIntentRow(id);
+    const actual = row
+      ? compact({ status: String(row.status) as IntentStatus, owner: row.lease_owner ?? undefined })
+      : undefined;
+    if (
+      !row ||
+      row.status !== expect.status ||
+      (expect.owner !== undefined && row.lease_owner !== expect.owner)
+    ) {
+      throw new IntentConflictError(
+        id,
+        compact({ status: expect.status, owner: expect.owner }) as { status: IntentStatus },
+        actual as { status: IntentStatus; owner?: string } | undefined,
+      );
+    }
+    return row;
+  }
+
+  #applyPatch(row: Row, status: IntentStatus, patch: IntentPatch): DurableSendIntent {
+    const current = intentFromRow(row);
+    const cols = patchColumns(patch, current);
+    cols.status = status;
+    cols.updated_at = this.#db.clock();
+    const names = Object.keys(cols);
+    this.#db
+      .stmt(`UPDATE intents SET ${names.map((n) => `${n} = :${n}`).join(", ")} WHERE id = :id`)
+      .run({ ...cols, id: current.id });
+    const updated = intentFromRow(this.#getIntentRow(current.id) as Row);
+    if (patch.receipt || patch.partialReceipt) this.#index(updated);
+    return updated;
+  }
+
+  #index(intent: DurableSendIntent): void {
+    const insert = this.#db.stmt(
+      `INSERT INTO receipts (channel, account_id, platform_message_id, intent_id, part_index, recorded_at)
+       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    );
+    for (const e of registryEntries(intent)) {
+      insert.run(
+        intent.channel,
+        intent.accountId ?? "",
+        e.platformMessageId,
+        intent.id,
+        e.partIndex,
+        this.#db.clock(),
+      );
+    }
+  }
+
+  transitionIntents(transitions: readonly IntentTransition[]): DurableSendIntent[] {
+    for (const t of transitions) assertTransition(t.from, t.to);
+    return this.#db.tx(() =>
+      transitions.map((t, i) => {
+        if (i > 0) failpoint("store.mid_transaction");
+        const row = this.#guard(t.id, { status: t.from, owner: t.owner });
+        const patch: IntentPatch = { ...t.patch };
+        if (TERMINAL_STATUSES.includes(t.to) && patch.lease === undefined) patch.lease = "release";
+        return this.#applyPatch(row, t.to, patch);
+      }),
+    );
+  }
+
+  updateIntent(
+    id: string,
+    expect: { status: IntentStatus; owner?: string },
+    patch: IntentPatch,
+  ): DurableSendIntent {
+    return this.#db.tx(() => this.#applyPatch(this.#guard(id, expect), expect.status, patch));
+  }
+
+  listIntents(query: IntentQuery = {}): DurableSendIntent[] {
+    const where: string[] = ["seq > :after"];
+    const params: Record<string, string | number> = {
+      after: query.afterSeq ?? 0,
+      limit: query.limit ?? 100,
+    };
+    if (query.statuses?.length) {
+      where.push(`status IN (${query.statuses.map((_, i) => `:s${i}`).join(",")})`);
+      query.statuses.forEach((s, i) => {
+        params[`s${i}`] = s;
+      });
+    }
+    if (query.channel !== undefined) {
+      where.push("channel = :channel");
+      params.channel = query.channel;
+    }
+    if (query.nextAttemptAfter !== undefined) {
+      where.push("next_attempt_at > :nextAfter");
+      params.nextAfter = query.nextAttemptAfter;
+    }
+    if (query.leaseExpiredBefore !== undefined) {
+      where.push("(lease_expires_at IS NULL OR lease_expires_at <= :expired)");
+      params.expired = query.leaseExpiredBefore;
+    }
+    const rows = this.#db
+      .prepare(`SELECT * FROM intents WHERE ${where.join(" AND ")} ORDER BY seq LIMIT :limit`)
+      .all(params) as Row[];
+    return rows.map(intentFromRow);
+  }
+
+  countIntents(filter: { channel?: string } = {}): Record<IntentStatus, number> {
+    const counts = Object.fromEntries(INTENT_STATUSES.map((s) => [s, 0])) as Record<
+      IntentStatus,
+      number
+    >;
+    const rows = this.#db
+      .stmt(
+        "SELECT status, COUNT(*) AS n FROM intents WHERE (:channel IS NULL OR channel = :channel) GROUP BY status",
+      )
+      .all({ channel: filter.channel ?? null }) as Row[];
+    for (const r of rows) counts[String(r.status) as IntentStatus] = Number(r.n);
+    return counts;
+  }
+
+  purgeTerminalIntents(options: { before: number; limit: number }): number {
+    return this.#db.tx(() => {
+      const r = this.#db
+        .stmt(
+          `DELETE FROM intents WHERE id IN (
+           SELECT id FROM intents WHERE status IN (${TERMINAL}) AND updated_at < ?
+           ORDER BY updated_at LIMIT ?)`,
+        )
+        .run(options.before, options.limit);
+      return Number(r.changes);
+    });
+  }
+
+  lookupReceipt(key: {
+    channel: string;
+    accountId?: string;
+    platformMessageId: string;
+  }): (ReceiptRecord & { receipt?: MessageReceipt }) | undefined {
+    const row = this.#db
+      .stmt(
+        `SELECT r.*, i.message_json, i.turn_id, i.receipt_json, i.partial_receipt_json
+       FROM receipts r JOIN intents i ON i.id = r.intent_id
+       WHERE r.channel = ? AND r.account_id = ? AND r.platform_message_id = ?`,
+      )
+      .get(key.channel, key.accountId ?? "", key.platformMessageId) as Row | undefined;
+    if (!row) return undefined;
+    const message = json<DurableSendIntent["message"]>(row.message_json);
+    return compact({
+      channel: String(row.channel),
+      accountId: row.account_id ? String(row.account_id) : undefined,
+      platformMessageId: String(row.platform_message_id),
+      intentId: String(row.intent_id),
+      partIndex: Number(row.part_index),
+      origin: message?.origin,
+      turnId: row.turn_id ? String(row.turn_id) : undefined,
+      recordedAt: Number(row.recorded_at),
+      receipt:
+        json<MessageReceipt>(row.receipt_json) ?? json<MessageReceipt>(row.partial_receipt_json),
+    }) as ReceiptRecord & { receipt?: MessageReceipt };
+  }
+}
