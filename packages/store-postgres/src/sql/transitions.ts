@@ -16,14 +16,24 @@ import {
   type IntentPatch,
   type IntentStatus,
   type IntentTransition,
+  patchColumns,
+  registryEntries,
   TERMINAL_STATUSES,
 } from "@herald/core";
 import type { PoolClient } from "pg";
-import { compact, intentFromRow, patchColumns, type Row, registryEntries } from "../rows.ts";
+import { compact, intentFromRow, type Row } from "../rows.ts";
 import type { Ctx } from "./context.ts";
 
 type Expect = { status: IntentStatus; owner?: string | undefined };
 
+/** This schema's JSON column names (see `migrations.ts`). */
+const PG_JSON_COLUMNS = {
+  failure: "failure",
+  receipt: "receipt",
+  partialReceipt: "partial_receipt",
+  liveState: "live_state",
+  batch: "batch",
+};
 /** Locks and reads intents by id, in id order. */
 async function lockIntents(
   client: PoolClient,
@@ -66,7 +76,7 @@ async function applyPatch(
   status: IntentStatus,
   patch: IntentPatch,
 ): Promise<DurableSendIntent> {
-  const cols = patchColumns(patch, current);
+  const cols = patchColumns(patch, current, PG_JSON_COLUMNS);
   cols.status = status;
   cols.updated_at = ctx.clock();
   const names = Object.keys(cols);

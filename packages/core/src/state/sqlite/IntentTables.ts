@@ -19,6 +19,7 @@ import {
 } from "../../message/intent.ts";
 import type { MessageReceipt } from "../../message/receipt.ts";
 import { IntentConflictError } from "../errors.ts";
+import { patchColumns, registryEntries } from "../storeHelpers.ts";
 import type {
   EnqueueResult,
   IntentPatch,
@@ -29,16 +30,15 @@ import type {
   ReceiptRecord,
 } from "../types.ts";
 import type { SqliteDb } from "./InboundTables.ts";
-import {
-  compact,
-  intentFromRow,
-  json,
-  patchColumns,
-  type Row,
-  registryEntries,
-  toJson,
-} from "./rows.ts";
+import { compact, intentFromRow, json, type Row, toJson } from "./rows.ts";
 
+const SQLITE_JSON_COLUMNS = {
+  failure: "failure_json",
+  receipt: "receipt_json",
+  partialReceipt: "partial_receipt_json",
+  liveState: "live_state_json",
+  batch: "batch_json",
+};
 const UNSENT = UNSENT_STATUSES.map((s) => `'${s}'`).join(",");
 const TERMINAL = TERMINAL_STATUSES.map((s) => `'${s}'`).join(",");
 
@@ -190,7 +190,7 @@ export class IntentTables {
 
   #applyPatch(row: Row, status: IntentStatus, patch: IntentPatch): DurableSendIntent {
     const current = intentFromRow(row);
-    const cols = patchColumns(patch, current);
+    const cols = patchColumns(patch, current, SQLITE_JSON_COLUMNS);
     cols.status = status;
     cols.updated_at = this.#db.clock();
     const names = Object.keys(cols);

@@ -5,7 +5,7 @@
  * @module
  */
 import type { DurableSendIntent, IntentStatus } from "../../message/intent.ts";
-import type { DeadLetter, IntentPatch, LedgerEvent } from "../types.ts";
+import type { DeadLetter, LedgerEvent } from "../types.ts";
 
 type Scalar = string | number | bigint | null | Uint8Array;
 /** A database row as the driver returns it. */
@@ -89,46 +89,4 @@ export function deadLetterFromRow(row: Row): DeadLetter {
     replayedAt: num(row.replayed_at),
     replayCount: Number(row.replay_count),
   }) as DeadLetter;
-}
-
-/**
- * Column assignments for an {@link IntentPatch} (plus `status` and `updated_at`), shared by SQL
- * stores. Keys are column names; values are driver scalars.
- */
-export function patchColumns(
-  patch: IntentPatch,
-  current: DurableSendIntent,
-): Record<string, Scalar> {
-  const cols: Record<string, Scalar> = {};
-  if (patch.attempt !== undefined) cols.attempt = patch.attempt;
-  if (patch.nextAttemptAt !== undefined) {
-    cols.next_attempt_at = patch.nextAttemptAt;
-    cols.due_at = patch.nextAttemptAt ?? current.createdAt;
-  }
-  if (patch.failure !== undefined) cols.failure_json = toJson(patch.failure);
-  if (patch.receipt !== undefined) cols.receipt_json = toJson(patch.receipt);
-  if (patch.partialReceipt !== undefined) cols.partial_receipt_json = toJson(patch.partialReceipt);
-  if (patch.liveState !== undefined) cols.live_state_json = toJson(patch.liveState);
-  if (patch.batch !== undefined) cols.batch_json = toJson(patch.batch);
-  if (patch.lease === "release") {
-    cols.lease_owner = null;
-    cols.lease_expires_at = null;
-  } else if (patch.lease) {
-    cols.lease_owner = patch.lease.owner;
-    cols.lease_expires_at = patch.lease.expiresAt;
-  }
-  return cols;
-}
-
-/** Platform ids of a receipt and a partial receipt, with their unit index, for the registry. */
-export function registryEntries(
-  intent: DurableSendIntent,
-): Array<{ platformMessageId: string; partIndex: number }> {
-  const entries = new Map<string, number>();
-  for (const r of [intent.partialReceipt, intent.receipt]) {
-    if (!r) continue;
-    for (const part of r.parts) entries.set(part.platformMessageId, part.index);
-    for (const id of r.platformMessageIds) if (!entries.has(id)) entries.set(id, -1);
-  }
-  return [...entries].map(([platformMessageId, partIndex]) => ({ platformMessageId, partIndex }));
 }

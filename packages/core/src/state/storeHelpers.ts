@@ -1,0 +1,66 @@
+/**
+ * Helpers for SQL implementations of {@link MessageStateStore} (SQLite here,
+ * `@herald/store-postgres`, third-party stores): one place that says which columns a patch
+ * writes and which platform ids an intent contributes to the outbound registry.
+ *
+ * @module
+ */
+import type { DurableSendIntent } from "../message/intent.ts";
+import type { IntentPatch } from "./types.ts";
+
+/** Names of an intents table's JSON columns (they differ per store: `failure_json` vs `failure`). */
+export type IntentJsonColumns = {
+  failure: string;
+  receipt: string;
+  partialReceipt: string;
+  liveState: string;
+  batch: string;
+};
+
+/**
+ * Column assignments for an {@link IntentPatch}: keys are column names, values are driver
+ * parameters (JSON columns get serialized text, `null` clears). `due_at` follows
+ * `next_attempt_at` (cleared → due since creation); `lease: "release"` clears the lease.
+ */
+export function patchColumns(
+  patch: IntentPatch,
+  current: Pick<DurableSendIntent, "createdAt">,
+  json: IntentJsonColumns,
+): Record<string, string | number | null> {
+  const text = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+  const cols: Record<string, string | number | null> = {};
+  if (patch.attempt !== undefined) cols.attempt = patch.attempt;
+  if (patch.nextAttemptAt !== undefined) {
+    cols.next_attempt_at = patch.nextAttemptAt;
+    cols.due_at = patch.nextAttemptAt ?? current.createdAt;
+  }
+  if (patch.failure !== undefined) cols[json.failure] = text(patch.failure);
+  if (patch.receipt !== undefined) cols[json.receipt] = text(patch.receipt);
+  if (patch.partialReceipt !== undefined) cols[json.partialReceipt] = text(patch.partialReceipt);
+  if (patch.liveState !== undefined) cols[json.liveState] = text(patch.liveState);
+  if (patch.batch !== undefined) cols[json.batch] = text(patch.batch);
+  if (patch.lease === "release") {
+    cols.lease_owner = null;
+    cols.lease_expires_at = null;
+  } else if (patch.lease) {
+    cols.lease_owner = patch.lease.owner;
+    cols.lease_expires_at = patch.lease.expiresAt;
+  }
+  return cols;
+}
+
+/**
+ * The platform message ids an intent adds to the outbound registry (its receipt and partial
+ * receipt), each with the unit index of its part (-1 for an id listed without a part).
+ */
+export function registryEntries(
+  intent: Pick<DurableSendIntent, "receipt" | "partialReceipt">,
+): Array<{ platformMessageId: string; partIndex: number }> {
+  const entries = new Map<string, number>();
+  for (const r of [intent.partialReceipt, intent.receipt]) {
+    if (!r) continue;
+    for (const part of r.parts) entries.set(part.platformMessageId, part.index);
+    for (const id of r.platformMessageIds) if (!entries.has(id)) entries.set(id, -1);
+  }
+  return [...entries].map(([platformMessageId, partIndex]) => ({ platformMessageId, partIndex }));
+}
