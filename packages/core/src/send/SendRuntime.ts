@@ -42,6 +42,11 @@ export type SendOptions = {
   waitMs?: number;
   /** Pre-rendered batch (from `ctx.render()`); rendered by the adapter when absent. */
   batch?: RenderedMessageBatch;
+  /**
+   * Called once the intent is durably written, before any platform I/O (receivers use it to
+   * acknowledge an inbound event under the `after-durable-send` ack policy).
+   */
+  onDurable?: (intent: DurableSendIntent) => void;
 };
 
 /** The send half of the message runtime. */
@@ -144,6 +149,7 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
       throw error;
     }
     const { intent } = begun;
+    options.onDurable?.(intent);
     if (intent.status === "sent" && intent.receipt) return intent.receipt;
     if (begun.created && intent.leaseOwner === worker.owner) await worker.deliverLeased(intent);
     else worker.kick();

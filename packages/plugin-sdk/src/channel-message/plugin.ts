@@ -66,8 +66,20 @@ export type ChannelPlugin<TConfig = unknown> = {
   configSchema: z.ZodType<TConfig>;
   /** Builds the channel adapter for one account. */
   createAdapter(config: TConfig, deps: ChannelPluginDeps): ChannelMessageAdapter;
+  /**
+   * Checks one account's credentials against the platform for `herald doctor` (for example
+   * Telegram `getMe`). Never log or return the secret itself.
+   */
+  checkCredentials?(
+    config: TConfig,
+    deps: ChannelPluginDeps,
+  ): Promise<{ ok: boolean; detail: string }>;
   /** Builds the inbound receiver for one account, when the channel receives. */
-  createReceiver?(config: TConfig, sink: ChannelReceiverSink, deps: ChannelPluginDeps): ChannelReceiver;
+  createReceiver?(
+    config: TConfig,
+    sink: ChannelReceiverSink,
+    deps: ChannelPluginDeps,
+  ): ChannelReceiver;
 };
 
 /**
@@ -80,9 +92,13 @@ export type ChannelPlugin<TConfig = unknown> = {
  *   createAdapter: (config, deps) => defineChannelMessageAdapter({ id: "telegram", capabilities, render, send }),
  * });
  */
-export function defineChannelPlugin<TConfig>(plugin: ChannelPlugin<TConfig>): ChannelPlugin<TConfig> {
+export function defineChannelPlugin<TConfig>(
+  plugin: ChannelPlugin<TConfig>,
+): ChannelPlugin<TConfig> {
   if (!/^[a-z][a-z0-9-]*$/.test(plugin.id)) {
-    throw new TypeError(`channel plugin id "${plugin.id}" must be lower-case letters, digits and "-"`);
+    throw new TypeError(
+      `channel plugin id "${plugin.id}" must be lower-case letters, digits and "-"`,
+    );
   }
   return plugin;
 }
@@ -100,10 +116,14 @@ export function defineChannelMessageAdapter<T extends ChannelMessageAdapter>(ada
     throw new TypeError(`${adapter.id}: capabilities.live.edit is true but send.edit is missing`);
   }
   if (live?.delete && !adapter.send.delete) {
-    throw new TypeError(`${adapter.id}: capabilities.live.delete is true but send.delete is missing`);
+    throw new TypeError(
+      `${adapter.id}: capabilities.live.delete is true but send.delete is missing`,
+    );
   }
   if (adapter.capabilities.text.chunking && !adapter.capabilities.text.maxLength) {
-    throw new TypeError(`${adapter.id}: capabilities.text.chunking needs capabilities.text.maxLength`);
+    throw new TypeError(
+      `${adapter.id}: capabilities.text.chunking needs capabilities.text.maxLength`,
+    );
   }
   return adapter;
 }

@@ -1,0 +1,75 @@
+import { SqliteStateStore } from "@herald/core";
+import { newIntent, outboundMessage } from "@herald/core/testing";
+import { describe, expect, it } from "vitest";
+import { queueCancel, queueList, queueRetry, queueShow } from "./queue.ts";
+
+function sink() {
+  let text = "";
+  return {
+    write: (s: string) => ((text += s), true),
+    get text() {
+      return text;
+    },
+    isTTY: false,
+  } as unknown as NodeJS.WriteStream & { text: string };
+}
+
+describe("herald queue", () => {
+  it("lists intents by status with counts, filters by status and channel", async () => {
+    const store = new SqliteStateStore({ path: ":memory:" });
+    const [a, b] = await store.enqueueIntents([
+      newIntent(outboundMessage("first message")),
+      newIntent(outboundMessage("second", { channel: "telegram" })),
+    ]);
+    await store.transitionIntents([
+      {
+        id: a?.intent.id ?? "",
+        from: "pending",
+        to: "failed",
+        patch: {
+          failure: {
+            kind: "auth",
+            evidence: "not_dispatched",
+            message: "401",
+            platformCode: "401",
+          },
+        },
+      },
+    ]);
+    const out = sink();
+    await queueList(store, { status: ["failed"] }, out);
+    expect(out.text).toContain("failed: 1");
+    expect(out.text).toContain("auth[401]");
+    expect(out.text).toContain("first message");
+    expect(out.text).not.toContain("second");
+    const byChannel = sink();
+    await queueList(store, { channel: "telegram" }, byChannel);
+    expect(byChannel.text).toContain(b?.intent.id ?? "?");
+    await expect(queueList(store, { status: ["nope"] }, sink())).rejects.toThrow(
+      /unknown status "nope"/,
+    );
+    await store.close();
+  });
+
+  it("retries failed intents, cancels pending ones, and explains what it skipped", async () => {
+    const store = new SqliteStateStore({ path: ":memory:" });
+    const [a, b] = await store.enqueueIntents([newIntent(), newIntent()]);
+    const ida = a?.intent.id ?? "";
+    const idb = b?.intent.id ?? "";
+    await store.transitionIntents([{ id: ida, from: "pending", to: "failed" }]);
+    const retried = await queueRetry(store, [ida, idb, "missing"]);
+    expect(retried.changed).toEqual([ida]);
+    expect(retried.skipped.map((s) => s.reason)).toEqual([
+      expect.stringMatching(/status is pending/),
+      "no such intent",
+    ]);
+    expect((await store.getIntent(ida))?.status).toBe("pending");
+    const cancelled = await queueCancel(store, [idb]);
+    expect(cancelled.changed).toEqual([idb]);
+    expect((await store.getIntent(idb))?.status).toBe("cancelled");
+    const out = sink();
+    expect(await queueShow(store, idb, (t) => t, out)).toBe(true);
+    expect(JSON.parse(out.text)).toMatchObject({ id: idb, status: "cancelled" });
+    await store.close();
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * `herald queue ls | show | retry | cancel`: operators' view of the send queue.
+ *
+ * @module
+ */
+import {
+  type DurableSendIntent,
+  INTENT_STATUSES,
+  type IntentStatus,
+  isHeldForOperator,
+  type MessageStateStore,
+} from "@herald/core";
+import { type Out, printTable, progress, relativeTime } from "../output.ts";
+
+const RETRYABLE: IntentStatus[] = ["failed", "unknown_after_send"];
+const CANCELLABLE: IntentStatus[] = ["pending", "unknown_after_send", "failed"];
+
+function statusOf(i: DurableSendIntent): string {
+  return isHeldForOperator(i) ? "unknown_after_send (held)" : i.status;
+}
+
+/** Prints intents as a table, oldest first, with counts per status above it. */
+export async function queueList(
+  store: MessageStateStore,
+  filter: { status?: string[]; channel?: string; limit?: number },
+  out: Out = process.stdout,
+): Promise<void> {
+  const statuses = filter.status?.map((s) => {
+    if (!INTENT_STATUSES.includes(s as IntentStatus)) {
+      throw new Error(`unknown status "${s}"; use one of: ${INTENT_STATUSES.join(", ")}`);
+    }
+    return s as IntentStatus;
+  });
+  const counts = await store.countIntents(filter.channel ? { channel: filter.channel } : {});
+  out.write(`${INTENT_STATUSES.map((s) => `${s}: ${counts[s]}`).join("  ")}\n`);
+  const intents = await store.listIntents({
+    ...(statuses ? { statuses } : {}),
+    ...(filter.channel ? { channel: filter.channel } : {}),
+    limit: filter.limit ?? 50,
+  });
+  const now = Date.now();
+  printTable(
+    ["id", "status", "channel", "target", "attempt", "next attempt", "last failure", "text"],
+    intents.map((i) => [
+      i.id,
+      statusOf(i),
+      i.channel,
+      `${i.message.target.id}${i.message.target.threadId ? `/${i.message.target.threadId}` : ""}`,
+      i.attempt,
+      i.status === "pending" || i.status === "unknown_after_send"
+        ? relativeTime(i.nextAttemptAt, now)
+        : "",
+      i.failure
+        ? `${i.failure.kind}${i.failure.platformCode ? `[${i.failure.platformCode}]` : ""}`
+        : "",
+      (i.message.body?.markdown ?? "").replace(/\s+/g, " ").slice(0, 40),
+    ]),
+    out,
+  );
+}
+
+/** Prints one intent in full (message, batch, receipts, failure). */
+export async function queueShow(
+  store: MessageStateStore,
+  id: string,
+  redact: (text: string) => string,
+  out: Out = process.stdout,
+): Promise<boolean> {
+  const intent = await store.getIntent(id);
+  if (!intent) return false;
+  out.write(`${redact(JSON.stringify({ ...intent, status: statusOf(intent) }, null, 2))}\n`);
+  return true;
+}
+
+/** What a bulk operation did. */
+export type BulkResult = { changed: string[]; skipped: Array<{ id: string; reason: string }> };
+
+async function bulk(
+  store: MessageStateStore,
+  ids: string[],
+  label: string,
+  allowed: IntentStatus[],
+  to: IntentStatus,
+): Promise<BulkResult> {
+  const result: BulkResult = { changed: [], skipped: [] };
+  const tick = progress(label, ids.length);
+  for (const [n, id] of ids.entries()) {
+    const intent = await store.getIntent(id);
+    if (!intent) result.skipped.push({ id, reason: "no such intent" });
+    else if (!allowed.includes(intent.status)) {
+      result.skipped.push({
+        id,
+        reason: `status is ${intent.status}; only ${allowed.join(" / ")} can be moved to ${to}`,
+      });
+    } else {
+      try {
+        await store.transitionIntents([
+          {
+            id,
+            from: intent.status,
+            to,
+            patch: to === "pending" ? { nextAttemptAt: null, lease: "release" } : {},
+          },
+        ]);
+        result.changed.push(id);
+      } catch (error) {
+        result.skipped.push({ id, reason: (error as Error).message });
+      }
+    }
+    tick(n + 1);
+  }
+  return result;
+}
+
+/** Selects ids: the given ones, or every intent of `statuses` (optionally of one channel). */
+export async function selectIds(
+  store: MessageStateStore,
+  ids: string[],
+  all: { statuses: IntentStatus[]; channel?: string } | undefined,
+): Promise<string[]> {
+  if (!all) return ids;
+  const found: string[] = [];
+  let afterSeq = 0;
+  for (;;) {
+    const page = await store.listIntents({
+      statuses: all.statuses,
+      afterSeq,
+      limit: 500,
+      ...(all.channel ? { channel: all.channel } : {}),
+    });
+    found.push(...page.map((i) => i.id));
+    if (page.length < 500) return found;
+    afterSeq = page.at(-1)?.seq ?? afterSeq;
+  }
+}
+
+/** Puts failed or held intents back to `pending` (due now). */
+export function queueRetry(store: MessageStateStore, ids: string[]): Promise<BulkResult> {
+  return bulk(store, ids, "retry", RETRYABLE, "pending");
+}
+
+/** Cancels pending, held or failed intents. */
+export function queueCancel(store: MessageStateStore, ids: string[]): Promise<BulkResult> {
+  return bulk(store, ids, "cancel", CANCELLABLE, "cancelled");
+}

@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+import type { IntentStatus } from "@herald/core";
+/**
+ * The `herald` CLI (commander): `demo`, `start`, `queue ls|show|retry|cancel`, `recover`,
+ * `send`, `doctor`. Errors name the fix; exit code 1 on failure.
+ *
+ * @module
+ */
+import { Command, Option } from "commander";
+import { ConfigError } from "../config/errors.ts";
+import { demoCommand } from "./commands/demo.ts";
+import { doctor } from "./commands/doctor.ts";
+import { queueCancel, queueList, queueRetry, queueShow, selectIds } from "./commands/queue.ts";
+import { recover, send } from "./commands/runtimeOps.ts";
+import { startCommand } from "./commands/start.ts";
+import { type CliContext, cliContext } from "./context.ts";
+
+const program = new Command("herald")
+  .description("durable message lifecycle for chat bots: receive, send, live, state")
+  .showHelpAfterError();
+const configOption = () =>
+  new Option("-c, --config <file>", "config file (default: herald.config.{ts,mjs,json} here)");
+
+async function withContext(
+  configPath: string | undefined,
+  fn: (ctx: CliContext) => Promise<void>,
+  quiet = true,
+) {
+  const ctx = await cliContext(configPath, quiet);
+  try {
+    await fn(ctx);
+  } finally {
+    await ctx.store.close();
+  }
+}
+
+program
+  .command("demo")
+  .description("start the QA web chat on 127.0.0.1 with a demo bot (SQLite under .herald/)")
+  .option("-p, --port <port>", "port of the web chat (0 = any free port)", "0")
+  .option("--dir <dir>", "state folder", ".herald")
+  .action((o: { port: string; dir: string }) => demoCommand({ port: Number(o.port), dir: o.dir }));
+
+program
+  .command("start")
+  .description("start the gateway from a config")
+  .addOption(configOption())
+  .action((o: { config?: string }) => startCommand(o.config));
+
+const queue = program.command("queue").description("inspect and act on the send queue");
+queue
+  .command("ls")
+  .description("list intents (oldest first) with counts per status")
+  .addOption(configOption())
+  .option("-s, --status <status...>", "only these statuses")
+  .option("--channel <channel>", "only this channel")
+  .option("-n, --limit <n>", "at most n rows", "50")
+  .action((o: { config?: string; status?: string[]; channel?: string; limit: string }) =>
+    withContext(o.config, (ctx) =>
+      queueList(ctx.store, {
+        ...(o.status ? { status: o.status } : {}),
+        ...(o.channel ? { channel: o.channel } : {}),
+        limit: Number(o.limit),
+      }),
+    ),
+  );
+queue
+  .command("show <id>")
+  .description("show one intent in full")
+  .addOption(configOption())
+  .action((id: string, o: { config?: string }) =>
+    withContext(o.config, async (ctx) => {
+      if (!(await queueShow(ctx.store, id, (t) => ctx.secrets.redact(t))))
+        throw new Error(`no intent ${id} (see herald queue ls)`);
+    }),
+  );
+for (const [name, run, statuses, describe] of [
+  [
+    "retry",
+    queueRetry,
+    ["failed", "unknown_after_send"],
+    "put failed or held intents back to pending",
+  ],
+  [
+    "cancel",
+    queueCancel,
+    ["pending", "unknown_after_send", "failed"],
+    "cancel intents that are not sent",
+  ],
+] as const) {
+  queue
+    .command(`${name} [ids...]`)
+    .description(describe)
+    .addOption(configOption())
+    .option("--all <status>", `every intent in this status (${statuses.join(" | ")})`)
+    .option("--channel <channel>", "with --all: only this channel")
+    .action((ids: string[], o: { config?: string; all?: string; channel?: string }) =>
+      withContext(o.config, async (ctx) => {
+        if (o.all && !(statuses as readonly string[]).includes(o.all))
+          throw new Error(`--all must be one of ${statuses.join(", ")}`);
+        const selected = await selectIds(
+          ctx.store,
+          ids,
+          o.all
+            ? { statuses: [o.all as IntentStatus], ...(o.channel ? { channel: o.channel } : {}) }
+            : undefined,
+        );
+        if (selected.length === 0)
+          throw new Error(`nothing to ${name}: give intent ids or --all <status>`);
+        const result = await run(ctx.store, selected);
+        process.stdout.write(
+          `${name}: ${result.changed.length} changed, ${result.skipped.length} skipped\n`,
+        );
+        for (const s of result.skipped) process.stdout.write(`  skipped ${s.id}: ${s.reason}\n`);
+      }),
+    );
+}
+
+program
+  .command("recover")
+  .description(
+    "run recovery now: sends left by stopped workers, unfinished inbound messages, live sessions",
+  )
+  .addOption(configOption())
+  .action((o: { config?: string }) => withContext(o.config, (ctx) => recover(ctx)));
+
+program
+  .command("send <channel> <target> <text>")
+  .description("send a message durably through a configured channel")
+  .addOption(configOption())
+  .option("--account <account>", "account id when the channel has several")
+  .option("--thread <thread>", "thread / topic id")
+  .action(
+    (
+      channel: string,
+      target: string,
+      text: string,
+      o: { config?: string; account?: string; thread?: string },
+    ) =>
+      withContext(o.config, async (ctx) => {
+        await send(ctx, {
+          channel,
+          target,
+          text,
+          ...(o.account ? { account: o.account } : {}),
+          ...(o.thread ? { thread: o.thread } : {}),
+        });
+      }),
+  );
+
+program
+  .command("doctor")
+  .description("check the config, the store and each channel's credentials")
+  .addOption(configOption())
+  .action(async (o: { config?: string }) => {
+    process.exitCode = (await doctor(o.config)) > 0 ? 1 : 0;
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  process.stderr.write(
+    `herald: ${error instanceof ConfigError ? error.message : (error as Error).message}\n`,
+  );
+  process.exitCode = 1;
+}

@@ -1,0 +1,58 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "./errors.ts";
+import { loadConfig, parseConfig } from "./load.ts";
+
+const dir = () => mkdtempSync(join(tmpdir(), "herald-config-"));
+
+describe("config", () => {
+  it("fills defaults for an empty config: SQLite under .herald/, 127.0.0.1:8787", () => {
+    expect(parseConfig({})).toMatchObject({
+      store: { sqlite: { path: ".herald/state.db", synchronous: "FULL" } },
+      channels: [],
+      http: { host: "127.0.0.1", port: 8787 },
+    });
+  });
+
+  it("names the field path and the fix for each problem", () => {
+    const error = (() => {
+      try {
+        parseConfig({
+          store: { postgres: { url: "postgres://u:secret@h/db" } },
+          channels: [{ plugin: "@herald/plugin-qa-channel", account: "a b", tokn: 1 }],
+          http: { port: 70_000 },
+        });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    const issues = (error as ConfigError).issues;
+    const paths = issues.map((i) => i.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(["store", "channels[0].account", "channels[0]", "http.port"]),
+    );
+    expect(issues.find((i) => i.path === "store")?.fix).toMatch(/urlEnv/);
+    expect(issues.find((i) => i.path === "channels[0]")?.fix).toMatch(/remove "tokn"/);
+    expect((error as Error).message).not.toContain("secret");
+  });
+
+  it("reports a missing file and invalid JSON with the fix", async () => {
+    const d = dir();
+    await expect(loadConfig(undefined, d)).rejects.toThrow(
+      /config file not found[\s\S]*fix: create herald.config.json/,
+    );
+    writeFileSync(join(d, "herald.config.json"), "{ nope");
+    await expect(loadConfig(undefined, d)).rejects.toThrow(/not valid JSON/);
+  });
+
+  it("loads a .mjs config through dynamic import", async () => {
+    const d = dir();
+    writeFileSync(join(d, "herald.config.mjs"), "export default { http: { port: 9999 } };");
+    const loaded = await loadConfig(undefined, d);
+    expect(loaded.config.http.port).toBe(9999);
+    expect(loaded.dir).toBe(d);
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * The `herald.config.json` schema (DESIGN §10–11). Secrets never live in the config: fields
+ * ending in `Env` name the environment variable that holds them.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+const envName = z
+  .string()
+  .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name like HERALD_DATABASE_URL");
+
+/** Where state lives: one SQLite file (default) or a PostgreSQL database. */
+export const storeConfigSchema = z.union([
+  z.object({
+    sqlite: z
+      .object({
+        /** File path, relative to the config file. */
+        path: z.string().min(1).default(".herald/state.db"),
+        synchronous: z.enum(["FULL", "NORMAL"]).default("FULL"),
+      })
+      .strict(),
+  }),
+  z.object({
+    postgres: z
+      .object({
+        /** Name of the env var holding the connection URL (it may contain a password). */
+        urlEnv: envName,
+        schema: z
+          .string()
+          .regex(/^[a-z_][a-z0-9_]*$/)
+          .default("herald"),
+        poolMax: z.number().int().positive().default(10),
+      })
+      .strict(),
+  }),
+]);
+
+/** One channel account: which plugin package, which account id, its plugin config. */
+export const channelConfigSchema = z
+  .object({
+    /** npm package name of the channel plugin, e.g. `@herald/plugin-telegram`. */
+    plugin: z.string().min(1),
+    /** Account id inside the channel (one bot). */
+    account: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]+$/, "letters, digits, '_', '.', '-' only")
+      .default("main"),
+    /** The plugin's own config, validated by its `configSchema`. */
+    config: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+
+/** The whole gateway config. */
+export const heraldConfigSchema = z
+  .object({
+    store: storeConfigSchema.default({ sqlite: { path: ".herald/state.db", synchronous: "FULL" } }),
+    channels: z.array(channelConfigSchema).default([]),
+    /** Module exporting the bot handler (`export default async (turn) => …`), relative to the config. */
+    handler: z.string().min(1).optional(),
+    http: z
+      .object({
+        host: z.string().default("127.0.0.1"),
+        port: z.number().int().min(0).max(65_535).default(8787),
+      })
+      .strict()
+      .default({ host: "127.0.0.1", port: 8787 }),
+    log: z
+      .object({
+        level: z
+          .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+          .default("info"),
+      })
+      .strict()
+      .default({ level: "info" }),
+    delivery: z
+      .object({
+        workerId: z.string().min(1).optional(),
+        concurrency: z.number().int().positive().optional(),
+        leaseMs: z.number().int().positive().optional(),
+      })
+      .strict()
+      .default({}),
+  })
+  .strict();
+
+/** A validated gateway config. */
+export type HeraldConfig = z.infer<typeof heraldConfigSchema>;

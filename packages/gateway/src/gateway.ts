@@ -1,0 +1,166 @@
+/**
+ * `createGateway` (DESIGN §10): hosts the channel plugins of one process — the message runtime
+ * (delivery worker with startup recovery, receive, live), each channel's receiver, and the HTTP
+ * server (`/webhooks/:channel/:account`, `/healthz`, `/metrics`).
+ *
+ * @module
+ */
+import {
+  createMessageRuntime,
+  createWatermarkTracker,
+  type DeliveryOptions,
+  type HeraldLogger,
+  type MessageRuntime,
+  type MessageStateStore,
+  type ReceiveOutcome,
+  type ReceiveRuntimeOptions,
+  silentLogger,
+} from "@herald/core";
+import type { ChannelReceiver, ChannelReceiverSink } from "@herald/plugin-sdk/channel-message";
+import { type BotTurn, createBotTurn } from "./bot/BotTurn.ts";
+import { GatewayMetrics } from "./http/metrics.ts";
+import { type HttpServerHandle, startHttpServer } from "./http/server.ts";
+import type { LoadedChannel } from "./plugins/loadPlugins.ts";
+
+/** The bot: called once per inbound message. Throwing lets the message be redelivered. */
+export type BotHandler = (turn: BotTurn) => void | Promise<void>;
+
+/** Options of {@link createGateway}. */
+export type GatewayOptions = {
+  store: MessageStateStore;
+  /** Loaded channel accounts (see `loadPlugins`). */
+  channels: LoadedChannel[];
+  handler?: BotHandler;
+  /** HTTP server address; `false` for none. @defaultValue `{ host: "127.0.0.1", port: 8787 }` */
+  http?: { host: string; port: number } | false;
+  logger?: HeraldLogger;
+  delivery?: DeliveryOptions;
+  receive?: Omit<ReceiveRuntimeOptions, "handler">;
+};
+
+/** A running (or startable) gateway. */
+export type Gateway = {
+  readonly runtime: MessageRuntime;
+  readonly metrics: GatewayMetrics;
+  /** The HTTP server's base URL once started (`http://127.0.0.1:8787`). */
+  readonly url: string | undefined;
+  /** Registers the bot handler (replaces an earlier one). */
+  onMessage(handler: BotHandler): void;
+  /** Starts delivery (with recovery), receivers and the HTTP server. */
+  start(): Promise<void>;
+  /** Stops accepting, finishes in-flight sends (up to `drainMs`), releases leases. */
+  stop(drainMs?: number): Promise<void>;
+  /** Stops gracefully on SIGINT / SIGTERM. @returns a function removing the handlers. */
+  handleSignals(): () => void;
+};
+
+/** Creates a gateway over a store and loaded channels. Call `start()`. */
+export function createGateway(options: GatewayOptions): Gateway {
+  const logger = options.logger ?? silentLogger;
+  let handler = options.handler;
+  const runtime: MessageRuntime = createMessageRuntime({
+    store: options.store,
+    adapters: options.channels.map((c) => c.adapter),
+    logger,
+    ...(options.delivery ? { delivery: options.delivery } : {}),
+    receive: {
+      ...options.receive,
+      handler: async (ctx) => {
+        if (!handler) throw new Error("no bot handler registered: call gateway.onMessage(handler)");
+        await handler(createBotTurn(runtime, ctx));
+      },
+    },
+  });
+  const metrics = new GatewayMetrics(options.store);
+  runtime.worker.on((event) => {
+    if (event.type !== "settled") return;
+    const i = event.intent;
+    if (i.status === "sent" || i.status === "failed") {
+      metrics.sendLatency.observe(
+        { channel: i.channel, status: i.status },
+        (i.updatedAt - i.createdAt) / 1000,
+      );
+    }
+    if (i.failure && i.status !== "sent")
+      metrics.failures.inc({ channel: i.channel, kind: i.failure.kind });
+  });
+  const countOutcome = (channel: string, outcome: ReceiveOutcome) => {
+    metrics.inbound.inc({ channel, outcome: outcome.status });
+    if (outcome.status === "duplicate") metrics.dedupeHits.inc({ channel });
+  };
+
+  const receivers = new Map<string, ChannelReceiver>();
+  for (const c of options.channels) {
+    if (!c.plugin.createReceiver) continue;
+    const channel = c.plugin.id;
+    const sink: ChannelReceiverSink = {
+      receive(raw, source) {
+        const ticket = runtime.receive(raw, { ...source, channel, accountId: c.account });
+        void ticket.done.then((o) => countOutcome(channel, o));
+        return ticket;
+      },
+      watermark: (source) =>
+        createWatermarkTracker({
+          store: options.store,
+          key: { channel, accountId: c.account, ...(source ? { source } : {}) },
+          logger: c.deps.logger,
+        }),
+      logger: c.deps.logger,
+    };
+    receivers.set(`${channel}/${c.account}`, c.plugin.createReceiver(c.config, sink, c.deps));
+  }
+
+  let http: HttpServerHandle | undefined;
+  let stopping: Promise<void> | undefined;
+  const gateway: Gateway = {
+    runtime,
+    metrics,
+    get url() {
+      return http?.url;
+    },
+    onMessage(h) {
+      handler = h;
+    },
+    async start() {
+      await runtime.start();
+      for (const [key, r] of receivers) {
+        await r.start?.();
+        logger.info({ receiver: key }, "receiver started");
+      }
+      if (options.http !== false) {
+        http = await startHttpServer({
+          ...(options.http ?? { host: "127.0.0.1", port: 8787 }),
+          store: options.store,
+          metrics,
+          receivers,
+          logger,
+        });
+        logger.info({ url: http.url }, "http server listening");
+      }
+    },
+    stop(drainMs) {
+      stopping ??= (async () => {
+        await http?.close();
+        for (const r of receivers.values()) await r.stop?.();
+        await runtime.stop(drainMs);
+      })();
+      return stopping;
+    },
+    handleSignals() {
+      const onSignal = (signal: NodeJS.Signals) => {
+        logger.info({ signal }, "shutting down: finishing in-flight sends");
+        void gateway.stop().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once("SIGINT", onSignal);
+      process.once("SIGTERM", onSignal);
+      return () => {
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
+      };
+    },
+  };
+  return gateway;
+}

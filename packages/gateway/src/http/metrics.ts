@@ -1,0 +1,74 @@
+/**
+ * `/metrics` in the Prometheus text format (prom-client): what operators get paged on when
+ * messages go missing.
+ *
+ * - `herald_queue_depth{status}` — intents per status, read from the store at scrape time;
+ * - `herald_send_latency_seconds` — enqueue (or last attempt start) → settled, per channel;
+ * - `herald_delivery_failures_total{channel,kind}` — classified failures;
+ * - `herald_inbound_total{channel,outcome}` and `herald_inbound_dedupe_hits_total{channel}`;
+ * - `herald_live_edits_total{channel}` — preview edits sent.
+ *
+ * @module
+ */
+import { INTENT_STATUSES, type MessageStateStore } from "@herald/core";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** The gateway's metrics and their registry. */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly sendLatency: Histogram<"channel" | "status">;
+  readonly failures: Counter<"channel" | "kind">;
+  readonly inbound: Counter<"channel" | "outcome">;
+  readonly dedupeHits: Counter<"channel">;
+  readonly liveEdits: Counter<"channel">;
+
+  constructor(store: MessageStateStore) {
+    const registers = [this.registry];
+    new Gauge({
+      name: "herald_queue_depth",
+      help: "Send intents per status",
+      labelNames: ["status"],
+      registers,
+      async collect() {
+        const counts = await store.countIntents();
+        for (const status of INTENT_STATUSES) this.set({ status }, counts[status]);
+      },
+    });
+    this.sendLatency = new Histogram({
+      name: "herald_send_latency_seconds",
+      help: "Time from an intent's creation to its settled status, in seconds",
+      labelNames: ["channel", "status"],
+      buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    });
+    this.failures = new Counter({
+      name: "herald_delivery_failures_total",
+      help: "Classified delivery failures",
+      labelNames: ["channel", "kind"],
+      registers,
+    });
+    this.inbound = new Counter({
+      name: "herald_inbound_total",
+      help: "Inbound events by outcome",
+      labelNames: ["channel", "outcome"],
+      registers,
+    });
+    this.dedupeHits = new Counter({
+      name: "herald_inbound_dedupe_hits_total",
+      help: "Inbound events recognised as already processed or in flight",
+      labelNames: ["channel"],
+      registers,
+    });
+    this.liveEdits = new Counter({
+      name: "herald_live_edits_total",
+      help: "Live preview edits sent",
+      labelNames: ["channel"],
+      registers,
+    });
+  }
+
+  /** The exposition text and its content type. */
+  async render(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Loads the channel plugins a config names (by package name), validates each account's config
+ * with the plugin's own schema, and builds its adapter.
+ *
+ * @module
+ */
+import type { ChannelMessageAdapter, HeraldLogger } from "@herald/core";
+import type { ChannelPlugin, ChannelPluginDeps } from "@herald/plugin-sdk/channel-message";
+import { ConfigError, type ConfigIssue } from "../config/errors.ts";
+import { configPath } from "../config/load.ts";
+import type { HeraldConfig } from "../config/schema.ts";
+import type { SecretReader } from "./secrets.ts";
+
+/** One configured channel account, ready to run. */
+export type LoadedChannel = {
+  index: number;
+  plugin: ChannelPlugin<unknown>;
+  account: string;
+  config: unknown;
+  deps: ChannelPluginDeps;
+  adapter: ChannelMessageAdapter;
+};
+
+function isPlugin(value: unknown): value is ChannelPlugin<unknown> {
+  const p = value as Partial<ChannelPlugin<unknown>> | undefined;
+  return (
+    !!p && typeof p.id === "string" && typeof p.createAdapter === "function" && !!p.configSchema
+  );
+}
+
+/**
+ * Imports and configures every channel of `config`. Plugins given in `preloaded` (by package
+ * name) are used instead of importing (tests, embedded apps).
+ *
+ * @throws {@link ConfigError} listing every channel whose plugin is missing or whose config is invalid.
+ */
+export async function loadPlugins(
+  config: HeraldConfig,
+  options: {
+    logger: HeraldLogger;
+    secrets: SecretReader;
+    clock?: () => number;
+    preloaded?: Record<string, ChannelPlugin<unknown>>;
+    file?: string;
+  },
+): Promise<LoadedChannel[]> {
+  const issues: ConfigIssue[] = [];
+  const loaded: LoadedChannel[] = [];
+  for (const [index, channel] of config.channels.entries()) {
+    const at = `channels[${index}]`;
+    let plugin: unknown = options.preloaded?.[channel.plugin];
+    if (!plugin) {
+      try {
+        plugin = ((await import(channel.plugin)) as { default?: unknown }).default;
+      } catch (error) {
+        issues.push({
+          path: `${at}.plugin`,
+          message: `cannot load "${channel.plugin}": ${(error as Error).message}`,
+          fix: `pnpm add ${channel.plugin}`,
+        });
+        continue;
+      }
+    }
+    if (!isPlugin(plugin)) {
+      issues.push({
+        path: `${at}.plugin`,
+        message: `"${channel.plugin}" has no default export made with defineChannelPlugin`,
+      });
+      continue;
+    }
+    const parsed = plugin.configSchema.safeParse(channel.config);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        issues.push({ path: configPath([`${at}.config`, ...issue.path]), message: issue.message });
+      }
+      continue;
+    }
+    const deps: ChannelPluginDeps = {
+      accountId: channel.account,
+      logger: options.logger.child({ channel: plugin.id, account: channel.account }),
+      clock: options.clock ?? Date.now,
+      secret: (name) => options.secrets.read(name, `${at}.config`),
+    };
+    try {
+      const adapter = plugin.createAdapter(parsed.data, deps);
+      loaded.push({ index, plugin, account: channel.account, config: parsed.data, deps, adapter });
+    } catch (error) {
+      issues.push({ path: `${at}.config`, message: (error as Error).message });
+    }
+  }
+  if (issues.length > 0) throw new ConfigError(options.file ?? "config", issues);
+  return loaded;
+}

@@ -1,0 +1,51 @@
+/**
+ * Secrets come from environment variables named in the config, never from the config itself
+ * (DESIGN §11). Every value read is remembered so logs and stored failures can be redacted.
+ *
+ * @module
+ */
+import { ConfigError } from "../config/errors.ts";
+
+/** Reads secrets from the environment and remembers them for redaction. */
+export class SecretReader {
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #values = new Set<string>();
+
+  constructor(env: NodeJS.ProcessEnv = process.env) {
+    this.#env = env;
+  }
+
+  /**
+   * The value of environment variable `name`.
+   * @param where - the config path that named it, for the error message.
+   * @throws {@link ConfigError} when it is unset or empty.
+   */
+  read(name: string, where: string): string {
+    const value = this.#env[name];
+    if (!value) {
+      throw new ConfigError("config", [
+        {
+          path: where,
+          message: `environment variable ${name} is not set`,
+          fix: `export ${name}=<value> before starting herald`,
+        },
+      ]);
+    }
+    if (value.length >= 6) this.#values.add(value);
+    return value;
+  }
+
+  /** Replaces every secret value read so far (and URL-embedded copies) with `[redacted]`. */
+  redact(text: string): string {
+    let out = text;
+    for (const v of this.#values) {
+      out = out.split(v).join("[redacted]").split(encodeURIComponent(v)).join("[redacted]");
+    }
+    return out;
+  }
+
+  /** How many distinct secrets were read. */
+  get size(): number {
+    return this.#values.size;
+  }
+}
