@@ -1,6 +1,7 @@
 /**
  * `pnpm check`: everything CI runs, in order, failing fast —
- * format + lint, typecheck, build, all tests, package checks (publint, attw), boundaries.
+ * format + lint, typecheck, build, all tests, package checks (publint, attw), API reports,
+ * boundaries.
  */
 import { spawnSync } from "node:child_process";
 
@@ -15,6 +16,10 @@ const steps: Array<[string, string[]]> = [
   [
     "package checks (publint, attw)",
     ["turbo", "run", "check:package", "--output-logs=errors-only"],
+  ],
+  [
+    "API reports (api-extractor; update: pnpm --filter @herald/plugin-sdk api:update)",
+    ["turbo", "run", "api:check", "--output-logs=errors-only"],
   ],
   ["dependency boundaries", ["node", "scripts/check-boundaries.ts"]],
 ];

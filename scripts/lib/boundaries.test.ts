@@ -45,6 +45,17 @@ describe("dependency boundaries", () => {
     expect(at(plugin, "plugins/telegram/src/send.ts", "vitest")).toBeDefined();
   });
 
+  it("counts a DefinitelyTyped package as declaring its types-only module", () => {
+    const sdk: PackageInfo = {
+      ...core,
+      name: "@herald/plugin-sdk",
+      dir: "packages/plugin-sdk",
+      dependencies: ["@types/mdast"],
+    };
+    expect(at(sdk, "packages/plugin-sdk/src/render.ts", "mdast")).toBeUndefined();
+    expect(at(sdk, "packages/plugin-sdk/src/render.ts", "unist")?.rule).toMatch(/not declared/);
+  });
+
   it("keeps core free of plugins and relative imports inside their package", () => {
     expect(at(core, "packages/core/src/index.ts", "@herald/plugin-telegram")?.rule).toMatch(
       /no other @herald/,

@@ -79,7 +79,10 @@ export function checkImport(
   if (pkg.name === "@herald/plugin-sdk" && name.startsWith("@herald/") && name !== "@herald/core") {
     return v("@herald/plugin-sdk builds on @herald/core only");
   }
-  if (!declared.includes(name) && !(test && pkg.devDependencies.includes(name))) {
+  // A types-only package (`mdast`) is declared through its DefinitelyTyped package (`@types/mdast`).
+  const types = `@types/${name.startsWith("@") ? name.slice(1).replace("/", "__") : name}`;
+  const isDeclared = (list: string[]) => list.includes(name) || list.includes(types);
+  if (!isDeclared(declared) && !(test && isDeclared(pkg.devDependencies))) {
     return v(`${name} is not declared in ${pkg.dir}/package.json`);
   }
   return undefined;

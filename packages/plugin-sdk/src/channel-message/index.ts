@@ -6,16 +6,6 @@
  * @packageDocumentation
  */
 
-// The plugin shape.
-export {
-  type ChannelPlugin,
-  type ChannelPluginDeps,
-  type ChannelReceiver,
-  type ChannelReceiverSink,
-  defineChannelMessageAdapter,
-  defineChannelPlugin,
-} from "./plugin.ts";
-
 // Adapter surface, message domain and receipts (stable part of @herald/core).
 export type {
   ChannelMessage,
@@ -63,3 +53,49 @@ export {
 
 // zod, for `configSchema` and payload validation (plugins do not depend on zod directly).
 export { z } from "zod";
+
+// The plugin shape.
+export {
+  type ChannelPlugin,
+  type ChannelPluginDeps,
+  type ChannelReceiver,
+  type ChannelReceiverSink,
+  defineChannelMessageAdapter,
+  defineChannelPlugin,
+} from "./plugin.ts";
+
+// Render helpers: markdown AST, UTF-16 lengths, chunkers, text + entities, captions.
+export {
+  type CaptionSplit,
+  type ChunkEntitiesOptions,
+  type ChunkTextOptions,
+  chunkText,
+  chunkTextWithEntities,
+  codePointLength,
+  type EntityChunk,
+  EntityRangeError,
+  type Grapheme,
+  graphemeBoundaryAtOrBefore,
+  graphemes,
+  type LengthMeasure,
+  type MdastContent,
+  type MdastNode,
+  type MdastPhrasingContent,
+  type MdastRoot,
+  measureLength,
+  parseMarkdown,
+  RenderLimitError,
+  renderTextWithEntities,
+  type SplitCaptionOptions,
+  safeSlice,
+  sliceTextWithEntities,
+  splitCaption,
+  type TextChunk,
+  type TextEntity,
+  type TextEntityRange,
+  type TextWithEntities,
+  type TruncateOptions,
+  truncateText,
+  utf8ByteLength,
+  utf16Length,
+} from "./render/index.ts";
