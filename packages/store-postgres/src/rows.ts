@@ -10,7 +10,6 @@ import type {
   DedupeKey,
   DedupeRecord,
   DurableSendIntent,
-  IntentPatch,
   IntentStatus,
   LedgerEvent,
 } from "@herald/core";

@@ -4,14 +4,8 @@ import { describe, expect, it } from "vitest";
 import { queueCancel, queueList, queueRetry, queueShow } from "./queue.ts";
 
 function sink() {
-  let text = "";
-  return {
-    write: (s: string) => ((text += s), true),
-    get text() {
-      return text;
-    },
-    isTTY: false,
-  } as unknown as NodeJS.WriteStream & { text: string };
+  const out = { text: "", isTTY: false, write: (s: string) => (out.text += s) };
+  return out;
 }
 
 describe("herald queue", () => {
