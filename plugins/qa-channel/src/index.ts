@@ -1,1 +1,109 @@
-export {};
+/**
+ * `@herald/plugin-qa-channel`: the QA channel — a real loopback chat platform (HTTP API, event
+ * stream, web chat page; see `./testing`) and its herald channel plugin. It is exactly-once by
+ * default (the platform deduplicates client keys); its `delivery` setting switches to
+ * reconciliation, at-least-once or hold so every recovery path of herald can be exercised.
+ *
+ * @example herald.config.json
+ * { "channels": { "qa": { "plugin": "@herald/plugin-qa-channel", "baseUrl": "http://127.0.0.1:4610" } } }
+ *
+ * @packageDocumentation
+ */
+import {
+  type ChannelMessageAdapter,
+  type ChannelReceiver,
+  type ChannelReceiverSink,
+  defineChannelMessageAdapter,
+  defineChannelPlugin,
+  type MessageCapabilities,
+} from "@herald/plugin-sdk/channel-message";
+import { QaClient } from "./client.ts";
+import { type QaConfig, qaConfigSchema } from "./config.ts";
+import { createLive } from "./live.ts";
+import { qaOrigin } from "./origin.ts";
+import { createReceive, QA_CHANNEL_ID } from "./receive.ts";
+import { createQaReceiver } from "./receiver.ts";
+import { createRender } from "./render.ts";
+import { createSend } from "./send.ts";
+
+export { botIdOfToken, QaClient, type QaClientOptions } from "./client.ts";
+export {
+  type QaConfig,
+  type QaConfigInput,
+  type QaDeliveryMode,
+  qaConfigSchema,
+  qaDeliveryModeSchema,
+} from "./config.ts";
+export {
+  classifyError,
+  parseRetryAfterHeader,
+  QaApiError,
+  QaNetworkError,
+  type QaNetworkFailure,
+  QaRenderError,
+} from "./errors.ts";
+export { QA_CHANNEL_ID } from "./receive.ts";
+export { chunkPlainText, type QaUnitPayload } from "./render.ts";
+export type { QaWireEvent, QaWireMessage } from "./wire.ts";
+
+/** What the QA channel can do under `config`. */
+export function qaCapabilities(config: QaConfig): MessageCapabilities {
+  return {
+    text: { maxLength: config.maxLength, chunking: true },
+    threads: { reply: true, nativeThread: true },
+    live: { edit: true, delete: true, progress: true, editRate: config.editRate },
+    delivery: {
+      idempotencyKey: config.delivery === "idempotent",
+      retryAfter: true,
+      receiptRequired: true,
+      unknownSendPolicy: config.delivery === "at_least_once" ? "at_least_once" : "hold",
+      freshSendOnEditNotFound: true,
+    },
+  };
+}
+
+function clientOf(config: QaConfig, token: string): QaClient {
+  return new QaClient({ baseUrl: config.baseUrl, token, timeoutMs: config.requestTimeoutMs });
+}
+
+/**
+ * Builds the QA channel adapter for one bot account.
+ *
+ * @param config - a validated config (`qaConfigSchema.parse(...)`).
+ * @param token - the bot token `<bot id>:<secret>`.
+ * @throws TypeError when the token is malformed.
+ */
+export function createQaAdapter(config: QaConfig, token: string): ChannelMessageAdapter {
+  const client = clientOf(config, token);
+  return defineChannelMessageAdapter({
+    id: QA_CHANNEL_ID,
+    capabilities: qaCapabilities(config),
+    render: createRender(config.maxLength),
+    send: createSend(client, config.delivery),
+    live: createLive(client, config.typingRefreshMs),
+    origin: qaOrigin,
+    receive: createReceive(client.botId),
+  });
+}
+
+/** Builds the QA event-stream receiver for one bot account, delivering into `sink`. */
+export function createQaReceiverFor(
+  config: QaConfig,
+  token: string,
+  sink: ChannelReceiverSink,
+): ChannelReceiver {
+  return createQaReceiver(clientOf(config, token), sink, {
+    reconnectDelayMs: config.reconnectDelayMs,
+  });
+}
+
+/** The QA channel plugin. */
+const qaChannel = defineChannelPlugin<QaConfig>({
+  id: QA_CHANNEL_ID,
+  configSchema: qaConfigSchema,
+  createAdapter: (config, deps) => createQaAdapter(config, deps.secret(config.tokenSecret)),
+  createReceiver: (config, sink, deps) =>
+    createQaReceiverFor(config, deps.secret(config.tokenSecret), sink),
+});
+
+export default qaChannel;

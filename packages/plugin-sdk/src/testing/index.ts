@@ -1,6 +1,76 @@
 /**
- * `@herald/plugin-sdk/testing`: what every fake platform server needs.
+ * `@herald/plugin-sdk/testing`: what every fake platform server needs — a loopback HTTP server
+ * with scripted faults ({@link FakePlatformServer}), a recorder of what the platform shows
+ * ({@link VisibleState}), crash-test child processes with failpoints, and the parts of
+ * `@herald/core` a plugin's tests need to run a real runtime against their fake (plugins import
+ * only `@herald/plugin-sdk/*` and their platform SDK, so core reaches them here).
+ *
+ * The shared contract suite that every adapter must pass lives in
+ * `@herald/plugin-qa-channel/contract`.
  *
  * @packageDocumentation
  */
-export {};
+
+// Runtime pieces from core, for tests that run a real runtime against a fake platform.
+export type {
+  DeliveryOptions,
+  DurableSendIntent,
+  IntentStatus,
+  LiveOptions,
+  LiveSession,
+  MessageReceiveContext,
+  MessageRuntime,
+  MessageRuntimeOptions,
+  MessageStateStore,
+  ReceiveAckSignal,
+  ReceiveOutcome,
+  ReceiveRuntimeOptions,
+  ReceiveTicket,
+  SqliteStateStoreOptions,
+} from "@herald/core";
+export {
+  createMessageRuntime,
+  DeliveryCancelledError,
+  DeliveryFailedError,
+  DeliveryPendingError,
+  isHeldForOperator,
+  SqliteStateStore,
+} from "@herald/core";
+// The HTTP toolkit fakes are built on.
+export { type Context, Hono } from "hono";
+export { streamSSE } from "hono/streaming";
+export { eventually } from "./eventually.ts";
+export {
+  type FakeCallRecord,
+  type FakeErrorAnswer,
+  type FakePlatformEnv,
+  FakePlatformServer,
+  type FakePlatformServerOptions,
+  type FakePlatformWire,
+  type FakeRouteHandler,
+  PlatformFaults,
+} from "./FakePlatformServer.ts";
+export {
+  FaultQueue,
+  type FaultTarget,
+  type PlatformFault,
+  type PlatformOp,
+  retryAfterHeader,
+} from "./faults.ts";
+export {
+  type ChildResult,
+  type FailpointAction,
+  failpointsEnv,
+  type RunChildOptions,
+  runNodeChild,
+} from "./process.ts";
+export { createReceiverSink } from "./sink.ts";
+export {
+  type MessageFilter,
+  type PostInput,
+  type VisibleAuthor,
+  type VisibleChange,
+  type VisibleMessage,
+  VisibleState,
+  type VisibleStateOptions,
+} from "./VisibleState.ts";

@@ -1,0 +1,306 @@
+/**
+ * The HTTP face every fake platform needs: a loopback server on 127.0.0.1 (built on Hono and
+ * `@hono/node-server`) whose routes are tagged with a platform-neutral {@link PlatformOp}, so
+ * scripted faults apply to them — error statuses, 429 with retry-after, delays, a socket reset
+ * before or after the call was applied — plus refused connections (`not_dispatched`). A channel's
+ * fake registers its platform's real routes (`POST /bot<token>/sendMessage`, `chat.postMessage`,
+ * …) and keeps what they change in a {@link VisibleState}; its real SDK client then talks to
+ * `server.url`.
+ *
+ * @module
+ */
+import type { AddressInfo } from "node:net";
+import { type HttpBindings, type ServerType, serve } from "@hono/node-server";
+import { type Context, Hono } from "hono";
+import { FaultQueue, type PlatformFault, type PlatformOp, retryAfterHeader } from "./faults.ts";
+
+/** Hono environment of a fake platform: the Node request/response objects are available. */
+export type FakePlatformEnv = { Bindings: HttpBindings };
+
+/** A route handler of a fake platform. */
+export type FakeRouteHandler = (c: Context<FakePlatformEnv>) => Response | Promise<Response>;
+
+/** An error the fake answers, in platform-neutral terms, before the wire renders it. */
+export type FakeErrorAnswer = {
+  status: number;
+  /** Platform-neutral code, e.g. `"rate_limited"`, `"not_found"`. */
+  code: string;
+  description: string;
+  /** Set for rate limits whose body announces the wait. */
+  retryAfterMs?: number;
+};
+
+/** How a platform renders errors on the wire. */
+export type FakePlatformWire = {
+  /**
+   * The JSON error body for an answer, in the platform's vocabulary (Telegram
+   * `{ ok: false, error_code, description, parameters: { retry_after } }`, Matrix
+   * `{ errcode: "M_LIMIT_EXCEEDED", retry_after_ms }`).
+   * @defaultValue `{ ok: false, error: { code, description, retry_after_ms? } }`
+   */
+  errorBody(answer: FakeErrorAnswer): unknown;
+};
+
+/** A call the server saw, for diagnostics (tests assert visible state, not calls). */
+export type FakeCallRecord = {
+  op: PlatformOp;
+  method: string;
+  path: string;
+  /** Epoch ms. */
+  at: number;
+  /** `ok`, `status 503`, `rate_limit`, `reset_before_accept`, `reset_after_accept`, `delayed`. */
+  outcome: string;
+};
+
+/** Options of {@link FakePlatformServer}. */
+export type FakePlatformServerOptions = {
+  wire?: Partial<FakePlatformWire>;
+  /** Port on 127.0.0.1. @defaultValue 0 (any free port) */
+  port?: number;
+  /** Delay before every faultable call is handled, like a real round trip, in ms. @defaultValue 0 */
+  latencyMs?: number;
+  /** @defaultValue Date.now */
+  clock?: () => number;
+};
+
+/** Scripted faults plus refused connections. */
+export class PlatformFaults extends FaultQueue {
+  readonly #refuse: () => Promise<() => Promise<void>>;
+  readonly #drop: () => void;
+
+  constructor(refuse: () => Promise<() => Promise<void>>, drop: () => void) {
+    super();
+    this.#refuse = refuse;
+    this.#drop = drop;
+  }
+
+  /**
+   * Closes every open connection now — event streams, long polls, keep-alive sockets — as a
+   * platform restart or a network blip does. The server keeps listening, so clients reconnect.
+   */
+  dropConnections(): void {
+    this.#drop();
+  }
+
+  /**
+   * Stops accepting connections: new requests fail with `ECONNREFUSED` (provably
+   * `not_dispatched`) until the returned function is called, which listens again on the same
+   * port. Streams already open (event streams) stay open; idle keep-alive connections are closed.
+   */
+  refuseConnections(): Promise<() => Promise<void>> {
+    return this.#refuse();
+  }
+}
+
+const DEFAULT_CODES: Record<number, string> = {
+  400: "bad_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  413: "too_large",
+  429: "rate_limited",
+  500: "internal_error",
+  502: "bad_gateway",
+  503: "unavailable",
+  504: "gateway_timeout",
+};
+
+function defaultErrorBody(answer: FakeErrorAnswer): unknown {
+  return {
+    ok: false,
+    error: {
+      code: answer.code,
+      description: answer.description,
+      ...(answer.retryAfterMs !== undefined ? { retry_after_ms: answer.retryAfterMs } : {}),
+    },
+  };
+}
+
+/**
+ * A fake platform's HTTP server on 127.0.0.1.
+ *
+ * @example
+ * const server = new FakePlatformServer();
+ * server.route("POST", "/bot:token/sendMessage", "send", async (c) => c.json({ ok: true, result: … }));
+ * await server.listen();
+ * server.faults.failNext({ kind: "rate_limit", retryAfterMs: 1_200 }, { op: "send" });
+ */
+export class FakePlatformServer {
+  /** The Hono app: add routes that are not platform calls (pages, event streams) here. */
+  readonly app = new Hono<FakePlatformEnv>();
+  readonly faults: PlatformFaults;
+  /** Calls seen, oldest first (diagnostics). */
+  readonly calls: FakeCallRecord[] = [];
+  readonly #options: FakePlatformServerOptions;
+  readonly #errorBody: (answer: FakeErrorAnswer) => unknown;
+  #server: ServerType | undefined;
+  #port = 0;
+  #refusing = false;
+  #closed = false;
+
+  constructor(options: FakePlatformServerOptions = {}) {
+    this.#options = options;
+    this.#errorBody = options.wire?.errorBody ?? defaultErrorBody;
+    this.faults = new PlatformFaults(
+      () => this.#refuse(),
+      () => {
+        const server = this.#server;
+        if (server && "closeAllConnections" in server) server.closeAllConnections();
+      },
+    );
+  }
+
+  /** Base URL, e.g. `http://127.0.0.1:41234` (no trailing slash). @throws before `listen()`. */
+  get url(): string {
+    if (!this.#port) throw new Error("fake platform server is not listening yet; await listen()");
+    return `http://127.0.0.1:${this.#port}`;
+  }
+
+  /**
+   * Registers a platform call: `handler` runs only when no scripted fault prevents it.
+   *
+   * @param op - what the call does, for fault targeting.
+   */
+  route(
+    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+    path: string,
+    op: PlatformOp,
+    handler: FakeRouteHandler,
+  ): this {
+    this.app.on(method, path, (c) => this.#handle(c, op, handler));
+    return this;
+  }
+
+  /**
+   * Renders an error answer in the platform's wire format (for a fake's own errors: unknown
+   * chat, message not found…).
+   */
+  error(answer: FakeErrorAnswer, headers?: Record<string, string>): Response {
+    return new Response(JSON.stringify(this.#errorBody(answer)), {
+      status: answer.status,
+      headers: { "content-type": "application/json", ...headers },
+    });
+  }
+
+  /** Starts listening on 127.0.0.1. @returns the base URL. */
+  async listen(): Promise<string> {
+    if (this.#server) return this.url;
+    await this.#listenOn(this.#options.port ?? 0);
+    return this.url;
+  }
+
+  /** Stops the server and closes every connection, streams included. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const server = this.#server;
+    this.#server = undefined;
+    if (!server || !("closeAllConnections" in server)) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  async #listenOn(port: number): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const server = serve(
+        { fetch: this.app.fetch, hostname: "127.0.0.1", port },
+        (info: AddressInfo) => {
+          this.#port = info.port;
+          resolve();
+        },
+      );
+      server.once("error", reject);
+      this.#server = server;
+    });
+  }
+
+  async #refuse(): Promise<() => Promise<void>> {
+    const server = this.#server;
+    if (!server || this.#refusing) throw new Error("fake platform server is not listening");
+    this.#refusing = true;
+    server.close();
+    if ("closeIdleConnections" in server) server.closeIdleConnections();
+    return async () => {
+      if (!this.#refusing || this.#closed) return;
+      this.#refusing = false;
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(this.#port, "127.0.0.1", () => {
+          server.off("error", reject);
+          resolve();
+        });
+      });
+    };
+  }
+
+  async #handle(
+    c: Context<FakePlatformEnv>,
+    op: PlatformOp,
+    handler: FakeRouteHandler,
+  ): Promise<Response> {
+    const record = (outcome: string) =>
+      this.calls.push({
+        op,
+        method: c.req.method,
+        path: new URL(c.req.url).pathname,
+        at: (this.#options.clock ?? Date.now)(),
+        outcome,
+      });
+    if (this.#options.latencyMs) await sleep(this.#options.latencyMs);
+    const fault = this.faults.take(op);
+    if (fault?.kind === "delay") {
+      await sleep(fault.delayMs);
+      record("delayed");
+      return handler(c);
+    }
+    if (fault?.kind === "status" || fault?.kind === "rate_limit") {
+      record(fault.kind === "status" ? `status ${fault.status}` : "rate_limit");
+      return this.#faultAnswer(fault);
+    }
+    if (fault?.kind === "reset_before_accept") {
+      record(fault.kind);
+      c.env.incoming.socket.destroy();
+      return new Response(null, { status: 599 });
+    }
+    const response = await handler(c);
+    if (fault?.kind === "reset_after_accept") {
+      record(fault.kind);
+      c.env.incoming.socket.destroy();
+      return response;
+    }
+    record(`ok ${response.status}`);
+    return response;
+  }
+
+  #faultAnswer(fault: Extract<PlatformFault, { kind: "status" | "rate_limit" }>): Response {
+    if (fault.kind === "status") {
+      const answer: FakeErrorAnswer = {
+        status: fault.status,
+        code: fault.code ?? DEFAULT_CODES[fault.status] ?? `http_${fault.status}`,
+        description: fault.description ?? `scripted fault: HTTP ${fault.status}`,
+      };
+      const body = fault.body !== undefined ? fault.body : this.#errorBody(answer);
+      return new Response(JSON.stringify(body), {
+        status: fault.status,
+        headers: { "content-type": "application/json", ...fault.headers },
+      });
+    }
+    const via = fault.via ?? "both";
+    const status = fault.status ?? 429;
+    const answer: FakeErrorAnswer = {
+      status,
+      code: DEFAULT_CODES[429] ?? "rate_limited",
+      description: `Too Many Requests: retry after ${fault.retryAfterMs} ms`,
+      ...(via !== "header" ? { retryAfterMs: fault.retryAfterMs } : {}),
+    };
+    const headers: Record<string, string> =
+      via !== "body" ? { "retry-after": retryAfterHeader(fault.retryAfterMs) } : {};
+    return this.error(answer, headers);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

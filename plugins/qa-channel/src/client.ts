@@ -1,0 +1,236 @@
+/**
+ * The QA platform's client: one method per API call, over `fetch`. It throws
+ * {@link QaApiError} when the platform answers with an error and {@link QaNetworkError} when it
+ * does not answer; it never retries (herald's delivery queue is the one place that retries).
+ * The bot token travels in the `Authorization` header only, never in a URL or an error message.
+ *
+ * @module
+ */
+import { QaApiError, QaNetworkError, type QaNetworkFailure } from "./errors.ts";
+import {
+  type QaPostBody,
+  type QaWireEvent,
+  type QaWireMessage,
+  qaErrorBodySchema,
+  qaEventSchema,
+} from "./wire.ts";
+
+/** Options of {@link QaClient}. */
+export type QaClientOptions = {
+  /** Base URL of the QA platform, e.g. `http://127.0.0.1:4610`. */
+  baseUrl: string;
+  /** The bot token, `<bot id>:<secret>`. */
+  token: string;
+  /** Per-request timeout in ms (event streams excepted). @defaultValue 10_000 */
+  timeoutMs?: number;
+};
+
+/** The bot id is the part of the token before the colon (the platform's convention). */
+export function botIdOfToken(token: string): string {
+  const id = token.split(":", 1)[0] ?? "";
+  if (!id || !token.includes(":")) {
+    throw new TypeError('QA bot token must look like "<bot id>:<secret>"');
+  }
+  return id;
+}
+
+/** Client of the QA platform's bot API (`/api/v1`). */
+export class QaClient {
+  /** This bot's user id on the platform. */
+  readonly botId: string;
+  readonly #baseUrl: string;
+  readonly #token: string;
+  readonly #timeoutMs: number;
+
+  constructor(options: QaClientOptions) {
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.#token = options.token;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.botId = botIdOfToken(options.token);
+  }
+
+  /** `POST /api/v1/chats/:chat_id/messages`. A known `client_key` returns the first message. */
+  async postMessage(
+    chatId: string,
+    body: QaPostBody,
+    signal?: AbortSignal,
+  ): Promise<{ message: QaWireMessage; duplicate: boolean }> {
+    const answer = await this.#call<{ message: QaWireMessage; duplicate?: boolean }>(
+      "POST /chats/:chat_id/messages",
+      "POST",
+      chatPath(chatId, "messages"),
+      { body, signal },
+    );
+    return { message: answer.message, duplicate: answer.duplicate === true };
+  }
+
+  /** `PATCH /api/v1/chats/:chat_id/messages/:message_id`; identical text answers `modified: false`. */
+  async editMessage(
+    chatId: string,
+    messageId: string,
+    body: { text: string; metadata?: Record<string, unknown> },
+    signal?: AbortSignal,
+  ): Promise<{ message: QaWireMessage; modified: boolean }> {
+    const answer = await this.#call<{ message: QaWireMessage; modified?: boolean }>(
+      "PATCH /chats/:chat_id/messages/:message_id",
+      "PATCH",
+      chatPath(chatId, `messages/${encodeURIComponent(messageId)}`),
+      { body, signal },
+    );
+    return { message: answer.message, modified: answer.modified !== false };
+  }
+
+  /** `DELETE /api/v1/chats/:chat_id/messages/:message_id`. */
+  async deleteMessage(chatId: string, messageId: string, signal?: AbortSignal): Promise<void> {
+    await this.#call(
+      "DELETE /chats/:chat_id/messages/:message_id",
+      "DELETE",
+      chatPath(chatId, `messages/${encodeURIComponent(messageId)}`),
+      { signal },
+    );
+  }
+
+  /** `GET /api/v1/chats/:chat_id/messages?client_key=…`: the chat's messages with that key. */
+  async findMessages(
+    chatId: string,
+    query: { client_key: string },
+    signal?: AbortSignal,
+  ): Promise<QaWireMessage[]> {
+    const qs = new URLSearchParams({ client_key: query.client_key });
+    const answer = await this.#call<{ messages: QaWireMessage[] }>(
+      "GET /chats/:chat_id/messages",
+      "GET",
+      `${chatPath(chatId, "messages")}?${qs}`,
+      { signal },
+    );
+    return answer.messages;
+  }
+
+  /** `POST /api/v1/chats/:chat_id/typing`: shows (lapses after 5 s) or hides the indicator. */
+  async typing(
+    chatId: string,
+    body: { typing: boolean; thread_id?: string },
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.#call("POST /chats/:chat_id/typing", "POST", chatPath(chatId, "typing"), {
+      body,
+      signal,
+    });
+  }
+
+  /**
+   * `GET /api/v1/events?since=…`: the bot event stream (server-sent events), from the event
+   * after `since`. Ends when the platform closes the stream or `signal` aborts.
+   *
+   * @param onOpen - called once the platform accepted the stream.
+   * @throws QaApiError / QaNetworkError when the stream cannot be opened or breaks.
+   */
+  async *events(
+    since: number,
+    signal: AbortSignal,
+    onOpen?: () => void,
+  ): AsyncGenerator<QaWireEvent> {
+    const method = "GET /events";
+    let res: Response;
+    try {
+      res = await fetch(`${this.#baseUrl}/api/v1/events?since=${since}`, {
+        headers: { authorization: `Bearer ${this.#token}`, accept: "text/event-stream" },
+        signal,
+      });
+    } catch (error) {
+      throw networkError(method, error);
+    }
+    if (!res.ok || !res.body) throw await apiError(method, res);
+    onOpen?.();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    try {
+      for await (const chunk of res.body) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        let end = buffer.indexOf("\n\n");
+        while (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block
+            .split("\n")
+            .filter((line) => line.startsWith("data:"))
+            .map((line) => line.slice(5).replace(/^ /, ""))
+            .join("\n");
+          if (data) yield qaEventSchema.parse(JSON.parse(data));
+          end = buffer.indexOf("\n\n");
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      throw networkError(method, error);
+    }
+  }
+
+  async #call<T>(
+    method: string,
+    httpMethod: string,
+    path: string,
+    options: { body?: unknown; signal?: AbortSignal | undefined },
+  ): Promise<T> {
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let res: Response;
+    try {
+      res = await fetch(`${this.#baseUrl}/api/v1${path}`, {
+        method: httpMethod,
+        headers: {
+          authorization: `Bearer ${this.#token}`,
+          ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
+        },
+        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+        signal,
+      });
+    } catch (error) {
+      throw networkError(method, timeout.aborted ? new TimeoutReached() : error);
+    }
+    let json: unknown;
+    try {
+      json = await res.json();
+    } catch (error) {
+      if (res.ok) throw networkError(method, error);
+      throw await apiError(method, res, undefined);
+    }
+    if (!res.ok || (json as { ok?: unknown }).ok !== true) throw await apiError(method, res, json);
+    return json as T;
+  }
+}
+
+function chatPath(chatId: string, rest: string): string {
+  return `/chats/${encodeURIComponent(chatId)}/${rest}`;
+}
+
+class TimeoutReached extends Error {}
+
+/** Maps what `fetch` threw to a {@link QaNetworkError} with its dispatch evidence. */
+function networkError(method: string, error: unknown): QaNetworkError {
+  const cause = (error as { cause?: { code?: string } }).cause;
+  const code = cause?.code ?? (error as { code?: string }).code;
+  let reason: QaNetworkFailure = "other";
+  if (error instanceof TimeoutReached) reason = "timeout";
+  else if (code === "ECONNREFUSED") reason = "refused";
+  else if (code === "ENOTFOUND" || code === "EAI_AGAIN") reason = "dns";
+  else if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") reason = "reset";
+  else if ((error as { name?: string }).name === "AbortError") reason = "aborted";
+  return new QaNetworkError(method, reason, { cause: error });
+}
+
+async function apiError(method: string, res: Response, json?: unknown): Promise<QaApiError> {
+  let body = json;
+  if (body === undefined) {
+    try {
+      body = await res.json();
+    } catch {
+      body = undefined;
+    }
+  }
+  const parsed = qaErrorBodySchema.safeParse(body);
+  const error = parsed.success
+    ? parsed.data.error
+    : { code: `http_${res.status}`, description: res.statusText || "unexpected answer" };
+  return new QaApiError(method, res.status, error, res.headers.get("retry-after") ?? undefined);
+}

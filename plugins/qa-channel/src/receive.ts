@@ -1,0 +1,83 @@
+/**
+ * Inbound on the QA channel: QA events (`message.created`, `message.edited`) become herald
+ * messages. The adapter states platform facts — bot author, room shape, mention, its own id —
+ * and core decides (echo drop, dedupe, authorization).
+ *
+ * @module
+ */
+import {
+  type ChannelMessage,
+  type MessageEventClass,
+  type MessageReceiveAdapter,
+  parseInbound,
+  z,
+} from "@herald/plugin-sdk/channel-message";
+import { type QaWireEvent, qaEventSchema } from "./wire.ts";
+
+/** The channel id of the QA channel. */
+export const QA_CHANNEL_ID = "qa";
+
+/** Events that carry a message for the bot; `message.deleted` is not one. */
+export const qaInboundEventSchema = qaEventSchema.extend({
+  type: z.enum(["message.created", "message.edited"]),
+});
+
+/** Whether a stream event goes to herald's receive lifecycle. */
+export function isInboundEvent(event: QaWireEvent): boolean {
+  return event.type === "message.created" || event.type === "message.edited";
+}
+
+/**
+ * The receive adapter.
+ *
+ * @param botId - this bot's user id (from its token): its own messages are dropped by core.
+ */
+export function createReceive(botId: string): MessageReceiveAdapter {
+  return {
+    normalize(raw, ctx): ChannelMessage {
+      const event = parseInbound(qaInboundEventSchema, raw, QA_CHANNEL_ID);
+      const m = event.message;
+      const kind = m.chat_type === "direct" ? "direct" : m.thread_id ? "thread" : "group";
+      return {
+        id: `qa:${m.id}${event.type === "message.edited" ? `:edit:${m.edited_at ?? event.seq}` : ""}`,
+        channel: QA_CHANNEL_ID,
+        direction: "inbound",
+        target: {
+          kind,
+          id: m.chat_id,
+          ...(m.thread_id !== undefined ? { threadId: m.thread_id } : {}),
+          ...(kind === "thread" ? { parentId: m.chat_id } : {}),
+        },
+        sender: {
+          id: m.author.id,
+          isBot: m.author.is_bot,
+          ...(m.author.name !== undefined ? { displayName: m.author.name } : {}),
+        },
+        body: { markdown: m.text },
+        platformMessageId: m.id,
+        timestamp: m.edited_at ?? m.created_at,
+        mentions: { self: m.text.includes(`@${botId}`) },
+        ...(m.reply_to_id !== undefined
+          ? { relation: { kind: "reply", replyToId: m.reply_to_id } }
+          : {}),
+        ...(ctx.accountId !== undefined ? { accountId: ctx.accountId } : {}),
+        raw,
+      };
+    },
+    classify(message, raw): MessageEventClass {
+      const type = (raw as { type?: string }).type;
+      const eventType = type === "message.edited" ? "message_changed" : "message";
+      return {
+        eventType,
+        eventTypes: [eventType],
+        isBotAuthor: message.sender?.isBot === true,
+        isRoomish: message.target.kind !== "direct",
+        mentionsSelf: message.mentions?.self === true,
+        isEdit: eventType === "message_changed",
+        authorIds: message.sender ? [message.sender.id] : [],
+      };
+    },
+    dedupeIdentity: (message) => message.id,
+    selfIds: () => [botId],
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The QA channel's receiver: consumes the bot event stream (`GET /api/v1/events`, server-sent
+ * events) and hands each event to herald. The stream is resumable by sequence number, so it is
+ * tracked like a polling offset: the persisted watermark only passes events whose work completed
+ * (or is durably recorded), and a restarted receiver resumes after it — events fetched again
+ * are answered as duplicates by herald's dedupe.
+ *
+ * @module
+ */
+import type {
+  ChannelReceiver,
+  ChannelReceiverSink,
+  WatermarkTracker,
+} from "@herald/plugin-sdk/channel-message";
+import type { QaClient } from "./client.ts";
+import { isInboundEvent } from "./receive.ts";
+
+/** Options of {@link createQaReceiver}. */
+export type QaReceiverOptions = {
+  /** Wait before reconnecting a dropped stream, in ms. */
+  reconnectDelayMs: number;
+};
+
+/**
+ * Creates the receiver. `start()` resolves once the stream is connected (or the first attempt
+ * failed; it keeps reconnecting in the background); `stop()` closes it and waits for the loop.
+ */
+export function createQaReceiver(
+  client: QaClient,
+  sink: ChannelReceiverSink,
+  options: QaReceiverOptions,
+): ChannelReceiver {
+  let controller: AbortController | undefined;
+  let loop: Promise<void> | undefined;
+
+  async function run(
+    tracker: WatermarkTracker,
+    first: number,
+    signal: AbortSignal,
+    connected: () => void,
+  ): Promise<void> {
+    let cursor = first;
+    while (!signal.aborted) {
+      try {
+        const events = client.events(cursor, signal, connected);
+        for await (const event of events) {
+          cursor = Math.max(cursor, event.seq);
+          if (!isInboundEvent(event)) {
+            tracker.begin(event.seq);
+            void tracker.complete(event.seq).catch(() => {});
+            continue;
+          }
+          const ticket = sink.receive(event);
+          tracker.track(event.seq, ticket.ack).catch((error: unknown) => {
+            sink.logger.warn({ err: error, seq: event.seq }, "qa: watermark not written");
+          });
+        }
+      } catch (error) {
+        connected();
+        if (signal.aborted) break;
+        sink.logger.warn({ err: error }, "qa: event stream failed; reconnecting");
+      }
+      if (signal.aborted) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.reconnectDelayMs);
+        signal.addEventListener(
+          "abort",
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
+      });
+    }
+  }
+
+  return {
+    async start() {
+      if (loop) return;
+      controller = new AbortController();
+      const tracker = sink.watermark("events");
+      const since = (await tracker.load()) ?? 0;
+      await new Promise<void>((resolve) => {
+        loop = run(tracker, since, (controller as AbortController).signal, resolve);
+      });
+    },
+    async stop() {
+      controller?.abort();
+      await loop;
+      loop = undefined;
+    },
+  };
+}

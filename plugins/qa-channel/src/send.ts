@@ -1,0 +1,106 @@
+/**
+ * Sending, editing and deleting on the QA platform, and reconciling sends whose outcome is
+ * unknown (by client key). One unit is one platform message.
+ *
+ * @module
+ */
+import type {
+  MessageReceiptPart,
+  MessageSendAdapter,
+  MessageSendContext,
+  MessageTarget,
+  RenderedMessageUnit,
+} from "@herald/plugin-sdk/channel-message";
+import type { QaClient } from "./client.ts";
+import type { QaDeliveryMode } from "./config.ts";
+import { classifyError } from "./errors.ts";
+import { encodeOrigin } from "./origin.ts";
+import type { QaUnitPayload } from "./render.ts";
+import type { QaWireMessage } from "./wire.ts";
+
+/** The QA chat id of a target (`nativeChannelId` when a DM has its own channel id). */
+export function chatIdOf(target: MessageTarget): string {
+  return target.nativeChannelId ?? target.id;
+}
+
+/** The thread a message goes to: the target's, else the reply relation's. */
+export function threadIdOf(ctx: MessageSendContext): string | undefined {
+  const { target, relation } = ctx.message;
+  return target.threadId ?? (relation?.kind === "reply" ? relation.threadId : undefined);
+}
+
+function textOf(unit: RenderedMessageUnit): string {
+  return (unit.payload as QaUnitPayload).text;
+}
+
+function partOf(message: QaWireMessage, unit: RenderedMessageUnit): MessageReceiptPart {
+  return {
+    platformMessageId: message.id,
+    kind: unit.kind,
+    index: unit.index,
+    ...(message.thread_id !== undefined ? { threadId: message.thread_id } : {}),
+    ...(message.reply_to_id !== undefined ? { replyToId: message.reply_to_id } : {}),
+  };
+}
+
+/**
+ * The send adapter.
+ *
+ * @param delivery - `idempotent` / `reconcile` send a client key (`unitIdempotencyKey`);
+ *   `reconcile` adds `reconcileUnknownSend`.
+ */
+export function createSend(client: QaClient, delivery: QaDeliveryMode): MessageSendAdapter {
+  const sendsKey = delivery === "idempotent" || delivery === "reconcile";
+  const adapter: MessageSendAdapter = {
+    async send(ctx, unit) {
+      const { relation, origin } = ctx.message;
+      const thread = threadIdOf(ctx);
+      const replyTo =
+        relation?.kind === "reply" && unit.index === 0 ? relation.replyToId : undefined;
+      const metadata = encodeOrigin(origin);
+      const { message } = await client.postMessage(
+        chatIdOf(ctx.message.target),
+        {
+          text: textOf(unit),
+          ...(thread !== undefined ? { thread_id: thread } : {}),
+          ...(replyTo !== undefined ? { reply_to_id: replyTo } : {}),
+          ...(sendsKey ? { client_key: ctx.unitIdempotencyKey } : {}),
+          ...(metadata ? { metadata } : {}),
+        },
+        ctx.signal,
+      );
+      return partOf(message, unit);
+    },
+    async edit(ctx, target, unit) {
+      // Identical text answers `modified: false`: success, nothing changed.
+      await client.editMessage(
+        chatIdOf(ctx.message.target),
+        target.platformMessageId,
+        { text: textOf(unit) },
+        ctx.signal,
+      );
+      return { ...target, kind: unit.kind, index: unit.index };
+    },
+    async delete(ctx, target) {
+      await client.deleteMessage(
+        chatIdOf(ctx.message.target),
+        target.platformMessageId,
+        ctx.signal,
+      );
+    },
+    classifyError: (error) => classifyError(error),
+  };
+  if (delivery === "reconcile") {
+    adapter.reconcileUnknownSend = async (ctx, units) => {
+      const chat = chatIdOf(ctx.message.target);
+      const found: MessageReceiptPart[] = [];
+      for (const unit of units) {
+        const key = `${ctx.idempotencyKey}#${unit.index}`;
+        const [message] = await client.findMessages(chat, { client_key: key }, ctx.signal);
+        if (message) found.push(partOf(message, unit));
+      }
+      return found.length > 0 ? { status: "sent", parts: found } : { status: "not_sent" };
+    };
+  }
+  return adapter;
+}

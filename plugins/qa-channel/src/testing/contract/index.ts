@@ -1,0 +1,68 @@
+/**
+ * `@herald/plugin-qa-channel/contract`: the contract suite every herald channel adapter must
+ * pass (DESIGN §9), as one plain function that registers Vitest tests for a
+ * {@link ContractHarness}: send and receipts, multi-part batches, edit / delete, retry and
+ * backoff, rate limits, unknown-after-send, recovery after a killed process, inbound
+ * normalization, origin / echo drop, dedupe, ordering, live previews and rendering limits.
+ *
+ * @example
+ * // plugins/telegram/src/contract.test.ts
+ * import { describeChannelContract } from "@herald/plugin-qa-channel/contract";
+ * import { contractHarness } from "./testing/index.ts";
+ *
+ * describeChannelContract(contractHarness);
+ *
+ * @packageDocumentation
+ */
+import { describe } from "vitest";
+import { crashTests } from "./crashTests.ts";
+import { deliveryTests } from "./deliveryTests.ts";
+import { inboundTests } from "./inboundTests.ts";
+import { liveTests } from "./liveTests.ts";
+import { sendTests } from "./sendTests.ts";
+import {
+  CONTRACT_AREAS,
+  type ContractArea,
+  type ContractHarness,
+  type ContractOptions,
+  type JsonValue,
+} from "./types.ts";
+
+export { type DiscoveredHarness, discoverWorkspaceHarnesses } from "./discover.ts";
+export {
+  CONTRACT_DELIVERY,
+  CONTRACT_MAX_LENGTH,
+  type UnknownSendGuarantee,
+  unknownSendGuarantee,
+} from "./setup.ts";
+export * from "./types.ts";
+
+/**
+ * Registers the contract suite for one channel adapter, under
+ * `describe("channel contract: <name>")`. Call it at the top level of a test file. Tests that
+ * need a capability the harness or adapter lacks are reported as skipped with the reason.
+ *
+ * @param harness - the channel's harness (its `./testing` export `contractHarness`).
+ * @param options - a subset of areas, a title variant, the per-test timeout.
+ * @throws TypeError when `options.areas` names an unknown area.
+ */
+export function describeChannelContract<TConnection extends JsonValue>(
+  harness: ContractHarness<TConnection>,
+  options: ContractOptions = {},
+): void {
+  for (const area of options.areas ?? []) {
+    if (!CONTRACT_AREAS.includes(area)) {
+      throw new TypeError(`unknown contract area "${area}" (known: ${CONTRACT_AREAS.join(", ")})`);
+    }
+  }
+  const areas = new Set<ContractArea>(options.areas ?? CONTRACT_AREAS);
+  const h = harness as unknown as ContractHarness;
+  const title = `channel contract: ${harness.name}${options.variant ? ` (${options.variant})` : ""}`;
+  describe(title, { timeout: options.timeoutMs ?? 20_000 }, () => {
+    sendTests(h, areas);
+    deliveryTests(h, areas);
+    crashTests(h, areas);
+    inboundTests(h, areas);
+    liveTests(h, areas);
+  });
+}

@@ -1,0 +1,197 @@
+/**
+ * One contract test's world: a fresh fake platform from the harness, the adapter under test, a
+ * real herald runtime on an in-memory SQLite store, and (for inbound tests) the channel's real
+ * receiver. Torn down when the test finishes.
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import type {
+  ChannelMessage,
+  ChannelMessageAdapter,
+  ChannelReceiver,
+  MessageTarget,
+} from "@herald/plugin-sdk/channel-message";
+import {
+  createMessageRuntime,
+  createReceiverSink,
+  type DurableSendIntent,
+  eventually,
+  isHeldForOperator,
+  type MessageReceiveContext,
+  type MessageRuntime,
+  type ReceiveOutcome,
+  type ReceiveRuntimeOptions,
+  SqliteStateStore,
+  type VisibleMessage,
+} from "@herald/plugin-sdk/testing";
+import { onTestFinished } from "vitest";
+import type { ContractHarness, ContractPlatform, JsonValue } from "./types.ts";
+
+/** The text limit the suite asks platforms for (small, so multi-part tests stay cheap). */
+export const CONTRACT_MAX_LENGTH = 120;
+
+/** Fast delivery settings: tests wait for retries, so backoff is short. */
+export const CONTRACT_DELIVERY = {
+  pollIntervalMs: 10,
+  leaseMs: 5_000,
+  maxInMemoryWaitMs: 2_000,
+  recoveryBudgetMs: 2_000,
+  backoff: { baseMs: 40, maxMs: 300, maxAttempts: 8 },
+} as const;
+
+/** A running contract test. */
+export type ContractRun = {
+  harness: ContractHarness;
+  platform: ContractPlatform;
+  adapter: ChannelMessageAdapter;
+  runtime: MessageRuntime;
+  store: SqliteStateStore;
+  /** Inbound messages the handler got, in dispatch order. */
+  handled: MessageReceiveContext[];
+  /** Settled outcomes of every inbound delivery the receiver handed over. */
+  outcomes: ReceiveOutcome[];
+  /** Inbound deliveries the receiver handed over so far (settled or not). */
+  readonly deliveries: number;
+  /** An outbound text message to `target`. */
+  message(target: MessageTarget, text: string, extra?: Partial<ChannelMessage>): ChannelMessage;
+  /** Visible messages of a target. */
+  visible(target: MessageTarget): Promise<VisibleMessage[]>;
+  /** Reads an intent by idempotency key. */
+  intent(key: string): Promise<DurableSendIntent | undefined>;
+  /** Starts the channel's receiver (throws when the harness has none). */
+  startReceiver(): Promise<void>;
+};
+
+/** Options of {@link openRun}. */
+export type RunOptions = {
+  receive?: Omit<ReceiveRuntimeOptions, "handler">;
+  /** The bot's handler; the default records the message and returns. */
+  handler?: (ctx: MessageReceiveContext) => Promise<void> | void;
+};
+
+/** Starts a platform, an adapter and a runtime for the current test; closed when it finishes. */
+export async function openRun(
+  harness: ContractHarness,
+  options: RunOptions = {},
+): Promise<ContractRun> {
+  const platform = await harness.platform({ maxLength: CONTRACT_MAX_LENGTH });
+  const adapter = harness.createAdapter(platform.connection as JsonValue);
+  const store = new SqliteStateStore({ path: ":memory:" });
+  const handled: MessageReceiveContext[] = [];
+  const outcomes: ReceiveOutcome[] = [];
+  const runtime = createMessageRuntime({
+    store,
+    adapters: [adapter],
+    random: () => 0.5,
+    delivery: { ...CONTRACT_DELIVERY, backoff: { ...CONTRACT_DELIVERY.backoff } },
+    live: { recoveryIntervalMs: 0 },
+    receive: {
+      loopGuard: false,
+      ...options.receive,
+      handler: async (ctx) => {
+        handled.push(ctx);
+        await options.handler?.(ctx);
+      },
+    },
+  });
+  await runtime.start();
+  let receiver: ChannelReceiver | undefined;
+  let deliveries = 0;
+  const accountId = harness.accountId ?? "contract";
+
+  onTestFinished(async () => {
+    await receiver?.stop?.();
+    await runtime.stop(1_000);
+    await store.close();
+    await platform.close();
+  });
+
+  return {
+    harness,
+    platform,
+    adapter,
+    runtime,
+    store,
+    handled,
+    outcomes,
+    get deliveries() {
+      return deliveries;
+    },
+    message: (target, text, extra = {}) => ({
+      id: randomUUID(),
+      channel: adapter.id,
+      accountId,
+      direction: "outbound",
+      target,
+      body: { markdown: text },
+      ...extra,
+    }),
+    visible: async (target) => platform.visible(target),
+    intent: (key) => store.getIntentByIdempotencyKey(key),
+    async startReceiver() {
+      if (!harness.createReceiver)
+        throw new Error(`${harness.name}: the harness has no createReceiver`);
+      const sink = createReceiverSink(runtime, {
+        channel: adapter.id,
+        accountId,
+        onTicket: (ticket) => {
+          deliveries += 1;
+          void ticket.done.then((outcome) => outcomes.push(outcome));
+        },
+      });
+      receiver = harness.createReceiver(platform.connection as JsonValue, sink);
+      if (receiver.webhook && platform.inbound?.connectWebhook) {
+        const webhook = receiver.webhook.bind(receiver);
+        platform.inbound.connectWebhook((request) => webhook(request));
+      }
+      await receiver.start?.();
+    },
+  };
+}
+
+/** Waits until the intent under `key` settles: sent, failed, cancelled or held for an operator. */
+export async function settled(run: ContractRun, key: string, timeoutMs = 8_000) {
+  return eventually(
+    () => run.intent(key),
+    (i) =>
+      i !== undefined &&
+      (i.status === "sent" ||
+        i.status === "failed" ||
+        i.status === "cancelled" ||
+        isHeldForOperator(i)),
+    { timeoutMs, what: `intent ${key} to settle` },
+  ) as Promise<DurableSendIntent>;
+}
+
+/** What an adapter promises for a send whose outcome is unknown. */
+export type UnknownSendGuarantee = "exactly_once" | "at_least_once" | "hold";
+
+/** Native idempotency or reconciliation → exactly once; else the declared `unknownSendPolicy`. */
+export function unknownSendGuarantee(adapter: ChannelMessageAdapter): UnknownSendGuarantee {
+  const delivery = adapter.capabilities.delivery ?? {};
+  if (delivery.idempotencyKey || adapter.send.reconcileUnknownSend) return "exactly_once";
+  return delivery.unknownSendPolicy ?? "hold";
+}
+
+/** Space-separated words `<prefix>0 <prefix>1 …`, at least `length` UTF-16 units long. */
+export function wordsOfLength(length: number, prefix: string): string {
+  const words: string[] = [];
+  let total = -1;
+  for (let i = 0; total < length; i++) {
+    const word = `${prefix}${i}`;
+    words.push(word);
+    total += word.length + 1;
+  }
+  return words.join(" ");
+}
+
+/** Collapses whitespace, so chunk seams (a trailing space moved or dropped) compare equal. */
+export function normalizeSpace(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** The text limit the adapter declares, in UTF-16 units (the suite's hint when it declares none). */
+export function maxLengthOf(adapter: ChannelMessageAdapter): number {
+  return adapter.capabilities.text.maxLength ?? CONTRACT_MAX_LENGTH;
+}

@@ -1,0 +1,199 @@
+/**
+ * The contract harness: what a channel plugin hands the shared contract suite (DESIGN §9). It
+ * is public API — every channel's `./testing` export provides one as `contractHarness`.
+ *
+ * The harness speaks platform-neutral terms only: targets are herald `MessageTarget`s, visible
+ * state is `VisibleMessage`s, faults are `PlatformFault`s. Optional capabilities (threads,
+ * inbound, typing, native origin, crash tests) are declared by their presence; a test that
+ * needs one the harness lacks is registered as **skipped with the reason in its title**, never
+ * silently dropped.
+ *
+ * @module
+ */
+import type {
+  ChannelMessageAdapter,
+  ChannelReceiver,
+  ChannelReceiverSink,
+  MessageOrigin,
+  MessageTarget,
+} from "@herald/plugin-sdk/channel-message";
+import type { FaultTarget, PlatformFault, VisibleMessage } from "@herald/plugin-sdk/testing";
+
+/** JSON data (connection details must survive being handed to a child process). */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue | undefined };
+
+/** Options the suite starts each platform with. A harness may ignore a hint it cannot honour. */
+export type ContractPlatformOptions = {
+  /**
+   * Hint: the text limit the adapter should chunk to, in its own length unit, kept small so
+   * multi-part tests stay cheap (the suite reads the real limit from the adapter's
+   * `capabilities.text.maxLength`).
+   */
+  maxLength: number;
+};
+
+/** Who posts an inbound message. */
+export type ContractAuthor =
+  /** A person. */
+  | "user"
+  /** Another bot account (not this adapter's). */
+  | "other_bot"
+  /** This adapter's own bot account: the platform echoing the bot's own message. */
+  | "self";
+
+/** An inbound message to post on the platform. */
+export type ContractInboundPost = {
+  text: string;
+  /** @defaultValue "user" */
+  author?: ContractAuthor;
+  /**
+   * herald origin metadata to attach natively (only when {@link ContractInbound.nativeOrigin};
+   * the suite never passes it otherwise).
+   */
+  origin?: MessageOrigin;
+};
+
+/** Inbound side of a fake platform: people (and bots) posting to the bot under test. */
+export type ContractInbound = {
+  /**
+   * Posts a message in `target`; the platform delivers it to the bot through the channel's
+   * real receive path (event stream, polling, webhook).
+   * @returns the platform message id.
+   */
+  post(target: MessageTarget, message: ContractInboundPost): Promise<{ platformMessageId: string }>;
+  /** Delivers the event of an earlier message again, as a platform retry does. */
+  redeliver(platformMessageId: string): Promise<void>;
+  /** The platform carries herald origin metadata on messages (Slack `metadata`, QA metadata). */
+  nativeOrigin?: boolean;
+  /** For webhook channels: where the platform posts events (the receiver's `webhook`). */
+  connectWebhook?(handler: (request: Request) => Promise<Response>): void;
+};
+
+/**
+ * A running fake platform, one per test. Every method may be sync or async.
+ *
+ * @typeParam TConnection - what the adapter needs to reach it (JSON).
+ */
+export type ContractPlatform<TConnection extends JsonValue = JsonValue> = {
+  /**
+   * What {@link ContractHarness.createAdapter} needs to reach this platform: base URL, tokens,
+   * limits. JSON, because crash tests hand it to a child process.
+   */
+  readonly connection: TConnection;
+  /** Creates a fresh conversation and returns the target the adapter sends to. */
+  createTarget(kind: "direct" | "group"): Promise<MessageTarget> | MessageTarget;
+  /**
+   * Creates a thread inside a group target (anchored on a user's message). Absent: thread
+   * tests are skipped.
+   */
+  createThread?(target: MessageTarget): Promise<MessageTarget> | MessageTarget;
+  /**
+   * Messages visible in `target`, in platform order, deleted ones excluded. A target with a
+   * `threadId` shows that thread only; otherwise top-level messages only.
+   */
+  visible(target: MessageTarget): Promise<VisibleMessage[]> | VisibleMessage[];
+  /** Whether this bot's typing indicator shows in `target` now. Absent: typing test skipped. */
+  isTyping?(target: MessageTarget): Promise<boolean> | boolean;
+  /** Fault scripting in platform-neutral terms; the fake renders them in its wire format. */
+  readonly faults: {
+    failNext(fault: PlatformFault, target?: FaultTarget): unknown;
+    /** Refuses new connections (`ECONNREFUSED`) until the returned function is called. */
+    refuseConnections(): Promise<() => Promise<void>>;
+  };
+  /** The inbound side. Absent (a send-only channel): inbound tests are skipped. */
+  readonly inbound?: ContractInbound;
+  /** Stops the platform. */
+  close(): Promise<void>;
+};
+
+/**
+ * How a crash-test child process loads the harness again: `import(url)[exportName]`, called
+ * with `args` when it is a function (a harness factory).
+ */
+export type ContractHarnessModule = {
+  /** `import.meta.url` of the module exporting the harness. */
+  url: string;
+  /** @defaultValue "contractHarness" */
+  exportName?: string;
+  /** Arguments for a factory export (JSON). */
+  args?: JsonValue;
+};
+
+/**
+ * What a channel plugin hands the contract suite.
+ *
+ * @example
+ * export const contractHarness: ContractHarness<{ url: string; token: string }> = {
+ *   name: "telegram",
+ *   module: { url: import.meta.url },
+ *   platform: async ({ maxLength }) => startFakeTelegram({ maxLength }),
+ *   createAdapter: (c) => createTelegramAdapter({ apiRoot: c.url, maxLength: 4096 }, c.token),
+ *   createReceiver: (c, sink) => createTelegramPoller(c, sink),
+ * };
+ */
+export type ContractHarness<TConnection extends JsonValue = JsonValue> = {
+  /** Shown in test titles, e.g. `"telegram"`. */
+  name: string;
+  /** Where crash-test child processes find this harness. Absent: crash tests are skipped. */
+  module?: ContractHarnessModule;
+  /** Starts a fresh fake platform on 127.0.0.1 (the suite starts one per test). */
+  platform(options: ContractPlatformOptions): Promise<ContractPlatform<TConnection>>;
+  /** Builds the adapter under test; it must talk to the platform with the channel's real client. */
+  createAdapter(connection: TConnection): ChannelMessageAdapter;
+  /**
+   * Builds the channel's real receiver, delivering into `sink`. Needed with
+   * `platform.inbound`; without it inbound tests are skipped.
+   */
+  createReceiver?(connection: TConnection, sink: ChannelReceiverSink): ChannelReceiver;
+  /** The adapter's account id inside the channel. @defaultValue "contract" */
+  accountId?: string;
+};
+
+/** Groups of contract tests; pass some to {@link ContractOptions.areas} to run only those. */
+export type ContractArea =
+  | "send"
+  | "receive"
+  | "batch"
+  | "edit"
+  | "retry"
+  | "rate_limit"
+  | "unknown_send"
+  | "crash"
+  | "origin"
+  | "dedupe"
+  | "ordering"
+  | "live"
+  | "render";
+
+/** Every {@link ContractArea}. */
+export const CONTRACT_AREAS: readonly ContractArea[] = [
+  "send",
+  "batch",
+  "edit",
+  "retry",
+  "rate_limit",
+  "unknown_send",
+  "crash",
+  "receive",
+  "origin",
+  "dedupe",
+  "ordering",
+  "live",
+  "render",
+];
+
+/** Options of `describeChannelContract`. */
+export type ContractOptions = {
+  /** Run only these areas. @defaultValue every area */
+  areas?: readonly ContractArea[];
+  /** Suffix for the top-level describe title (variants of one harness). */
+  variant?: string;
+  /** Per-test timeout in ms. @defaultValue 20_000 */
+  timeoutMs?: number;
+};

@@ -1,0 +1,125 @@
+/**
+ * The QA channel's contract harness: a fresh {@link QaPlatform} per test, the real QA adapter
+ * and event-stream receiver against it. `qaHarness({ delivery })` switches how unknown sends
+ * are made safe (and the platform's idempotency with it), so the suite exercises every path:
+ * exactly-once by native idempotency (`idempotent`, the default) or by lookup (`reconcile`),
+ * `at_least_once`, and `hold`.
+ *
+ * @module
+ */
+import type { MessageTarget } from "@herald/plugin-sdk/channel-message";
+import { type QaConfig, type QaDeliveryMode, qaConfigSchema } from "../config.ts";
+import { createQaAdapter, createQaReceiverFor } from "../index.ts";
+import { encodeOrigin } from "../origin.ts";
+import type { ContractHarness, ContractPlatform } from "./contract/types.ts";
+import { DEFAULT_QA_BOT, type QaBot, QaPlatform } from "./platform/QaPlatform.ts";
+
+/** What the QA adapter needs to reach a test platform (JSON, for crash-test children). */
+export type QaConnection = {
+  baseUrl: string;
+  token: string;
+  maxLength: number;
+  delivery: QaDeliveryMode;
+};
+
+/** A second bot on test platforms, for echo tests. */
+export const OTHER_QA_BOT: QaBot = {
+  id: "other-bot",
+  name: "other bot",
+  token: "other-bot:secret",
+};
+
+/** The adapter config used against a test platform: short timeouts, fast reconnects. */
+export function testConfig(c: QaConnection): QaConfig {
+  return qaConfigSchema.parse({
+    baseUrl: c.baseUrl,
+    maxLength: c.maxLength,
+    delivery: c.delivery,
+    requestTimeoutMs: 5_000,
+    reconnectDelayMs: 50,
+    editRate: { limit: 20, intervalMs: 1_000 },
+  });
+}
+
+/** Wraps a running QA platform in the contract suite's platform-neutral face. */
+export function qaContractPlatform(
+  platform: QaPlatform,
+  connection: QaConnection,
+): ContractPlatform<QaConnection> {
+  const bot = DEFAULT_QA_BOT;
+  return {
+    connection,
+    createTarget: (kind) => ({ kind, id: platform.createChat({ type: kind }).id }),
+    createThread(target): MessageTarget {
+      const root = platform.post({ chat: target.id, text: "a question worth a thread" });
+      return { kind: "thread", id: target.id, parentId: target.id, threadId: root.id };
+    },
+    visible: (target) =>
+      platform.state.messages({ chat: target.id, thread: target.threadId ?? null }),
+    isTyping: (target) =>
+      platform.state.isTyping(target.id, {
+        userId: bot.id,
+        ...(target.threadId ? { thread: target.threadId } : {}),
+      }),
+    faults: platform.faults,
+    inbound: {
+      nativeOrigin: true,
+      async post(target, message) {
+        const author =
+          message.author === "self"
+            ? { id: bot.id, name: bot.name, bot: true }
+            : message.author === "other_bot"
+              ? { id: OTHER_QA_BOT.id, name: OTHER_QA_BOT.name, bot: true }
+              : { id: "alice", name: "Alice", bot: false };
+        const metadata = encodeOrigin(message.origin);
+        const posted = platform.post({
+          chat: target.id,
+          text: message.text,
+          author,
+          ...(target.threadId ? { thread: target.threadId } : {}),
+          ...(metadata ? { metadata } : {}),
+        });
+        return { platformMessageId: posted.id };
+      },
+      async redeliver(platformMessageId) {
+        platform.redeliver(platformMessageId);
+      },
+    },
+    close: () => platform.close(),
+  };
+}
+
+/**
+ * A QA contract harness.
+ *
+ * @param options.delivery - the adapter's delivery mode; the platform deduplicates client keys
+ *   only under `idempotent`. @defaultValue "idempotent"
+ */
+export function qaHarness(
+  options: { delivery?: QaDeliveryMode } = {},
+): ContractHarness<QaConnection> {
+  const delivery = options.delivery ?? "idempotent";
+  return {
+    name: delivery === "idempotent" ? "qa-channel" : `qa-channel, delivery ${delivery}`,
+    module: { url: import.meta.url, exportName: "qaHarness", args: { delivery } },
+    accountId: DEFAULT_QA_BOT.id,
+    async platform({ maxLength }) {
+      const platform = await QaPlatform.start({
+        idempotency: delivery === "idempotent",
+        maxTextLength: maxLength,
+        bots: [DEFAULT_QA_BOT, OTHER_QA_BOT],
+      });
+      return qaContractPlatform(platform, {
+        baseUrl: platform.url,
+        token: DEFAULT_QA_BOT.token,
+        maxLength,
+        delivery,
+      });
+    },
+    createAdapter: (c) => createQaAdapter(testConfig(c), c.token),
+    createReceiver: (c, sink) => createQaReceiverFor(testConfig(c), c.token, sink),
+  };
+}
+
+/** The QA channel's harness for the contract suite (discovered by qa-channel's own test run). */
+export const contractHarness: ContractHarness<QaConnection> = qaHarness();

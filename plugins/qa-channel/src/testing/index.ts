@@ -1,0 +1,27 @@
+/**
+ * `@herald/plugin-qa-channel/testing`: the QA platform (a real loopback chat platform with a
+ * web chat page and fault injection) and the QA channel's `contractHarness`.
+ *
+ * @example
+ * import { QaPlatform } from "@herald/plugin-qa-channel/testing";
+ * const platform = await QaPlatform.start({ port: 4610 });
+ * console.log(`open ${platform.url}/ and chat with your bot`);
+ *
+ * @packageDocumentation
+ */
+export {
+  contractHarness,
+  OTHER_QA_BOT,
+  type QaConnection,
+  qaContractPlatform,
+  qaHarness,
+  testConfig,
+} from "./harness.ts";
+export {
+  DEFAULT_QA_BOT,
+  type QaBot,
+  type QaChat,
+  QaPlatform,
+  type QaPlatformOptions,
+} from "./platform/QaPlatform.ts";
+export { webChatPage } from "./platform/webChatPage.ts";

@@ -1,0 +1,231 @@
+/**
+ * The QA platform: a real chat platform on 127.0.0.1 — bot API (post, edit, delete, typing,
+ * threads, lookup by client key), a resumable bot event stream (SSE), a web chat page for humans
+ * and a small control API — with the fault injection of `@herald/plugin-sdk/testing`. Routes are
+ * in `botApi.ts` and `webApi.ts`; this file holds the platform's state and rules.
+ *
+ * @module
+ */
+import {
+  FakePlatformServer,
+  type PlatformFaults,
+  type VisibleAuthor,
+  type VisibleMessage,
+  VisibleState,
+} from "@herald/plugin-sdk/testing";
+import type { QaWireEvent, QaWireMessage } from "../../wire.ts";
+import { registerBotApi } from "./botApi.ts";
+import { registerWebApi } from "./webApi.ts";
+
+/** A bot account on the QA platform. Its token is `<id>:<secret>`. */
+export type QaBot = { id: string; name: string; token: string };
+
+/** A chat on the QA platform. */
+export type QaChat = { id: string; type: "direct" | "group"; title?: string };
+
+/** Options of {@link QaPlatform.start}. */
+export type QaPlatformOptions = {
+  /** Port on 127.0.0.1. @defaultValue 0 (any free port) */
+  port?: number;
+  /**
+   * Native idempotency: a post whose `client_key` the chat has seen returns the first message
+   * instead of posting again. Switchable at run time (`platform.state.idempotentKeys`).
+   * @defaultValue true
+   */
+  idempotency?: boolean;
+  /** Longest message text, in UTF-16 units; longer posts answer 400 `text_too_long`. @defaultValue 4000 */
+  maxTextLength?: number;
+  /** Bot accounts. @defaultValue one bot, {@link DEFAULT_QA_BOT} */
+  bots?: readonly QaBot[];
+  /** How long a typing indicator stays up without a refresh, in ms. @defaultValue 5_000 */
+  typingLapseMs?: number;
+  /** Delay before every bot API call is handled, in ms (a real round trip). @defaultValue 0 */
+  latencyMs?: number;
+  /** The chat the web page opens by default (created as a direct chat). @defaultValue "web" */
+  webChat?: string;
+};
+
+/** The bot account a QA platform has when none are given. */
+export const DEFAULT_QA_BOT: QaBot = { id: "herald", name: "herald", token: "herald:qa-secret" };
+
+/**
+ * A running QA platform.
+ *
+ * @example
+ * const platform = await QaPlatform.start();
+ * console.log(`web chat: ${platform.url}/`);
+ * platform.faults.failNext({ kind: "reset_after_accept" }, { op: "send" });
+ */
+export class QaPlatform {
+  /** What the platform shows (messages, edits, deletions, typing). */
+  readonly state: VisibleState;
+  readonly server: FakePlatformServer;
+  readonly maxTextLength: number;
+  readonly webChat: string;
+  readonly #bots = new Map<string, QaBot>();
+  readonly #chats = new Map<string, QaChat>();
+  readonly #events: QaWireEvent[] = [];
+  readonly #eventListeners = new Set<() => void>();
+
+  private constructor(options: QaPlatformOptions) {
+    this.state = new VisibleState({
+      idempotentKeys: options.idempotency ?? true,
+      ...(options.typingLapseMs !== undefined ? { typingLapseMs: options.typingLapseMs } : {}),
+    });
+    this.server = new FakePlatformServer({
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
+    });
+    this.maxTextLength = options.maxTextLength ?? 4_000;
+    this.webChat = options.webChat ?? "web";
+    for (const bot of options.bots ?? [DEFAULT_QA_BOT]) this.#bots.set(bot.token, bot);
+    this.createChat({ id: this.webChat, type: "direct", title: "web chat" });
+    this.state.subscribe((change) => {
+      if (change.type === "typing") return;
+      this.#append({
+        seq: this.#events.length + 1,
+        type: `message.${change.type}`,
+        message: this.toWire(change.message),
+      });
+    });
+    registerBotApi(this);
+    registerWebApi(this);
+  }
+
+  /** Starts a QA platform on 127.0.0.1. */
+  static async start(options: QaPlatformOptions = {}): Promise<QaPlatform> {
+    const platform = new QaPlatform(options);
+    await platform.server.listen();
+    return platform;
+  }
+
+  /** Base URL, e.g. `http://127.0.0.1:41234`; the web chat page is at `/`. */
+  get url(): string {
+    return this.server.url;
+  }
+
+  /** Scripted faults and refused connections (platform-neutral terms). */
+  get faults(): PlatformFaults {
+    return this.server.faults;
+  }
+
+  /** Bot accounts by token. */
+  botByToken(token: string): QaBot | undefined {
+    return this.#bots.get(token);
+  }
+
+  /** Adds a bot account (a second bot for echo and loop tests). */
+  addBot(bot: QaBot): QaBot {
+    this.#bots.set(bot.token, bot);
+    return bot;
+  }
+
+  /** Creates a chat (or returns the existing one with that id). @defaultValue a fresh id */
+  createChat(chat: Partial<QaChat> & Pick<QaChat, "type">): QaChat {
+    const id = chat.id ?? `chat-${this.#chats.size + 1}`;
+    const existing = this.#chats.get(id);
+    if (existing) return existing;
+    const created: QaChat = { id, type: chat.type, ...(chat.title ? { title: chat.title } : {}) };
+    this.#chats.set(id, created);
+    return created;
+  }
+
+  chat(id: string): QaChat | undefined {
+    return this.#chats.get(id);
+  }
+
+  /**
+   * A person (or another bot) posts in a chat; bots see it on their event stream.
+   * @throws Error when the chat or thread does not exist.
+   */
+  post(input: {
+    chat: string;
+    text: string;
+    author?: Partial<VisibleAuthor>;
+    thread?: string;
+    replyTo?: string;
+    metadata?: Record<string, unknown>;
+  }): VisibleMessage {
+    if (!this.#chats.has(input.chat)) throw new Error(`QA chat ${input.chat} does not exist`);
+    if (input.thread !== undefined && !this.threadExists(input.chat, input.thread)) {
+      throw new Error(`QA thread ${input.thread} does not exist in chat ${input.chat}`);
+    }
+    return this.state.post({
+      chat: input.chat,
+      text: input.text,
+      author: { id: "user", name: "user", bot: false, ...input.author },
+      ...(input.thread !== undefined ? { thread: input.thread } : {}),
+      ...(input.replyTo !== undefined ? { replyTo: input.replyTo } : {}),
+      ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+    }).message;
+  }
+
+  /**
+   * Delivers a message's `message.created` event again, as a platform retry does (same message
+   * id, new sequence number, `redelivery` counting up).
+   * @throws Error when the message was never delivered.
+   */
+  redeliver(messageId: string): QaWireEvent {
+    const first = this.#events.find(
+      (e) => e.type === "message.created" && e.message.id === messageId,
+    );
+    if (!first) throw new Error(`QA message ${messageId} was never delivered`);
+    const count = this.#events.filter((e) => e.message.id === messageId && e.redelivery).length;
+    return this.#append({ ...first, seq: this.#events.length + 1, redelivery: count + 1 });
+  }
+
+  /** Whether `thread` is a thread root (or a message) in `chat`. */
+  threadExists(chat: string, thread: string): boolean {
+    const root = this.state.get(thread);
+    return root !== undefined && root.chat === chat;
+  }
+
+  /** Bot stream events after `since`, in order. */
+  eventsAfter(since: number): QaWireEvent[] {
+    return this.#events.slice(Math.max(0, since));
+  }
+
+  /** The sequence number of the newest event (0 when none). */
+  get lastSeq(): number {
+    return this.#events.length;
+  }
+
+  /** Calls `listener` whenever an event is appended. @returns an unsubscribe function. */
+  onEvent(listener: () => void): () => void {
+    this.#eventListeners.add(listener);
+    return () => this.#eventListeners.delete(listener);
+  }
+
+  /** A visible message in the platform's wire format. */
+  toWire(m: VisibleMessage): QaWireMessage {
+    return {
+      id: m.id,
+      chat_id: m.chat,
+      chat_type: this.#chats.get(m.chat)?.type ?? "group",
+      text: m.text,
+      author: {
+        id: m.author.id,
+        is_bot: m.author.bot,
+        ...(m.author.name ? { name: m.author.name } : {}),
+      },
+      created_at: m.createdAt,
+      ...(m.thread !== undefined ? { thread_id: m.thread } : {}),
+      ...(m.replyTo !== undefined ? { reply_to_id: m.replyTo } : {}),
+      ...(m.key !== undefined ? { client_key: m.key } : {}),
+      ...(m.metadata !== undefined ? { metadata: m.metadata as Record<string, unknown> } : {}),
+      ...(m.editedAt !== undefined ? { edited_at: m.editedAt } : {}),
+      ...(m.deleted ? { deleted: true } : {}),
+    };
+  }
+
+  /** Stops the server and closes every connection, event streams included. */
+  close(): Promise<void> {
+    return this.server.close();
+  }
+
+  #append(event: QaWireEvent): QaWireEvent {
+    this.#events.push(event);
+    for (const listener of this.#eventListeners) listener();
+    return event;
+  }
+}
