@@ -43,7 +43,7 @@ export {
   QaRenderError,
 } from "./errors.ts";
 export { QA_CHANNEL_ID } from "./receive.ts";
-export { chunkPlainText, type QaUnitPayload } from "./render.ts";
+export type { QaUnitPayload } from "./render.ts";
 export type { QaWireEvent, QaWireMessage } from "./wire.ts";
 
 /** What the QA channel can do under `config`. */
