@@ -40,6 +40,7 @@ const CASES: CrashCase[] = [
   },
 ];
 
+/** Registers the `crash` area (child processes killed by failpoints). */
 export function crashTests(h: ContractHarness, areas: ReadonlySet<ContractArea>): void {
   if (areas.has("crash"))
     describe("recovery after a killed process", () => {

@@ -12,6 +12,7 @@ import type { ContractArea, ContractHarness } from "./types.ts";
 const texts = async (visible: Promise<Array<{ text: string }>>) =>
   (await visible).map((m) => normalizeSpace(m.text));
 
+/** Registers the `retry`, `rate_limit`, `unknown_send` and `ordering` areas. */
 export function deliveryTests(h: ContractHarness, areas: ReadonlySet<ContractArea>): void {
   if (areas.has("retry"))
     describe("retry and backoff", () => {

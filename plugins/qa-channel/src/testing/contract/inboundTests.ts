@@ -33,6 +33,7 @@ function outcomeFor(run: ContractRun, platformMessageId: string) {
   ) as Promise<ReceiveOutcome>;
 }
 
+/** Registers the `receive`, `origin` and `dedupe` areas (through the channel's real receiver). */
 export function inboundTests(h: ContractHarness, areas: ReadonlySet<ContractArea>): void {
   if (areas.has("receive"))
     describe("receive", () => {

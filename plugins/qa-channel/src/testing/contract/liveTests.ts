@@ -18,6 +18,7 @@ function skipUnlessEditable(run: ContractRun, ctx: TestContext): void {
   );
 }
 
+/** Registers the `live` area. */
 export function liveTests(h: ContractHarness, areas: ReadonlySet<ContractArea>): void {
   if (areas.has("live"))
     describe("live messages", () => {

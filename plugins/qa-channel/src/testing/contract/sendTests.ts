@@ -12,6 +12,7 @@ function wellFormed(text: string): boolean {
   return text.isWellFormed() && !text.includes("\uFFFD");
 }
 
+/** Registers the `send`, `batch`, `edit` and `render` areas. */
 export function sendTests(h: ContractHarness, areas: ReadonlySet<ContractArea>): void {
   if (areas.has("send"))
     describe("send and receipts", () => {
