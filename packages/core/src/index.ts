@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+export * from "./activity/index.ts";
 export type * from "./adapter/types.ts";
 export { type DeliveryEvent, DeliveryWorker } from "./delivery/DeliveryWorker.ts";
 export type { DeliveryOptions } from "./delivery/deps.ts";
@@ -27,3 +28,4 @@ export {
 } from "./runtime.ts";
 export type { SendApi, SendContext, SendOptions } from "./send/SendRuntime.ts";
 export * from "./state/index.ts";
+export * from "./turn/index.ts";

@@ -12,6 +12,7 @@ import { DELIVERY_DEFAULTS, type DeliveryDeps, type DeliveryOptions } from "./de
 import { RateLimitScheduler } from "./delivery/RateLimitScheduler.ts";
 import type { RecoveryReport } from "./delivery/recovery.ts";
 import { createLiveApi, type LiveApi } from "./live/LiveApi.ts";
+import { nodeTimers } from "./live/timers.ts";
 import type { LiveRuntimeOptions } from "./live/types.ts";
 import { type HeraldLogger, silentLogger } from "./logger.ts";
 import { DEFAULT_BACKOFF } from "./message/failure.ts";
@@ -19,6 +20,8 @@ import { createReceiveRuntime } from "./receive/ReceiveRuntime.ts";
 import type { ReceiveRuntime, ReceiveRuntimeOptions } from "./receive/types.ts";
 import { createSendApi, type SendApi } from "./send/SendRuntime.ts";
 import type { MessageStateStore } from "./state/MessageStateStore.ts";
+import { createTurnRuntime, type TurnRuntime } from "./turn/TurnRuntime.ts";
+import type { TurnRuntimeOptions } from "./turn/types.ts";
 
 /** Options of {@link createMessageRuntime}. */
 export type MessageRuntimeOptions = {
@@ -37,10 +40,15 @@ export type MessageRuntimeOptions = {
   live?: LiveRuntimeOptions;
   /** Receive: handler, `allowBots`, mention policy, loop guard, ack policy, dedupe TTL. */
   receive?: ReceiveRuntimeOptions;
+  /** Turns: watchdog TTL and the stale-turn sweep (`src/turn/`). */
+  turns?: TurnRuntimeOptions;
 };
 
-/** The runtime: send API + lifecycle of the delivery worker. */
-export type MessageRuntime = SendApi & {
+/**
+ * The runtime: send API + lifecycle of the delivery worker; turns (`turn`, `onTurn`,
+ * `activity`, `onActivity`, `subagent`, `ledger`) from `src/turn/TurnRuntime.ts`.
+ */
+export interface MessageRuntime extends SendApi, TurnRuntime {
   readonly store: MessageStateStore;
   readonly worker: DeliveryWorker;
   /**
@@ -73,7 +81,7 @@ export type MessageRuntime = SendApi & {
   start(): Promise<RecoveryReport>;
   /** Graceful shutdown: finish in-flight sends (up to `drainMs`), release leases. */
   stop(drainMs?: number): Promise<void>;
-};
+}
 
 /**
  * Creates the message runtime. Call `start()` before sending.
@@ -110,12 +118,23 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
   const worker = new DeliveryWorker(deps);
   const send = createSendApi(deps, worker);
   const live = createLiveApi(deps, worker, options.live);
+  const turns = createTurnRuntime(
+    {
+      store: options.store,
+      clock: deps.clock,
+      logger: deps.logger,
+      timers: options.live?.timers ?? nodeTimers,
+      send: send.send,
+    },
+    options.turns,
+  );
   const inbound = createReceiveRuntime(
     { store: options.store, adapters, logger: deps.logger, clock: deps.clock },
     { instanceId: workerId, ...options.receive },
   );
   return {
     ...send,
+    ...turns,
     store: options.store,
     worker,
     live: live.open,

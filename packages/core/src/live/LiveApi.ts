@@ -12,6 +12,7 @@ import type { DeliveryDeps } from "../delivery/deps.ts";
 import { UnknownChannelError } from "../delivery/errors.ts";
 import { NotImplementedError } from "../errors.ts";
 import type { ChannelMessage } from "../message/message.ts";
+import { currentTurnId, trackInTurn } from "../turn/scope.ts";
 import { canEdit, type LiveEnv, LiveRef } from "./env.ts";
 import { LiveSessionBusyError } from "./errors.ts";
 import { findFinal } from "./final.ts";
@@ -119,7 +120,13 @@ export function createLiveApi(
     return recovering;
   };
 
-  async function open(target: LiveTarget, o: LiveOptions = {}): Promise<LiveSession> {
+  // Opened inside a turn scope: tracked, and the scope's root turn id is stamped unless given.
+  const open = (target: LiveTarget, o: LiveOptions = {}): Promise<LiveSession> => {
+    const turnId = o.turnId ?? currentTurnId();
+    return trackInTurn(openSession(target, turnId === undefined ? o : { ...o, turnId }));
+  };
+
+  async function openSession(target: LiveTarget, o: LiveOptions): Promise<LiveSession> {
     const adapter = adapterOf(target.channel);
     const base = baseMessage(target);
     const mode = resolveMode(adapter, base, o.mode ?? "partial", deps);

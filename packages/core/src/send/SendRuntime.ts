@@ -21,6 +21,7 @@ import type { ChannelMessage } from "../message/message.ts";
 import type { MessageDurabilityPolicy } from "../message/policy.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import { StoreUnavailableError } from "../state/errors.ts";
+import { currentTurnId, trackInTurn } from "../turn/scope.ts";
 import { directSend } from "./directSend.ts";
 
 /** Options of one send. */
@@ -110,13 +111,15 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     claim: boolean,
   ): Promise<{ intent: DurableSendIntent; created: boolean }> {
     const idempotencyKey = options.idempotencyKey ?? `${message.channel}:${message.id}`;
+    // Inside `runtime.turn` the scope's root turn id is stamped unless one is given.
+    const turnId = options.turnId ?? currentTurnId();
     const [result] = await deps.store.enqueueIntents([
       {
         idempotencyKey,
         message,
         operation,
         ...(options.batch ? { batch: options.batch } : {}),
-        ...(options.turnId ? { turnId: options.turnId } : {}),
+        ...(turnId ? { turnId } : {}),
         ...(claim
           ? { claim: { owner: worker.owner, now: deps.clock(), leaseMs: deps.options.leaseMs } }
           : {}),
@@ -127,7 +130,11 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     return result;
   }
 
-  async function deliver(
+  // Sends made inside a turn scope are tracked: the turn ends only after they settle.
+  const deliver = (message: ChannelMessage, operation: IntentOperation, options: SendOptions) =>
+    trackInTurn(deliverNow(message, operation, options));
+
+  async function deliverNow(
     message: ChannelMessage,
     operation: IntentOperation,
     options: SendOptions,
@@ -180,11 +187,15 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
         },
       );
     },
-    async enqueue(message, options = {}) {
-      adapterOf(message.channel);
-      const { intent } = await begin(message, { kind: "send" }, options, false);
-      worker.kick();
-      return intent;
+    enqueue(message, options = {}) {
+      return trackInTurn(
+        (async () => {
+          adapterOf(message.channel);
+          const { intent } = await begin(message, { kind: "send" }, options, false);
+          worker.kick();
+          return intent;
+        })(),
+      );
     },
     async withSendContext(message, fn, options = {}) {
       const adapter = adapterOf(message.channel);

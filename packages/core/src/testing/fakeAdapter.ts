@@ -48,6 +48,8 @@ export type FakeAdapterOptions = {
    * @defaultValue true
    */
   freshSendOnEditNotFound?: boolean;
+  /** Declare `capabilities.threads.reply` (sends honour `target.threadId` either way). */
+  threads?: boolean;
   /** Live capabilities: edit rate, typing indicator, native stream, preview policy. */
   live?: {
     /** `capabilities.live.editRate`: edits per chat, e.g. `{ limit: 1, intervalMs: 1_000 }`. */
@@ -140,6 +142,7 @@ export function createFakeAdapter(options: FakeAdapterOptions): ChannelMessageAd
         freshSendOnEditNotFound: options.freshSendOnEditNotFound ?? true,
       },
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+      ...(options.threads ? { threads: { reply: true } } : {}),
     },
     render: {
       render(message, ctx) {

@@ -22,6 +22,8 @@ export type VisibleMessage = {
   deleted?: boolean;
   /** A native stream that was begun and not finished yet. */
   streaming?: boolean;
+  /** Set on messages a test posted as a user ({@link FakePlatform.postAsUser}). */
+  author?: string;
 };
 
 /** One scripted fault, consumed by the next matching call. */
@@ -103,6 +105,19 @@ export class FakePlatform {
   failNext(fault: Fault, times = 1, op: PlatformCall["op"] | "any" = "any"): this {
     for (let i = 0; i < times; i++) this.#faults.push({ op, fault });
     return this;
+  }
+
+  /** Posts a message as a user (not through the adapter), e.g. to anchor a thread on it. */
+  postAsUser(p: { chat: string; text: string; thread?: string; author?: string }): VisibleMessage {
+    const message: VisibleMessage = {
+      id: String(this.#nextId++),
+      chat: p.chat,
+      text: p.text,
+      author: p.author ?? "user",
+      ...(p.thread ? { thread: p.thread } : {}),
+    };
+    this.messages.push(message);
+    return message;
   }
 
   /** Visible (not deleted) messages of a chat, in order. */

@@ -4,6 +4,12 @@
  *
  * @packageDocumentation
  */
+export {
+  type ActivityLogSuiteHarness,
+  describeActivityLogSuite,
+  type SuiteVisibleMessage,
+  type SuiteWhere,
+} from "../activity/testing/suite.ts";
 export * from "./fakeAdapter.ts";
 export * from "./fakePlatform.ts";
 export * from "./fakePlatformServer.ts";

@@ -36,6 +36,8 @@ export {
   isHeldForOperator,
   SqliteStateStore,
 } from "@herald/core";
+// The threaded activity log's 22 end-to-end cases, for any thread-capable channel.
+export { type ActivityLogSuiteHarness, describeActivityLogSuite } from "@herald/core/testing";
 // The HTTP toolkit fakes are built on.
 export { type Context, Hono } from "hono";
 export { streamSSE } from "hono/streaming";

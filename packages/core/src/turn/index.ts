@@ -1,0 +1,22 @@
+/**
+ * Turns (DESIGN §7): the turn scope that stamps the root `turnId`, the turn lifecycle with its
+ * ledger events, conversation snapshots, branch eligibility and completed-turn forks.
+ *
+ * @module
+ */
+export {
+  ForkTargetNotEmptyError,
+  ForkUnavailableError,
+  type ForkUnavailableReason,
+  TurnInterruptedError,
+} from "./errors.ts";
+export {
+  conversationOf,
+  type ForkOriginData,
+  type TurnEndData,
+  type TurnStartData,
+} from "./ledger.ts";
+export { type CurrentTurn, currentTurn, currentTurnId } from "./scope.ts";
+export { branchEligibility, isBranchableNode, projectSnapshot } from "./snapshot.ts";
+export { TURN_DEFAULTS, type TurnLedgerApi, type TurnRuntime } from "./TurnRuntime.ts";
+export * from "./types.ts";

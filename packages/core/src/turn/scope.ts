@@ -1,0 +1,138 @@
+/**
+ * The turn scope (DESIGN §7; seed `threaded-activity-log.md`, "1a. turnId propagation through
+ * subagents"): an `AsyncLocalStorage` frame that carries the **root** turn id through every
+ * `await`, timer and callback started inside `runtime.turn`, so nested producers — subagents,
+ * tools, grandchildren, completions that run after the handler returned — stamp the same
+ * `turnId` without passing it around.
+ *
+ * The frame also holds the turn's pending work: sends, enqueues, live sessions and activity
+ * made in the scope, and work handed to `spawn` / `subagent`. The turn ends when all of it
+ * settled. This bookkeeping decides *when this process* writes `turn/end`; whether a turn is
+ * complete is decided by the durable `turn/end` alone.
+ *
+ * @module
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { ChannelMessage } from "../message/message.ts";
+
+/** The shared state of one running turn (one per root turn, in this process). */
+export class TurnState {
+  readonly turnId: string;
+  readonly conversation: string;
+  readonly root: ChannelMessage;
+  readonly controller = new AbortController();
+  readonly signal: AbortSignal;
+  /** Work the turn waits for. */
+  readonly pending = new Set<Promise<unknown>>();
+  /** Errors of spawned work (they make the outcome `error`). */
+  readonly errors: unknown[] = [];
+  /** Set once this process wrote (or tried to write) `turn/end`. */
+  ended = false;
+  #subagents = 0;
+
+  constructor(p: {
+    turnId: string;
+    conversation: string;
+    root: ChannelMessage;
+    signal?: AbortSignal | undefined;
+  }) {
+    this.turnId = p.turnId;
+    this.conversation = p.conversation;
+    this.root = p.root;
+    this.signal = p.signal
+      ? AbortSignal.any([p.signal, this.controller.signal])
+      : this.controller.signal;
+  }
+
+  /** Waits for `work` before ending; `failTurn` records its rejection as a turn error. */
+  track<T>(work: Promise<T>, failTurn = false): Promise<T> {
+    if (this.ended) return work;
+    this.pending.add(work);
+    work.then(
+      () => this.pending.delete(work),
+      (error: unknown) => {
+        this.pending.delete(work);
+        if (failTurn) this.errors.push(error);
+      },
+    );
+    return work;
+  }
+
+  /** Resolves when nothing tracked is pending (work tracked while waiting is waited for too). */
+  async settled(): Promise<void> {
+    for (;;) {
+      while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+      // Let continuations that are about to register more work run first.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.pending.size === 0) return;
+    }
+  }
+
+  /** A fresh subagent id: `${name}#${n}`, unique within the turn. */
+  nextSubagentId(name: string): string {
+    this.#subagents += 1;
+    return `${name}#${this.#subagents}`;
+  }
+}
+
+/** One level of the scope: the root turn plus where in the subagent tree the code runs. */
+export type TurnFrame = {
+  readonly state: TurnState;
+  /** Innermost subagent, absent at the turn's top level. */
+  readonly subagentId?: string;
+  /** 0 at the top level; +1 per nested `subagent` / nested `runtime.turn`. */
+  readonly depth: number;
+};
+
+const storage = new AsyncLocalStorage<TurnFrame>();
+
+/** What code running inside a turn can learn about it. */
+export type CurrentTurn = {
+  /** The root turn id. */
+  turnId: string;
+  conversation: string;
+  subagentId?: string;
+  /** Nesting depth below the turn's top level. */
+  depth: number;
+  signal: AbortSignal;
+};
+
+/** The frame of the calling code, if it runs inside a turn. */
+export function currentFrame(): TurnFrame | undefined {
+  return storage.getStore();
+}
+
+/**
+ * The turn the calling code runs in (through any number of awaits, timers and nested
+ * subagents), or `undefined` outside a turn.
+ */
+export function currentTurn(): CurrentTurn | undefined {
+  const frame = storage.getStore();
+  if (!frame) return undefined;
+  return {
+    turnId: frame.state.turnId,
+    conversation: frame.state.conversation,
+    depth: frame.depth,
+    signal: frame.state.signal,
+    ...(frame.subagentId === undefined ? {} : { subagentId: frame.subagentId }),
+  };
+}
+
+/** The root turn id of the calling code, or `undefined` outside a turn. */
+export function currentTurnId(): string | undefined {
+  return storage.getStore()?.state.turnId;
+}
+
+/** Runs `fn` in `frame`. */
+export function runInFrame<T>(frame: TurnFrame, fn: () => T): T {
+  return storage.run(frame, fn);
+}
+
+/**
+ * Registers `work` with the calling code's turn, so the turn ends only after it settles
+ * (its rejection is left to the caller). Returns `work`; a no-op outside a turn.
+ */
+export function trackInTurn<T>(work: Promise<T>): Promise<T> {
+  const state = storage.getStore()?.state;
+  return state ? state.track(work) : work;
+}

@@ -1,0 +1,79 @@
+/**
+ * The threaded activity log's 22 end-to-end cases (seed `threaded-activity-log.md`, "E2E test
+ * plan") against the QA channel: its real adapter over HTTP, threads on the QA platform.
+ */
+import {
+  createMessageRuntime,
+  describeActivityLogSuite,
+  SqliteStateStore,
+} from "@herald/plugin-sdk/testing";
+import { createQaAdapter } from "./index.ts";
+import { QA_CHANNEL_ID } from "./receive.ts";
+import { testConfig } from "./testing/harness.ts";
+import { DEFAULT_QA_BOT, QaPlatform } from "./testing/platform/QaPlatform.ts";
+
+describeActivityLogSuite("qa-channel", async () => {
+  const platform = await QaPlatform.start();
+  const config = testConfig({
+    baseUrl: platform.url,
+    token: DEFAULT_QA_BOT.token,
+    maxLength: 4_000,
+    delivery: "idempotent",
+  });
+  const store = new SqliteStateStore({ path: ":memory:" });
+  const runtime = createMessageRuntime({
+    store,
+    adapters: [createQaAdapter(config, DEFAULT_QA_BOT.token)],
+    delivery: { pollIntervalMs: 5 },
+    live: { recoveryIntervalMs: 0 },
+  });
+  await runtime.start();
+  let n = 0;
+  return {
+    runtime,
+    async say(text, where) {
+      platform.createChat({ id: where.chat, type: where.dm ? "direct" : "group" });
+      const posted = platform.post({
+        chat: where.chat,
+        text,
+        author: { id: "alice", name: "Alice", bot: false },
+        ...(where.thread ? { thread: where.thread } : {}),
+      });
+      n += 1;
+      return {
+        id: `qa-in-${n}`,
+        channel: QA_CHANNEL_ID,
+        accountId: DEFAULT_QA_BOT.id,
+        direction: "inbound",
+        target: {
+          kind: where.dm ? "direct" : "group",
+          id: where.chat,
+          ...(where.thread ? { threadId: where.thread } : {}),
+          ...(where.spaceId ? { spaceId: where.spaceId } : {}),
+        },
+        body: { markdown: text },
+        platformMessageId: posted.id,
+      };
+    },
+    async visible(chat) {
+      return platform.state.messages({ chat }).map((m) => ({
+        id: m.id,
+        text: m.text,
+        byBot: m.author.bot,
+        ...(m.thread === undefined ? {} : { thread: m.thread }),
+      }));
+    },
+    failNext(op, status, times = 1) {
+      const code = status === 404 ? "not_found" : "forbidden";
+      platform.faults.failNext({ kind: "status", status, code }, { op, times });
+    },
+    async deleteAsUser(_chat, id) {
+      platform.state.delete(id);
+    },
+    async close() {
+      await runtime.stop(1_000);
+      await store.close();
+      await platform.close();
+    },
+  };
+});
