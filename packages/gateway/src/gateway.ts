@@ -6,6 +6,8 @@
  * @module
  */
 import {
+  ActivityLogForwarder,
+  type ActivityLogOptions,
   createMessageRuntime,
   createWatermarkTracker,
   type DeliveryOptions,
@@ -36,6 +38,11 @@ export type GatewayOptions = {
   logger?: HeraldLogger;
   delivery?: DeliveryOptions;
   receive?: Omit<ReceiveRuntimeOptions, "handler">;
+  /**
+   * The threaded activity log for channels with thread replies and edits; `false` turns it off.
+   * @defaultValue `{}` (on, default options)
+   */
+  activityLog?: ActivityLogOptions | false;
 };
 
 /** A running (or startable) gateway. */
@@ -66,11 +73,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     receive: {
       ...options.receive,
       handler: async (ctx) => {
-        if (!handler) throw new Error("no bot handler registered: call gateway.onMessage(handler)");
-        await handler(createBotTurn(runtime, ctx));
+        const bot = handler;
+        if (!bot) throw new Error("no bot handler registered: call gateway.onMessage(handler)");
+        await runtime.turn({ input: ctx.input, signal: ctx.signal }, (turn) =>
+          bot(createBotTurn(runtime, ctx, turn)),
+        );
       },
     },
   });
+  const activityLog =
+    options.activityLog === false
+      ? undefined
+      : new ActivityLogForwarder(runtime, options.activityLog ?? {});
   const metrics = new GatewayMetrics(options.store);
   runtime.worker.on((event) => {
     if (event.type !== "settled") return;
@@ -142,6 +156,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       stopping ??= (async () => {
         await http?.close();
         for (const r of receivers.values()) await r.stop?.();
+        await activityLog?.close();
         await runtime.stop(drainMs);
       })();
       return stopping;

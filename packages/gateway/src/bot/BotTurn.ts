@@ -1,11 +1,15 @@
 /**
- * The bot-author API (DESIGN §10): `gateway.onMessage(async (turn) => { await turn.reply(…) })`.
- * A reply is sent to the conversation (and thread) the message came from, durably; a streamed
- * reply (an async iterable of text chunks) goes through live previews where the channel
- * supports them and its final through the durable send path.
+ * The bot-author API (DESIGN §10): `gateway.onMessage(async (turn) => { await turn.reply(…);
+ * turn.activity(…) })`. It runs inside a core turn scope (`runtime.turn`), so every message and
+ * activity entry carries the turn's root id and the activity log can thread them.
  *
- * Reply idempotency keys derive from the inbound message, so a redelivered or recovered
- * message never answers twice.
+ * - `reply(text)` sends durably to the conversation (and thread) the message came from;
+ * - `reply(asyncIterable)` streams: a live preview edited as chunks arrive where the channel can
+ *   edit, then the final through the durable send path;
+ * - `activity(entry)` records tool calls, reasoning and the like for the activity log.
+ *
+ * Reply idempotency keys derive from the inbound message, so a redelivered or recovered message
+ * never answers twice.
  *
  * @module
  */
@@ -14,13 +18,13 @@ import type {
   MessageReceipt,
   MessageReceiveContext,
   MessageRuntime,
-  MessageTarget,
+  Turn,
+  TurnMessage,
+  TurnMessageInput,
 } from "@herald/core";
 
 /** Options of one reply. */
 export type ReplyOptions = {
-  /** Reply in the message's thread (or topic) when it has one. @defaultValue true */
-  inThread?: boolean;
   /** Live mode for streamed replies. @defaultValue "partial" */
   mode?: "partial" | "block" | "progress";
 };
@@ -29,67 +33,66 @@ export type ReplyOptions = {
 export type BotTurn = {
   /** The inbound message (text in `message.body.markdown`). */
   readonly message: ChannelMessage;
-  /** The plain text of the inbound message. */
+  /** The text of the inbound message. */
   readonly text: string;
-  /** Aborted when the message's processing lease is lost or the gateway stops. */
+  /** The root turn id stamped on everything this turn produces. */
+  readonly turnId: string;
+  /** Aborted when the turn is interrupted or the message's processing lease is lost. */
   readonly signal: AbortSignal;
   /**
-   * Replies with text or a stream of text chunks (each chunk appended). Resolves with the
-   * final message's receipt once it is delivered.
+   * Replies with text, or with a stream of text chunks (each chunk appended). Resolves with
+   * the final message's receipt once it is delivered.
    * @throws DeliveryFailedError / DeliveryPendingError from the send path.
    */
   reply(content: string | AsyncIterable<string>, options?: ReplyOptions): Promise<MessageReceipt>;
+  /**
+   * Records an activity entry (tool call, tool result, reasoning, subagent…) in the turn's
+   * ledger; the activity log shows it in a thread under the user's message.
+   */
+  activity(entry: TurnMessageInput): Promise<TurnMessage>;
 };
 
-/** Builds the turn object for one receive context. */
-export function createBotTurn(runtime: MessageRuntime, ctx: MessageReceiveContext): BotTurn {
+/** Builds the bot turn for one receive context inside a core turn. */
+export function createBotTurn(
+  runtime: MessageRuntime,
+  ctx: MessageReceiveContext,
+  turn: Turn,
+): BotTurn {
   const input = ctx.input;
-  let replies = 0;
-  const targetFor = (inThread: boolean): MessageTarget => {
-    const { threadId, ...rest } = input.target;
-    return inThread && threadId ? { ...rest, threadId } : rest;
-  };
+  let streams = 0;
   return {
     message: input,
     text: input.body?.plain ?? input.body?.markdown ?? "",
-    signal: ctx.signal,
+    turnId: turn.turnId,
+    signal: turn.signal,
+    activity: (entry) => turn.activity(entry),
     async reply(content, options = {}) {
-      replies += 1;
-      const key = `reply:${ctx.id}:${replies}`;
-      const target = targetFor(options.inThread ?? true);
+      if (typeof content === "string") {
+        return turn.reply(content, { onDurable: () => ctx.repliesDurable() });
+      }
+      streams += 1;
+      const key = `stream:${input.channel}:${input.id}:${streams}`;
       const relation = {
         kind: "reply" as const,
         inboundMessageId: input.id,
         ...(input.platformMessageId ? { replyToId: input.platformMessageId } : {}),
-        ...(target.threadId ? { threadId: target.threadId } : {}),
+        ...(input.target.threadId ? { threadId: input.target.threadId } : {}),
       };
-      const base = {
-        channel: input.channel,
-        target,
-        relation,
-        ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
-      };
-      if (typeof content === "string") {
-        const message: ChannelMessage = {
-          ...base,
-          id: key,
-          direction: "outbound",
-          body: { markdown: content },
-        };
-        return runtime.send(message, {
-          idempotencyKey: key,
-          onDurable: () => ctx.repliesDurable(),
-        });
-      }
       const session = await runtime.live(
-        { ...base, id: key },
+        {
+          channel: input.channel,
+          target: input.target,
+          relation,
+          id: key,
+          ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
+        },
         { idempotencyKey: key, mode: options.mode ?? "partial" },
       );
-      ctx.repliesDurable();
+      ctx.repliesDurable(); // the live intent is written: the platform may be answered
       let text = "";
       try {
         for await (const chunk of content) {
-          if (ctx.signal.aborted) break;
+          if (turn.signal.aborted) break;
           text += chunk;
           session.update(text);
         }
@@ -97,7 +100,9 @@ export function createBotTurn(runtime: MessageRuntime, ctx: MessageReceiveContex
         await session.cancel("error");
         throw error;
       }
-      return session.finalize(text);
+      const receipt = await session.finalize(text);
+      await turn.activity({ role: "assistant", text });
+      return receipt;
     },
   };
 }

@@ -4,6 +4,9 @@
  *
  * @module
  */
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { ChannelMessageAdapter, HeraldLogger } from "@herald/core";
 import type { ChannelPlugin, ChannelPluginDeps } from "@herald/plugin-sdk/channel-message";
 import { ConfigError, type ConfigIssue } from "../config/errors.ts";
@@ -20,6 +23,16 @@ export type LoadedChannel = {
   deps: ChannelPluginDeps;
   adapter: ChannelMessageAdapter;
 };
+
+/** Resolves a plugin package from the app's folder, falling back to the gateway's own. */
+function resolvePlugin(name: string, dir: string | undefined): string {
+  if (!dir) return name;
+  try {
+    return pathToFileURL(createRequire(join(dir, "herald.config.json")).resolve(name)).href;
+  } catch {
+    return name;
+  }
+}
 
 function isPlugin(value: unknown): value is ChannelPlugin<unknown> {
   const p = value as Partial<ChannelPlugin<unknown>> | undefined;
@@ -42,6 +55,8 @@ export async function loadPlugins(
     clock?: () => number;
     preloaded?: Record<string, ChannelPlugin<unknown>>;
     file?: string;
+    /** Folder of the config: plugin packages resolve from here first (the app's node_modules). */
+    dir?: string;
   },
 ): Promise<LoadedChannel[]> {
   const issues: ConfigIssue[] = [];
@@ -51,7 +66,9 @@ export async function loadPlugins(
     let plugin: unknown = options.preloaded?.[channel.plugin];
     if (!plugin) {
       try {
-        plugin = ((await import(channel.plugin)) as { default?: unknown }).default;
+        plugin = (
+          (await import(resolvePlugin(channel.plugin, options.dir))) as { default?: unknown }
+        ).default;
       } catch (error) {
         issues.push({
           path: `${at}.plugin`,
