@@ -1,1 +1,18 @@
-export {};
+/**
+ * `@herald/gateway`: hosts channel plugins in one process — the durable message runtime, the
+ * receivers, webhooks, `/healthz` and `/metrics` — and gives bot authors `onMessage(turn)`.
+ * The `herald` CLI ships as this package's bin.
+ *
+ * @packageDocumentation
+ */
+export type { BotTurn, ReplyOptions } from "./bot/BotTurn.ts";
+export { ConfigError, type ConfigIssue } from "./config/errors.ts";
+export { CONFIG_FILE_NAMES, type LoadedConfig, loadConfig, parseConfig } from "./config/load.ts";
+export { type HeraldConfig, heraldConfigSchema } from "./config/schema.ts";
+export { type BotHandler, createGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
+export { type HeraldConfigInput, herald } from "./herald.ts";
+export { GatewayMetrics } from "./http/metrics.ts";
+export { createHttpApp } from "./http/server.ts";
+export { type LoadedChannel, loadPlugins } from "./plugins/loadPlugins.ts";
+export { SecretReader } from "./plugins/secrets.ts";
+export { openStore } from "./store/openStore.ts";

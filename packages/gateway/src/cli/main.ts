@@ -37,7 +37,7 @@ async function withContext(
 program
   .command("demo")
   .description("start the QA web chat on 127.0.0.1 with a demo bot (SQLite under .herald/)")
-  .option("-p, --port <port>", "port of the web chat (0 = any free port)", "0")
+  .option("-p, --port <port>", "port of the web chat on 127.0.0.1 (0 = any free port)", "4610")
   .option("--dir <dir>", "state folder", ".herald")
   .action((o: { port: string; dir: string }) => demoCommand({ port: Number(o.port), dir: o.dir }));
 

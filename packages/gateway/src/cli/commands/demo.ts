@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { resolve } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { relative, resolve } from "node:path";
 import qaPlugin from "@herald/plugin-qa-channel";
 import { DEFAULT_QA_BOT, QaPlatform } from "@herald/plugin-qa-channel/testing";
 import { parseConfig } from "../../config/load.ts";
@@ -24,6 +25,8 @@ export type Demo = {
   platform: QaPlatform;
   gateway: Gateway;
   chatUrl: string;
+  /** The config file describing the demo's store and channel (for `herald queue ls -c`). */
+  configFile: string;
   stop(): Promise<void>;
 };
 
@@ -33,6 +36,7 @@ export async function startDemo(options: {
   dir: string;
   logLevel?: string;
 }): Promise<Demo> {
+  mkdirSync(options.dir, { recursive: true });
   const platform = await QaPlatform.start({ port: options.port });
   // A group chat: the activity log threads under the user's message (DMs have no log).
   platform.createChat({ id: DEMO_CHAT, type: "group" });
@@ -69,10 +73,30 @@ export async function startDemo(options: {
   });
   await gateway.start();
   const chatUrl = `${platform.url}/?chat=${DEMO_CHAT}&user=you`;
+  // A config describing this demo, so `herald queue ls -c .herald/herald.config.json` works.
+  const configFile = resolve(options.dir, "herald.config.json");
+  writeFileSync(
+    configFile,
+    `${JSON.stringify(
+      {
+        store: { sqlite: { path: "state.db" } },
+        channels: [
+          {
+            plugin: "@herald/plugin-qa-channel",
+            account: DEFAULT_QA_BOT.id,
+            config: { baseUrl: platform.url },
+          },
+        ],
+      },
+      null,
+      2,
+    )}\n`,
+  );
   return {
     platform,
     gateway,
     chatUrl,
+    configFile,
     async stop() {
       await gateway.stop();
       await store.close();
@@ -90,7 +114,7 @@ export async function demoCommand(options: { port: number; dir: string }): Promi
       "  herald demo is running",
       `  web chat:  ${demo.chatUrl}   ← open it and say hello`,
       `  gateway:   ${demo.gateway.url}/metrics · /healthz`,
-      `  state:     ${resolve(options.dir, "state.db")} (try: herald queue ls -c <config>)`,
+      `  queue:     pnpm herald queue ls -c ${relative(process.cwd(), demo.configFile)}`,
       "  Ctrl-C stops.",
       "",
     ].join("\n"),

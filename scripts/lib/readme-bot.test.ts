@@ -1,0 +1,65 @@
+/**
+ * The README's 10-line bot runs as written: it is extracted, started as the README says (with
+ * `HERALD_QA_TOKEN`), sent a message through the QA platform it starts, and must answer.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+const readme = readFileSync(join(root, "README.md"), "utf8");
+const section = readme.slice(readme.indexOf("## A 10-line bot"));
+const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+
+describe("README: the 10-line bot", () => {
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    child?.kill("SIGKILL");
+  });
+
+  it("is at most 10 lines and answers a message", { timeout: 60_000 }, async () => {
+    expect(
+      code
+        .trim()
+        .split("\n")
+        .filter((l) => l.trim() !== "").length,
+    ).toBeLessThanOrEqual(10);
+    const dir = join(root, ".cache/docs-examples");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "readme-bot.ts");
+    writeFileSync(file, code);
+    const bot = spawn(process.execPath, ["--conditions=herald-source", file], {
+      cwd: root,
+      env: { ...process.env, HERALD_QA_TOKEN: "herald:qa-secret" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child = bot;
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = "";
+      bot.stderr?.on("data", (d) => {
+        err += d;
+      });
+      bot.stdout?.on("data", (d) => {
+        const m = /open (http:\/\/\S+)\//.exec(String(d));
+        if (m?.[1]) resolve(m[1]);
+      });
+      bot.once("exit", (c) => reject(new Error(`bot exited (${c}): ${err}`)));
+    });
+    await fetch(`${url}/ui/chats/web/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: "hello readme", user_id: "reader" }),
+    });
+    let texts: string[] = [];
+    for (let i = 0; i < 200 && !texts.includes("You said: hello readme"); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const res = (await (await fetch(`${url}/control/messages?chat=web`)).json()) as {
+        messages: Array<{ text: string }>;
+      };
+      texts = res.messages.map((m) => m.text);
+    }
+    expect(texts).toContain("You said: hello readme");
+  });
+});
