@@ -3,7 +3,8 @@
  * `HERALD_QA_TOKEN`), sent a message through the QA platform it starts, and must answer.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -30,8 +31,10 @@ describe("README: the 10-line bot", () => {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, "readme-bot.ts");
     writeFileSync(file, code);
+    // A fresh working folder: the bot keeps its state in ./.herald (a new QA platform reuses
+    // message ids, which an old store would rightly treat as duplicates).
     const bot = spawn(process.execPath, ["--conditions=herald-source", file], {
-      cwd: root,
+      cwd: mkdtempSync(join(tmpdir(), "herald-readme-bot-")),
       env: { ...process.env, HERALD_QA_TOKEN: "herald:qa-secret" },
       stdio: ["ignore", "pipe", "pipe"],
     });

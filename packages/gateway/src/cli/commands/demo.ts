@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import qaPlugin from "@herald/plugin-qa-channel";
 import { DEFAULT_QA_BOT, QaPlatform } from "@herald/plugin-qa-channel/testing";
@@ -37,6 +37,10 @@ export async function startDemo(options: {
   logLevel?: string;
 }): Promise<Demo> {
   mkdirSync(options.dir, { recursive: true });
+  // The demo's chat platform lives in this process and starts empty (message ids from 1), so
+  // state from an earlier run would only hold stale dedupe records: start from a fresh store.
+  for (const suffix of ["", "-wal", "-shm"])
+    rmSync(resolve(options.dir, `state.db${suffix}`), { force: true });
   const platform = await QaPlatform.start({ port: options.port });
   // A group chat: the activity log threads under the user's message (DMs have no log).
   platform.createChat({ id: DEMO_CHAT, type: "group" });
