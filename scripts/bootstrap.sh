@@ -31,7 +31,8 @@ else
   node_bin_dir="$cache/node_modules/$node_pkg/bin"
   if [ ! -x "$node_bin_dir/node" ] || [ "$(node_major "$node_bin_dir/node")" -lt 22 ]; then
     command -v npm >/dev/null || { log "npm is required to fetch Node $node_version"; exit 1; }
-    log "system Node is ${system_node:+$("$system_node" -v)}${system_node:-missing}; fetching Node $node_version into $cache"
+    if [ -n "$system_node" ]; then found="$("$system_node" -v) at $system_node"; else found="missing"; fi
+    log "system Node is $found (need >= 22); fetching Node $node_version into $cache"
     mkdir -p "$cache"
     npm install --prefix "$cache" --no-save --no-audit --no-fund --loglevel=error \
       "$node_pkg@$node_version" >&2
