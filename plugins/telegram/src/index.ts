@@ -1,1 +1,221 @@
-export {};
+/**
+ * `@herald/plugin-telegram`: the Telegram channel for herald, on grammY. Durable sends as plain
+ * text + entities (no `parse_mode`), media with captions, forum topics, inline keyboards, live
+ * previews and typing, a long-polling receiver that never confirms unfinished updates, and a
+ * webhook receiver.
+ *
+ * @example herald.config.json
+ * { "channels": [{ "plugin": "@herald/plugin-telegram", "config": { "tokenEnv": "TELEGRAM_BOT_TOKEN" } }] }
+ *
+ * @packageDocumentation
+ */
+import {
+  type ChannelMessageAdapter,
+  type ChannelPluginDeps,
+  type ChannelReceiver,
+  type ChannelReceiverSink,
+  defineChannelMessageAdapter,
+  defineChannelPlugin,
+  type MessageCapabilities,
+} from "@herald/plugin-sdk/channel-message";
+import { botIdOfToken, createTelegramApi } from "./client.ts";
+import { type TelegramConfig, telegramConfigSchema } from "./config.ts";
+import { classifyError, redactToken } from "./errors.ts";
+import { OutboundLedger } from "./ledger.ts";
+import { createLive } from "./live.ts";
+import { BotIdentity, createReceive, TELEGRAM_CHANNEL_ID } from "./receive.ts";
+import { createPollingReceiver } from "./receiver.ts";
+import { createProbe } from "./reconcile.ts";
+import { createRender } from "./render.ts";
+import { createSend } from "./send.ts";
+import { createWebhookReceiver } from "./webhook.ts";
+
+export { botIdOfToken, createTelegramApi, type TelegramApiOptions } from "./client.ts";
+export {
+  TELEGRAM_ALLOWED_UPDATES,
+  TELEGRAM_CAPTION_LIMIT,
+  TELEGRAM_TEXT_LIMIT,
+  type TelegramConfig,
+  type TelegramConfigInput,
+  type TelegramPollingConfig,
+  type TelegramWebhookConfig,
+  telegramConfigSchema,
+} from "./config.ts";
+export {
+  classifyError,
+  redactToken,
+  TelegramApiError,
+  type TelegramErrorParameters,
+  TelegramNetworkError,
+  type TelegramNetworkFailure,
+  TelegramRenderError,
+} from "./errors.ts";
+export { TELEGRAM_CHANNEL_ID } from "./receive.ts";
+export {
+  type TelegramMediaMethod,
+  type TelegramMediaSource,
+  type TelegramSendOptions,
+  type TelegramUnitPayload,
+  telegramOptionsOf,
+  withTelegramOptions,
+} from "./render.ts";
+export { GENERAL_TOPIC_ID, messageRef, parseMessageRef } from "./send.ts";
+export { type TelegramUpdate, updateSchema } from "./updates.ts";
+export { SECRET_TOKEN_HEADER } from "./webhook.ts";
+
+/**
+ * What the Telegram channel can do under `config`: text up to `maxTextLength` UTF-16 units
+ * (chunked), media with captions up to `maxCaptionLength`, replies and forum topics, edits and
+ * deletes (live previews at one update per `previewIntervalMs` per chat), no idempotency key,
+ * and the Bot API's rate limits (30 messages/s per bot, 1/s per chat, 20/min per group).
+ */
+export function telegramCapabilities(config: TelegramConfig): MessageCapabilities {
+  const limits = config.rateLimits;
+  return {
+    text: { maxLength: config.maxTextLength, chunking: true },
+    attachments: {
+      upload: true,
+      remoteUrl: true,
+      voice: true,
+      maxCaptionLength: config.maxCaptionLength,
+    },
+    threads: { reply: true, topic: true },
+    live: {
+      edit: true,
+      delete: true,
+      progress: true,
+      editRate: { limit: 1, intervalMs: config.previewIntervalMs },
+    },
+    delivery: {
+      idempotencyKey: false,
+      retryAfter: true,
+      receiptRequired: true,
+      unknownSendPolicy: config.unknownSendPolicy,
+      freshSendOnEditNotFound: true,
+    },
+    rateLimits: [
+      { scope: "account", limit: limits.perBotPerSecond, intervalMs: 1_000 },
+      { scope: "chat", limit: limits.perChatPerSecond, intervalMs: 1_000 },
+      {
+        scope: "chat",
+        limit: limits.perGroupPerMinute,
+        intervalMs: 60_000,
+        targetKinds: ["group", "thread"],
+      },
+    ],
+  };
+}
+
+/**
+ * Builds the Telegram adapter for one bot.
+ *
+ * @param config - a validated config (`telegramConfigSchema.parse(...)`).
+ * @param token - the bot token `<bot id>:<secret>`.
+ * @throws TypeError when the token is malformed.
+ */
+export function createTelegramAdapter(
+  config: TelegramConfig,
+  token: string,
+): ChannelMessageAdapter {
+  const api = createTelegramApi({
+    token,
+    apiRoot: config.apiRoot,
+    timeoutMs: config.requestTimeoutMs,
+  });
+  const ledger = new OutboundLedger();
+  const identity = new BotIdentity(botIdOfToken(token), api, config.botUsername);
+  const send = createSend({ api, ledger, token });
+  if (config.reconcile === "probe") {
+    send.reconcileUnknownSend = createProbe({
+      api,
+      ledger,
+      maxProbes: config.maxProbes,
+      probeIntervalMs: Math.ceil(1_000 / config.rateLimits.perChatPerSecond),
+    });
+  }
+  return defineChannelMessageAdapter({
+    id: TELEGRAM_CHANNEL_ID,
+    capabilities: telegramCapabilities(config),
+    render: createRender(config),
+    send,
+    live: createLive(api, config),
+    receive: createReceive(identity, ledger),
+  });
+}
+
+/**
+ * Builds the receiver of one bot: long polling or a webhook handler, per `config.receive`.
+ *
+ * @param secretToken - the webhook secret (webhook mode only).
+ * @throws TypeError when the webhook mode has no valid secret token.
+ */
+export function createTelegramReceiver(
+  config: TelegramConfig,
+  token: string,
+  sink: ChannelReceiverSink,
+  secretToken?: string,
+): ChannelReceiver {
+  const receive = config.receive;
+  if (receive.mode === "webhook") {
+    const api = createTelegramApi({
+      token,
+      apiRoot: config.apiRoot,
+      timeoutMs: config.requestTimeoutMs,
+    });
+    return createWebhookReceiver({ api, sink, config: receive, secretToken: secretToken ?? "" });
+  }
+  const api = createTelegramApi({
+    token,
+    apiRoot: config.apiRoot,
+    timeoutMs: (receive.pollTimeoutSeconds + 15) * 1_000,
+  });
+  return createPollingReceiver({ api, sink, config: receive });
+}
+
+/**
+ * Checks the bot token against the configured API root with `getMe`, for `herald doctor`.
+ * Never returns or logs the token: failures are redacted and say what to fix.
+ *
+ * Source: https://core.telegram.org/bots/api#getme
+ */
+export async function checkTelegramCredentials(
+  config: TelegramConfig,
+  deps: Pick<ChannelPluginDeps, "secret">,
+): Promise<{ ok: boolean; detail: string }> {
+  let token: string | undefined;
+  try {
+    token = deps.secret(config.tokenEnv);
+    const me = await createTelegramApi({
+      token,
+      apiRoot: config.apiRoot,
+      timeoutMs: config.requestTimeoutMs,
+    }).getMe();
+    return { ok: true, detail: `bot @${me.username} (id ${me.id}) at ${config.apiRoot}` };
+  } catch (error) {
+    const failure = classifyError(error, token);
+    const hint =
+      failure.kind === "auth"
+        ? `the token in ${config.tokenEnv} was rejected — check it with @BotFather (and apiRoot ${config.apiRoot})`
+        : failure.kind === "transient"
+          ? `could not reach ${config.apiRoot}`
+          : `getMe failed`;
+    return { ok: false, detail: redactToken(`${hint}: ${failure.message}`, token) };
+  }
+}
+
+/** The Telegram channel plugin. */
+const telegram = defineChannelPlugin<TelegramConfig>({
+  id: TELEGRAM_CHANNEL_ID,
+  configSchema: telegramConfigSchema,
+  createAdapter: (config, deps) => createTelegramAdapter(config, deps.secret(config.tokenEnv)),
+  createReceiver: (config, sink, deps) =>
+    createTelegramReceiver(
+      config,
+      deps.secret(config.tokenEnv),
+      sink,
+      config.receive.mode === "webhook" ? deps.secret(config.receive.secretTokenEnv) : undefined,
+    ),
+  checkCredentials: checkTelegramCredentials,
+});
+
+export default telegram;

@@ -1,1 +1,35 @@
-export {};
+/**
+ * `@herald/plugin-telegram/testing`: a fake Telegram Bot API for tests ({@link FakeTelegram}:
+ * chats, forum topics, visible state, `getUpdates` and webhook delivery, fault injection), Bot
+ * API update fixtures, and the channel's `contractHarness` for the shared contract suite.
+ *
+ * @example
+ * import { FAKE_BOT, FakeTelegram } from "@herald/plugin-telegram/testing";
+ * const telegram = await FakeTelegram.start();
+ * // config: { apiRoot: telegram.apiRoot }, token: FAKE_BOT.token
+ *
+ * @packageDocumentation
+ */
+export {
+  ALICE,
+  FAKE_BOT,
+  type FakeBotAccount,
+  type FakeChat,
+  type FakeStoredMessage,
+  FakeTelegram,
+  type FakeTelegramOptions,
+  type FakeUser,
+  OTHER_FAKE_BOT,
+} from "./FakeTelegram.ts";
+export { type FakeUpdate, type FakeWebhook, UpdateQueue } from "./fakeUpdates.ts";
+export * as updateFixtures from "./fixtures.ts";
+export {
+  contractHarness,
+  type TelegramConnection,
+  type TelegramContractHarness,
+  type TelegramContractPlatform,
+  type TelegramHarnessOptions,
+  telegramContractPlatform,
+  telegramHarness,
+  testConfig,
+} from "./harness.ts";

@@ -1,0 +1,172 @@
+/**
+ * Account config of the Telegram channel, validated with zod (errors name the field path). The
+ * bot token is never part of it: `tokenEnv` names the environment variable that holds it.
+ *
+ * Units: every duration is in milliseconds (`…Ms`), except `pollTimeoutSeconds`, which is the
+ * Bot API's own long-polling `timeout` (seconds on the wire).
+ *
+ * @module
+ */
+import { z } from "@herald/plugin-sdk/channel-message";
+
+/** Telegram's limit for `text`, in UTF-16 units after entity parsing (Bot API `sendMessage`). */
+export const TELEGRAM_TEXT_LIMIT = 4096;
+/** Telegram's limit for a media `caption`, in UTF-16 units after entity parsing. */
+export const TELEGRAM_CAPTION_LIMIT = 1024;
+
+const envName = z
+  .string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]*$/,
+    "must be an environment variable name, e.g. TELEGRAM_BOT_TOKEN",
+  );
+
+/**
+ * Long polling (`getUpdates`): the default. Nothing to expose to the internet; herald controls
+ * the offset itself, so an update is only confirmed once its work is recorded or done.
+ */
+export const telegramPollingSchema = z.object({
+  mode: z.literal("polling"),
+  /**
+   * Long-polling wait per `getUpdates` call, in **seconds** (the Bot API's `timeout`).
+   * @defaultValue 25
+   */
+  pollTimeoutSeconds: z.number().int().min(0).max(50).default(25),
+  /** Updates per `getUpdates` call (Bot API `limit`, 1–100). @defaultValue 100 */
+  limit: z.number().int().min(1).max(100).default(100),
+  /**
+   * While an update's work is unfinished its offset cannot be confirmed, so `getUpdates`
+   * returns it again at once instead of long-polling: the poller then waits this long (or until
+   * an update finishes) before it asks again, in ms. @defaultValue 1_000
+   */
+  pinnedPollIntervalMs: z.number().int().positive().default(1_000),
+  /** Wait after a failed `getUpdates` (network, 5xx, 409), doubled up to 30 s, in ms. @defaultValue 1_000 */
+  retryDelayMs: z.number().int().positive().default(1_000),
+  /**
+   * Call `deleteWebhook` before polling (Telegram answers 409 to `getUpdates` while a webhook
+   * is set). Pending updates are kept. @defaultValue true
+   */
+  deleteWebhook: z.boolean().default(true),
+});
+
+/**
+ * Webhook: Telegram POSTs each update to the gateway (`/webhooks/telegram/<account>`), with the
+ * secret token in `X-Telegram-Bot-Api-Secret-Token`.
+ */
+export const telegramWebhookSchema = z.object({
+  mode: z.literal("webhook"),
+  /**
+   * Name of the env var holding the webhook secret token (1–256 characters `A-Z a-z 0-9 _ -`),
+   * passed to `setWebhook` as `secret_token` and checked on every request.
+   */
+  secretTokenEnv: envName,
+  /**
+   * Public HTTPS URL of this account's webhook. When set, the receiver calls `setWebhook` with
+   * it at start; otherwise set the webhook yourself (see docs/channels/telegram.md).
+   */
+  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+});
+
+/** Which update types Telegram delivers (Bot API `allowed_updates`). */
+export const TELEGRAM_ALLOWED_UPDATES = [
+  "message",
+  "edited_message",
+  "channel_post",
+  "edited_channel_post",
+  "callback_query",
+] as const;
+
+/** The Telegram channel's account config. */
+export const telegramConfigSchema = z.object({
+  /**
+   * Name of the env var holding the bot token (`123456:ABC…` from @BotFather).
+   * @defaultValue "TELEGRAM_BOT_TOKEN"
+   */
+  tokenEnv: envName.default("TELEGRAM_BOT_TOKEN"),
+  /**
+   * Bot API root, without a trailing slash (one is removed). Point it at a local Bot API
+   * server or, in tests, at the fake. @defaultValue "https://api.telegram.org"
+   */
+  apiRoot: z
+    .url({ protocol: /^https?$/ })
+    .transform((url) => url.replace(/\/+$/, ""))
+    .default("https://api.telegram.org"),
+  /**
+   * The bot's username without `@`, used to recognise `@mentions`. Read once with `getMe`
+   * when absent.
+   */
+  botUsername: z.string().min(1).optional(),
+  /** How updates arrive. @defaultValue `{ mode: "polling" }` */
+  receive: z
+    .discriminatedUnion("mode", [telegramPollingSchema, telegramWebhookSchema])
+    .prefault({ mode: "polling" }),
+  /**
+   * Longest text per message, in UTF-16 units; longer text is split. Only lower it (tests).
+   * @defaultValue 4096
+   */
+  maxTextLength: z.number().int().min(2).max(TELEGRAM_TEXT_LIMIT).default(TELEGRAM_TEXT_LIMIT),
+  /** Longest media caption, in UTF-16 units. @defaultValue 1024 */
+  maxCaptionLength: z
+    .number()
+    .int()
+    .min(2)
+    .max(TELEGRAM_CAPTION_LIMIT)
+    .default(TELEGRAM_CAPTION_LIMIT),
+  /**
+   * A caption longer than `maxCaptionLength`: `"separate"` sends the media without a caption
+   * and the whole text after it; `"split"` captions the media with the first part and sends
+   * the rest after it. @defaultValue "separate"
+   */
+  captionOverflow: z.enum(["separate", "split"]).default("separate"),
+  /**
+   * What happens to a send whose outcome is unknown (connection reset or timeout after the
+   * request left, a crash between the platform's answer and the receipt): `"hold"` keeps it
+   * for an operator (`herald queue show` / `retry` / `cancel`), `"at_least_once"` sends it
+   * again (the chat may show it twice). Telegram has no idempotency key, so nothing else can
+   * make a replay safe. @defaultValue "hold"
+   */
+  unknownSendPolicy: z.enum(["hold", "at_least_once"]).default("hold"),
+  /**
+   * Reconciliation of unknown sends by probing (see docs/channels/telegram.md, "Delivery
+   * guarantee"). `"probe"` is only sound while this process is the only sender of this bot:
+   * leave it `"off"` when several gateway processes share one bot token. @defaultValue "off"
+   */
+  reconcile: z.enum(["off", "probe"]).default("off"),
+  /** Message ids probed per reconciliation check (`reconcile: "probe"`). @defaultValue 3 */
+  maxProbes: z.number().int().min(1).max(20).default(3),
+  /**
+   * Rate limits the scheduler enforces (Telegram FAQ "My bot is hitting limits"): messages per
+   * second per bot, per second per chat, per minute per group.
+   * @defaultValue `{ perBotPerSecond: 30, perChatPerSecond: 1, perGroupPerMinute: 20 }`
+   */
+  rateLimits: z
+    .object({
+      perBotPerSecond: z.number().int().positive().default(30),
+      perChatPerSecond: z.number().int().positive().default(1),
+      perGroupPerMinute: z.number().int().positive().default(20),
+    })
+    .default({ perBotPerSecond: 30, perChatPerSecond: 1, perGroupPerMinute: 20 }),
+  /** Least time between two live preview updates in one chat, in ms. @defaultValue 1_000 */
+  previewIntervalMs: z.number().int().positive().default(1_000),
+  /**
+   * A preview older than this gets a fresh final message (so the chat notifies the user) and
+   * is deleted afterwards, in ms. @defaultValue 60_000
+   */
+  previewStaleAfterMs: z.number().int().positive().default(60_000),
+  /**
+   * How often `sendChatAction("typing")` is repeated while typing shows, in ms (Telegram
+   * lets it lapse after 5 s). @defaultValue 4_000
+   */
+  typingRefreshMs: z.number().int().positive().default(4_000),
+  /** Per-request timeout for sends and edits, in ms; a timed-out send is `maybe_sent`. @defaultValue 30_000 */
+  requestTimeoutMs: z.number().int().positive().default(30_000),
+});
+
+/** A validated Telegram account config (defaults applied). */
+export type TelegramConfig = z.infer<typeof telegramConfigSchema>;
+/** A Telegram account config as written by a user (defaults optional). */
+export type TelegramConfigInput = z.input<typeof telegramConfigSchema>;
+/** The polling part of a validated config. */
+export type TelegramPollingConfig = z.infer<typeof telegramPollingSchema>;
+/** The webhook part of a validated config. */
+export type TelegramWebhookConfig = z.infer<typeof telegramWebhookSchema>;

@@ -1,0 +1,304 @@
+/**
+ * Telegram errors and their classification (DESIGN §3 "two evidence axes"; STYLE: three kinds
+ * of failure). {@link TelegramApiError}: the Bot API answered and said no — it carries the
+ * platform's own `error_code`, `description` and `parameters` (`retry_after` in **seconds**).
+ * {@link TelegramNetworkError}: no answer — refused (provably never dispatched) or reset / timed
+ * out (maybe sent). {@link classifyError} converts them once into herald's terms; `retry_after`
+ * becomes `retryAfterMs` here and nowhere else.
+ *
+ * The bot token is part of every Bot API URL (`/bot<token>/<method>`), so messages built here
+ * never contain a URL and are passed through {@link redactToken} anyway.
+ *
+ * @module
+ */
+import {
+  type ClassifiedFailure,
+  type DeliveryFailureKind,
+  HeraldError,
+} from "@herald/plugin-sdk/channel-message";
+
+/** What the Bot API puts next to an error (`ResponseParameters`), as on the wire. */
+export type TelegramErrorParameters = {
+  /** Seconds to wait before repeating the request (429). */
+  retry_after?: number;
+  /** The group was upgraded to a supergroup with this id. */
+  migrate_to_chat_id?: number;
+};
+
+/**
+ * The Bot API answered `{ ok: false }`. The name carries the code, e.g. `TelegramApiError[429]`,
+ * so logs are greppable.
+ *
+ * Source: https://core.telegram.org/bots/api#making-requests
+ */
+export class TelegramApiError extends HeraldError {
+  /** The API method, e.g. `sendMessage`. */
+  readonly method: string;
+  /** The Bot API's `error_code` (an HTTP status). */
+  readonly errorCode: number;
+  /** The Bot API's `description`, e.g. `Bad Request: message is not modified: …`. */
+  readonly description: string;
+  /** The Bot API's `parameters`, as on the wire. */
+  readonly parameters: TelegramErrorParameters;
+
+  constructor(
+    method: string,
+    answer: { error_code: number; description: string; parameters?: TelegramErrorParameters },
+    redact: (text: string) => string = (t) => t,
+  ) {
+    const description = redact(answer.description);
+    super("HERALD_TELEGRAM_API", `${method} answered ${answer.error_code}: ${description}`);
+    this.name = `TelegramApiError[${answer.error_code}]`;
+    this.method = method;
+    this.errorCode = answer.error_code;
+    this.description = description;
+    this.parameters = { ...answer.parameters };
+  }
+
+  /** True for the answer to an edit whose content equals what the message shows. */
+  get notModified(): boolean {
+    return this.errorCode === 400 && /message is not modified/i.test(this.description);
+  }
+}
+
+/** Why a request got no answer. */
+export type TelegramNetworkFailure =
+  | "refused"
+  | "dns"
+  | "connect_timeout"
+  | "reset"
+  | "timeout"
+  | "aborted"
+  | "bad_response"
+  | "other";
+
+const NOT_DISPATCHED: ReadonlySet<TelegramNetworkFailure> = new Set([
+  "refused",
+  "dns",
+  "connect_timeout",
+]);
+
+/**
+ * The Bot API never answered. `dispatched` is false only when the request provably never left
+ * (connection refused, DNS failure, connect timeout); a reset or a timeout after the request
+ * was written may have been applied by Telegram.
+ */
+export class TelegramNetworkError extends HeraldError {
+  readonly method: string;
+  readonly reason: TelegramNetworkFailure;
+  readonly dispatched: boolean;
+  /** The low-level error code (`ECONNREFUSED`, `UND_ERR_SOCKET`…), when there was one. */
+  readonly causeCode: string | undefined;
+
+  constructor(method: string, reason: TelegramNetworkFailure, causeCode?: string) {
+    super(
+      "HERALD_TELEGRAM_NETWORK",
+      `${method}: no answer from the Bot API (${reason}${causeCode ? `, ${causeCode}` : ""})`,
+    );
+    this.name = `TelegramNetworkError[${reason}]`;
+    this.method = method;
+    this.reason = reason;
+    this.dispatched = !NOT_DISPATCHED.has(reason);
+    this.causeCode = causeCode;
+  }
+}
+
+/** A message the Telegram channel cannot render (nothing to send, a media source missing). */
+export class TelegramRenderError extends HeraldError {
+  constructor(message: string) {
+    super("HERALD_TELEGRAM_RENDER", message);
+  }
+}
+
+/**
+ * Replaces the bot token (and its secret half, after the colon) in `text` with `<redacted>`.
+ *
+ * @example redactToken("GET /bot123:ABC/getMe", "123:ABC") === "GET /bot<redacted>/getMe"
+ */
+export function redactToken(text: string, token: string | undefined): string {
+  if (!token) return text;
+  let out = text.split(token).join("<redacted>");
+  const secret = token.slice(token.indexOf(":") + 1);
+  if (secret.length >= 8) out = out.split(secret).join("<redacted>");
+  return out;
+}
+
+/** Maps what grammY's `HttpError` wraps (a fetch error, a timeout) to a network failure. */
+export function networkFailureOf(error: unknown): {
+  reason: TelegramNetworkFailure;
+  code?: string;
+} {
+  const e = error as { name?: string; message?: string; code?: string; cause?: unknown } | null;
+  const cause = e?.cause as { code?: string; name?: string; errors?: unknown[] } | undefined;
+  const nested = (cause?.errors?.[0] as { code?: string } | undefined)?.code;
+  const code = cause?.code ?? nested ?? e?.code;
+  const reason = ((): TelegramNetworkFailure => {
+    if (code === "ECONNREFUSED") return "refused";
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "dns";
+    if (code === "UND_ERR_CONNECT_TIMEOUT") return "connect_timeout";
+    if (
+      code === "ECONNRESET" ||
+      code === "UND_ERR_SOCKET" ||
+      code === "EPIPE" ||
+      code === "UND_ERR_CLOSED"
+    )
+      return "reset";
+    if (/timed out after/i.test(e?.message ?? "")) return "timeout";
+    if (e?.name === "AbortError" || cause?.name === "AbortError") return "aborted";
+    if (e?.name === "SyntaxError") return "bad_response";
+    return "other";
+  })();
+  return code ? { reason, code } : { reason };
+}
+
+const PERMISSION = [
+  "not enough rights",
+  "have no rights",
+  "need administrator rights",
+  "chat_admin_required",
+  "chat_write_forbidden",
+  "topic_closed",
+  "message can't be edited",
+  "message can't be deleted",
+  "bot was blocked",
+  "bot was kicked",
+  "not a member",
+  "user is deactivated",
+  "bot can't initiate conversation",
+  "bot can't send messages to bots",
+];
+const NOT_FOUND = [
+  "chat not found",
+  "message to edit not found",
+  "message to delete not found",
+  "message thread not found",
+  "message to be replied not found",
+  "message to reply not found",
+  "message not found",
+  "message_id_invalid",
+  "topic_deleted",
+  "topic not found",
+  "group chat was upgraded to a supergroup",
+  "user not found",
+];
+
+function kindOf400(description: string): DeliveryFailureKind {
+  const d = description.toLowerCase();
+  if (/message is not modified/.test(d)) return "conflict";
+  if (NOT_FOUND.some((p) => d.includes(p))) return "not_found";
+  if (PERMISSION.some((p) => d.includes(p))) return "permission";
+  return "invalid_payload";
+}
+
+/**
+ * Classifies what a Telegram call threw (PLATFORMS.md §3, Telegram):
+ * - **429** → `rate_limit`, `not_dispatched`, `retryAfterMs` = `parameters.retry_after` × 1000
+ *   (seconds on the wire), scope `chat`;
+ * - **400** by description: "message is not modified" → `conflict` (edits treat it as success
+ *   before it gets here); "chat not found", "message to edit not found", "message thread not
+ *   found", "message to be replied not found", "MESSAGE_ID_INVALID", "TOPIC_DELETED", "group
+ *   chat was upgraded to a supergroup" → `not_found`; "not enough rights", "TOPIC_CLOSED",
+ *   "message can't be edited" → `permission`; anything else ("can't parse entities", "message
+ *   is too long", "wrong file identifier"…) → `invalid_payload` — all `not_dispatched`;
+ * - **401**, and **404** (a wrong token or `apiRoot`) → `auth`; **403** (blocked, kicked) →
+ *   `permission`; **409** → `conflict`; other 4xx → `invalid_payload`;
+ * - **5xx** (and non-JSON proxy answers) → `transient`, `maybe_sent`;
+ * - no answer: refused / DNS / connect timeout → `transient`, `not_dispatched`; reset,
+ *   timeout, abort → `transient`, `maybe_sent`;
+ * - a {@link TelegramRenderError} → `invalid_payload`; anything else → `unknown`, `maybe_sent`.
+ *
+ * grammY's own `GrammyError` / `HttpError` are classified the same way (by shape), so code that
+ * calls grammY without herald's client transformer still classifies correctly.
+ *
+ * @param token - redacted from the returned message, when given.
+ */
+export function classifyError(error: unknown, token?: string): ClassifiedFailure {
+  const redact = (text: string) => redactToken(text, token);
+  const api = asApiError(error, redact);
+  if (api) return classifyApiError(api);
+  const net = asNetworkError(error);
+  if (net) {
+    return {
+      kind: "transient",
+      evidence: net.dispatched ? "maybe_sent" : "not_dispatched",
+      message: redact(net.message),
+      platformCode: net.reason,
+    };
+  }
+  if (error instanceof TelegramRenderError) {
+    return { kind: "invalid_payload", evidence: "not_dispatched", message: redact(error.message) };
+  }
+  return {
+    kind: "unknown",
+    evidence: "maybe_sent",
+    message: redact(error instanceof Error ? error.message : String(error)),
+  };
+}
+
+function classifyApiError(error: TelegramApiError): ClassifiedFailure {
+  const base = { message: error.message, platformCode: String(error.errorCode) };
+  const code = error.errorCode;
+  if (code === 429) {
+    const seconds = error.parameters.retry_after;
+    return {
+      ...base,
+      kind: "rate_limit",
+      evidence: "not_dispatched",
+      rateLimitScope: "chat",
+      ...(typeof seconds === "number" ? { retryAfterMs: Math.max(0, seconds * 1_000) } : {}),
+    };
+  }
+  if (code >= 500) return { ...base, kind: "transient", evidence: "maybe_sent" };
+  let kind: DeliveryFailureKind;
+  if (code === 400) kind = kindOf400(error.description);
+  else if (code === 401 || code === 404) kind = "auth";
+  else if (code === 403) kind = "permission";
+  else if (code === 409) kind = "conflict";
+  else if (code >= 400) kind = "invalid_payload";
+  else return { ...base, kind: "unknown", evidence: "maybe_sent" };
+  const migrated = error.parameters.migrate_to_chat_id;
+  return {
+    ...base,
+    kind,
+    evidence: "not_dispatched",
+    ...(migrated !== undefined
+      ? { message: `${base.message} (the group is now the supergroup ${migrated})` }
+      : {}),
+  };
+}
+
+/** Our own API error, or grammY's `GrammyError` (by shape) converted to one. */
+function asApiError(error: unknown, redact: (t: string) => string): TelegramApiError | undefined {
+  if (error instanceof TelegramApiError) return error;
+  const e = error as {
+    name?: string;
+    error_code?: unknown;
+    description?: unknown;
+    method?: unknown;
+    parameters?: TelegramErrorParameters;
+  } | null;
+  if (e?.name === "GrammyError" && typeof e.error_code === "number") {
+    return new TelegramApiError(
+      typeof e.method === "string" ? e.method : "call",
+      {
+        error_code: e.error_code,
+        description: String(e.description ?? ""),
+        ...(e.parameters ? { parameters: e.parameters } : {}),
+      },
+      redact,
+    );
+  }
+  return undefined;
+}
+
+/** Our own network error, or grammY's `HttpError` (by shape) converted to one. */
+function asNetworkError(error: unknown): TelegramNetworkError | undefined {
+  if (error instanceof TelegramNetworkError) return error;
+  const e = error as { name?: string; error?: unknown; message?: string } | null;
+  if (e?.name === "HttpError") {
+    const method = /'([A-Za-z]+)'/.exec(e.message ?? "")?.[1] ?? "call";
+    const { reason, code } = networkFailureOf(e.error);
+    return new TelegramNetworkError(method, reason, code);
+  }
+  return undefined;
+}

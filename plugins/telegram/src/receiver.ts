@@ -1,0 +1,163 @@
+/**
+ * The long-polling receiver: `getUpdates` with the offset under herald's control.
+ *
+ * `getUpdates(offset)` confirms — deletes on Telegram's side — every update below `offset`, so
+ * the offset is only ever the durable watermark + 1: the lowest update whose work is neither
+ * recorded nor done (per the receive ack policy) stays on Telegram until it is. After a crash the
+ * poller resumes there; updates that had finished are fetched again and answered as duplicates
+ * by herald's dedupe (CASES C07).
+ *
+ * While an update is unfinished, `getUpdates` returns it again at once, so the poller stops
+ * long-polling and asks every `pinnedPollIntervalMs` (or as soon as an update finishes) —
+ * updates are handed over once per process. Unlike grammY's `bot.stop()`, `stop()` confirms
+ * nothing.
+ *
+ * Source: https://core.telegram.org/bots/api#getupdates
+ *
+ * @module
+ */
+
+import type {
+  ChannelReceiver,
+  ChannelReceiverSink,
+  WatermarkTracker,
+} from "@herald/plugin-sdk/channel-message";
+import type { Api } from "grammy";
+import { grammySignal } from "./client.ts";
+import { TELEGRAM_ALLOWED_UPDATES, type TelegramPollingConfig } from "./config.ts";
+import { TelegramApiError } from "./errors.ts";
+import { isInboundUpdate, kindOf, updateIdOf } from "./updates.ts";
+
+/** Most time between two `getUpdates` after failures, in ms. */
+const MAX_RETRY_DELAY_MS = 30_000;
+
+/** Answers a pressed inline button so the client stops its spinner (best effort). */
+export function answerCallback(api: Api, update: unknown): void {
+  if (kindOf(update) !== "callback_query") return;
+  const id = (update as { callback_query?: { id?: unknown } }).callback_query?.id;
+  if (typeof id === "string") void api.answerCallbackQuery(id).catch(() => {});
+}
+
+/** Options of {@link createPollingReceiver}. */
+export type PollingReceiverOptions = {
+  /** A client whose timeout exceeds `pollTimeoutSeconds`. */
+  api: Api;
+  sink: ChannelReceiverSink;
+  config: TelegramPollingConfig;
+};
+
+/**
+ * Creates the polling receiver. `start()` resolves once the watermark is loaded (and the
+ * webhook deleted); polling continues in the background until `stop()`.
+ */
+export function createPollingReceiver(options: PollingReceiverOptions): ChannelReceiver {
+  const { api, sink, config } = options;
+  let controller: AbortController | undefined;
+  let loop: Promise<void> | undefined;
+
+  async function run(tracker: WatermarkTracker, signal: AbortSignal): Promise<void> {
+    /** Update ids handed to herald in this process and not yet below the watermark. */
+    const handed = new Set<number>();
+    let wake: (() => void) | undefined;
+    let delayMs = config.retryDelayMs;
+    const pause = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          wake = undefined;
+          signal.removeEventListener("abort", done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        wake = done;
+        signal.addEventListener("abort", done, { once: true });
+      });
+
+    while (!signal.aborted) {
+      const safe = tracker.safeId();
+      for (const id of handed) if (safe !== undefined && id <= safe) handed.delete(id);
+      const pinned = tracker.pending().length > 0;
+      let updates: unknown[];
+      try {
+        updates = await api.getUpdates(
+          {
+            ...(safe !== undefined ? { offset: safe + 1 } : {}),
+            limit: config.limit,
+            timeout: pinned ? 0 : config.pollTimeoutSeconds,
+            allowed_updates: [...TELEGRAM_ALLOWED_UPDATES],
+          },
+          grammySignal(signal),
+        );
+      } catch (error) {
+        if (signal.aborted) break;
+        const conflict = error instanceof TelegramApiError && error.errorCode === 409;
+        sink.logger.warn(
+          { err: error },
+          conflict
+            ? "telegram: getUpdates conflict (409): another poller or a webhook is active for this bot"
+            : "telegram: getUpdates failed; retrying",
+        );
+        await pause(delayMs);
+        delayMs = Math.min(delayMs * 2, MAX_RETRY_DELAY_MS);
+        continue;
+      }
+      delayMs = config.retryDelayMs;
+      const fresh = updates.filter((u) => {
+        const id = updateIdOf(u);
+        return id !== undefined && !handed.has(id) && (safe === undefined || id > safe);
+      });
+      // Every update of the batch is begun before any completes: none can be passed over.
+      for (const u of fresh) tracker.begin(updateIdOf(u) as number);
+      for (const u of fresh) {
+        const id = updateIdOf(u) as number;
+        handed.add(id);
+        if (!isInboundUpdate(u)) {
+          tracker.complete(id).catch((error: unknown) => {
+            sink.logger.warn({ err: error, updateId: id }, "telegram: watermark not written");
+          });
+          continue;
+        }
+        const ticket = sink.receive(u);
+        tracker.track(id, ticket.ack).catch((error: unknown) => {
+          sink.logger.warn({ err: error, updateId: id }, "telegram: watermark not written");
+        });
+        void ticket.ack.then((ack) => {
+          if (ack.kind === "retry") {
+            // Not ours yet (busy elsewhere, store down): hand it over again later.
+            setTimeout(() => handed.delete(id), ack.retryAfterMs ?? config.pinnedPollIntervalMs);
+          } else if (ack.kind === "accept") {
+            answerCallback(api, u);
+          }
+          wake?.();
+        });
+      }
+      if (tracker.pending().length > 0 && !signal.aborted) {
+        await pause(config.pinnedPollIntervalMs);
+      }
+    }
+  }
+
+  return {
+    async start() {
+      if (loop) return;
+      controller = new AbortController();
+      const tracker = sink.watermark("updates");
+      await tracker.load();
+      if (config.deleteWebhook) {
+        try {
+          await api.deleteWebhook({ drop_pending_updates: false });
+        } catch (error) {
+          sink.logger.warn({ err: error }, "telegram: deleteWebhook failed; polling anyway");
+        }
+      }
+      loop = run(tracker, controller.signal).catch((error: unknown) => {
+        sink.logger.error({ err: error }, "telegram: polling loop stopped");
+      });
+    },
+    async stop() {
+      controller?.abort();
+      await loop;
+      loop = undefined;
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/** The fake Bot API answers like Telegram where herald depends on it (checked with grammY). */
+import { describe, expect, it, onTestFinished } from "vitest";
+import { createTelegramApi } from "../client.ts";
+import { TelegramApiError } from "../errors.ts";
+import { FAKE_BOT, FakeTelegram } from "./FakeTelegram.ts";
+
+async function open() {
+  const fake = await FakeTelegram.start();
+  onTestFinished(() => fake.close());
+  return { fake, api: createTelegramApi({ token: FAKE_BOT.token, apiRoot: fake.apiRoot }) };
+}
+
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => (e instanceof TelegramApiError ? `${e.errorCode} ${e.description}` : String(e)),
+  );
+
+describe("fake Bot API", () => {
+  it("rejects the General topic id and unknown topics with 'message thread not found'", async () => {
+    const { fake, api } = await open();
+    const chat = fake.createChat({ type: "supergroup", forum: true });
+    const topic = fake.createTopic(chat.id, "Help");
+    await api.sendMessage(chat.id, "in topic", { message_thread_id: topic });
+    expect(await failure(api.sendMessage(chat.id, "x", { message_thread_id: 1 }))).toBe(
+      "400 Bad Request: message thread not found",
+    );
+    expect(fake.messages(chat.id, { thread: topic }).map((m) => m.text)).toEqual(["in topic"]);
+  });
+
+  it("answers 'message is not modified' for identical content and refuses edits of others' messages", async () => {
+    const { fake, api } = await open();
+    const chat = fake.createChat({ type: "private" });
+    const sent = await api.sendMessage(chat.id, "hi");
+    expect(await failure(api.editMessageText(chat.id, sent.message_id, "hi"))).toMatch(
+      /^400 Bad Request: message is not modified/,
+    );
+    const theirs = fake.userPost({ chat: chat.id, text: "mine" }).message.message_id as number;
+    expect(await failure(api.editMessageText(chat.id, theirs, "changed"))).toBe(
+      "400 Bad Request: message can't be edited",
+    );
+    expect(await failure(api.editMessageText(chat.id, 99_999, "x"))).toBe(
+      "400 Bad Request: message to edit not found",
+    );
+  });
+
+  it("rejects unescaped MarkdownV2 the way Telegram does", async () => {
+    const { fake, api } = await open();
+    const chat = fake.createChat({ type: "private" });
+    expect(
+      await failure(api.sendMessage(chat.id, "Sure! Step 1 - done.", { parse_mode: "MarkdownV2" })),
+    ).toMatch(/^400 Bad Request: can't parse entities: Character '!' is reserved/);
+  });
+
+  it("counts text limits in UTF-16 units and rejects a bad token with 401", async () => {
+    const { fake, api } = await open();
+    const chat = fake.createChat({ type: "private" });
+    expect(await failure(api.sendMessage(chat.id, "😀".repeat(2049)))).toBe(
+      "400 Bad Request: message is too long",
+    );
+    await api.sendMessage(chat.id, "😀".repeat(2048));
+    const stranger = createTelegramApi({ token: "1:AAnotAToken", apiRoot: fake.apiRoot });
+    expect(await failure(stranger.getMe())).toBe("401 Unauthorized");
+  });
+
+  it("confirms updates below the offset and long-polls for new ones", async () => {
+    const { fake, api } = await open();
+    const chat = fake.createChat({ type: "private" });
+    const first = fake.userPost({ chat: chat.id, text: "one" }).update.update_id;
+    expect((await api.getUpdates({})).map((u) => u.update_id)).toEqual([first]);
+    expect((await api.getUpdates({ offset: first })).map((u) => u.update_id)).toEqual([first]);
+    const waiting = api.getUpdates({ offset: first + 1, timeout: 5 });
+    setTimeout(() => fake.userPost({ chat: chat.id, text: "two" }), 50);
+    expect((await waiting).map((u) => u.update_id)).toEqual([first + 1]);
+    expect(fake.queue().confirmedBelow).toBe(first + 1);
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * The webhook receiver: Telegram POSTs each update to the gateway, which mounts `webhook()` at
+ * `/webhooks/telegram/<account>`. The `X-Telegram-Bot-Api-Secret-Token` header is compared in
+ * constant time before anything is read into herald — a mismatch gets 401 and leaves no trace
+ * in the store. An accepted update is answered 200 as soon as it is durably recorded (ack
+ * policy `immediate`, reason `webhook-timeout`) and processed in the background, so a slow
+ * handler never makes Telegram give up and post it again; a repeat is answered 200 and not
+ * processed twice (CASES C08). Telegram retries non-2xx answers, so a `retry` ack becomes 503.
+ *
+ * Source: https://core.telegram.org/bots/api#setwebhook
+ *
+ * @module
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { ChannelReceiver, ChannelReceiverSink } from "@herald/plugin-sdk/channel-message";
+import type { Api } from "grammy";
+import { TELEGRAM_ALLOWED_UPDATES, type TelegramWebhookConfig } from "./config.ts";
+import { answerCallback } from "./receiver.ts";
+import { isInboundUpdate } from "./updates.ts";
+
+/** The header Telegram carries the webhook's `secret_token` in. */
+export const SECRET_TOKEN_HEADER = "x-telegram-bot-api-secret-token";
+
+/** Telegram's rule for `secret_token`: 1–256 characters `A-Z`, `a-z`, `0-9`, `_` and `-`. */
+export const SECRET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
+
+/** Compares two strings in time independent of where they differ (and of their lengths). */
+export function constantTimeEqual(given: string, expected: string): boolean {
+  const a = createHash("sha256").update(given).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b) && given.length === expected.length;
+}
+
+/** Options of {@link createWebhookReceiver}. */
+export type WebhookReceiverOptions = {
+  api: Api;
+  sink: ChannelReceiverSink;
+  config: TelegramWebhookConfig;
+  /** The webhook secret token (from `config.secretTokenEnv`). */
+  secretToken: string;
+};
+
+const empty = (status: number, headers?: Record<string, string>) =>
+  new Response(status === 200 ? "{}" : null, {
+    status,
+    headers: { ...(status === 200 ? { "content-type": "application/json" } : {}), ...headers },
+  });
+
+/**
+ * Creates the webhook receiver. `start()` registers the webhook with `setWebhook` when
+ * `config.publicUrl` is set.
+ *
+ * @throws TypeError when the secret token breaks Telegram's rule (1–256 of `A-Za-z0-9_-`).
+ */
+export function createWebhookReceiver(options: WebhookReceiverOptions): ChannelReceiver {
+  const { api, sink, config, secretToken } = options;
+  if (!SECRET_TOKEN_PATTERN.test(secretToken)) {
+    throw new TypeError(
+      `the webhook secret in ${config.secretTokenEnv} must be 1–256 characters of A-Z a-z 0-9 _ -`,
+    );
+  }
+  return {
+    async start() {
+      if (!config.publicUrl) return;
+      await api.setWebhook(config.publicUrl, {
+        secret_token: secretToken,
+        allowed_updates: [...TELEGRAM_ALLOWED_UPDATES],
+      });
+    },
+    async webhook(request) {
+      if (request.method !== "POST") return empty(405, { allow: "POST" });
+      if (!constantTimeEqual(request.headers.get(SECRET_TOKEN_HEADER) ?? "", secretToken)) {
+        return empty(401);
+      }
+      const text = await request.text();
+      let update: unknown;
+      try {
+        update = JSON.parse(text);
+      } catch {
+        update = text; // not JSON: dead-lettered as received
+      }
+      if (typeof update === "object" && update !== null && !isInboundUpdate(update)) {
+        return empty(200); // an update kind herald does not handle
+      }
+      const ticket = sink.receive(update, {
+        ackPolicy: { kind: "immediate", reason: "webhook-timeout" },
+      });
+      const ack = await ticket.ack;
+      if (ack.kind === "retry") {
+        return empty(503, {
+          "retry-after": String(Math.ceil((ack.retryAfterMs ?? 1_000) / 1_000)),
+        });
+      }
+      answerCallback(api, update);
+      return empty(200);
+    },
+  };
+}
