@@ -124,7 +124,10 @@ export function createPollingReceiver(options: PollingReceiverOptions): ChannelR
         void ticket.ack.then((ack) => {
           if (ack.kind === "retry") {
             // Not ours yet (busy elsewhere, store down): hand it over again later.
-            setTimeout(() => handed.delete(id), ack.retryAfterMs ?? config.pinnedPollIntervalMs);
+            setTimeout(
+              () => handed.delete(id),
+              ack.retryAfterMs ?? config.pinnedPollIntervalMs,
+            ).unref();
           } else if (ack.kind === "accept") {
             answerCallback(api, u);
           }
