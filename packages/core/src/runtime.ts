@@ -23,6 +23,9 @@ import type { MessageStateStore } from "./state/MessageStateStore.ts";
 import { createTurnRuntime, type TurnRuntime } from "./turn/TurnRuntime.ts";
 import type { TurnRuntimeOptions } from "./turn/types.ts";
 
+/** How often unfinished inbound messages are re-dispatched after `start()`, in ms. */
+const INBOUND_RECOVERY_INTERVAL_MS = 30_000;
+
 /** Options of {@link createMessageRuntime}. */
 export type MessageRuntimeOptions = {
   store: MessageStateStore;
@@ -76,7 +79,8 @@ export interface MessageRuntime extends SendApi, TurnRuntime {
   adapter(channel: string): ChannelMessageAdapter | undefined;
   /**
    * Starts delivery: startup recovery within its budget, then the worker loop; then live
-   * recovery (sessions of a crashed process), repeated every `live.recoveryIntervalMs`.
+   * recovery (sessions of a crashed process), repeated every `live.recoveryIntervalMs`; then
+   * inbound recovery (messages recorded but not finished), repeated every 30 s.
    */
   start(): Promise<RecoveryReport>;
   /** Graceful shutdown: finish in-flight sends (up to `drainMs`), release leases. */
@@ -116,6 +120,7 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     },
   };
   const worker = new DeliveryWorker(deps);
+  let inboundTimer: ReturnType<typeof setInterval> | undefined;
   const send = createSendApi(deps, worker);
   const live = createLiveApi(deps, worker, options.live);
   const turns = createTurnRuntime(
@@ -149,10 +154,19 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
       const report = await worker.start();
       await live.recover();
       live.startBackground();
+      // Inbound messages recorded but not finished (a crash after the platform was answered).
+      const recoverInbound = () =>
+        inbound
+          .recover()
+          .catch((err: unknown) => deps.logger.error({ err }, "inbound recovery failed"));
+      await recoverInbound();
+      inboundTimer = setInterval(() => void recoverInbound(), INBOUND_RECOVERY_INTERVAL_MS);
+      inboundTimer.unref();
       return report;
     },
     async stop(drainMs) {
       live.stopBackground();
+      if (inboundTimer) clearInterval(inboundTimer);
       await inbound.drain();
       await worker.stop(drainMs);
     },
