@@ -6,19 +6,18 @@
  * intents by status. A screenshot goes to `test-output/` (git-ignored).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SqliteStateStore } from "@herald/core";
 import { DEFAULT_QA_BOT, QaPlatform } from "@herald/plugin-qa-channel/testing";
+import { CHROMIUM_LAUNCH_OPTIONS, chromiumAvailable } from "@herald/plugin-sdk/testing";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { demoAnswer } from "./demoBot.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI) throw new Error(`${CHROMIUM} is missing; .ci/run installs it`);
+const hasChromium = chromiumAvailable();
 
 const cli = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
 const demoBot = fileURLToPath(new URL("./demoBot.ts", import.meta.url));
@@ -100,19 +99,7 @@ describe.skipIf(!hasChromium)("herald demo in a real browser, with a gateway cra
       await exited(gateway);
     });
 
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    const browser: Browser = await chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
     cleanup.push(() => browser.close());
     const page = await browser.newPage();
     await page.goto(`${platform.url}/?chat=lobby&user=tester`);

@@ -41,6 +41,7 @@ export { type ActivityLogSuiteHarness, describeActivityLogSuite } from "@herald/
 // The HTTP toolkit fakes are built on.
 export { type Context, Hono } from "hono";
 export { streamSSE } from "hono/streaming";
+export { CHROMIUM_LAUNCH_OPTIONS, CHROMIUM_PATH, chromiumAvailable } from "./browser.ts";
 export { eventually } from "./eventually.ts";
 export {
   type FakeCallRecord,
