@@ -20,7 +20,9 @@ describe("README: the 10-line bot", () => {
     child?.kill("SIGKILL");
   });
 
-  it("is at most 10 lines and answers a message", { timeout: 60_000 }, async () => {
+  it("is at most 10 lines and answers, also after a restart on the same state", {
+    timeout: 60_000,
+  }, async () => {
     expect(
       code
         .trim()
@@ -31,38 +33,42 @@ describe("README: the 10-line bot", () => {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, "readme-bot.ts");
     writeFileSync(file, code);
-    // A fresh working folder: the bot keeps its state in ./.herald (a new QA platform reuses
-    // message ids, which an old store would rightly treat as duplicates).
-    const bot = spawn(process.execPath, ["--conditions=herald-source", file], {
-      cwd: mkdtempSync(join(tmpdir(), "herald-readme-bot-")),
-      env: { ...process.env, HERALD_QA_TOKEN: "herald:qa-secret" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child = bot;
-    const url = await new Promise<string>((resolve, reject) => {
-      let err = "";
-      bot.stderr?.on("data", (d) => {
-        err += d;
+    // A fresh working folder: the bot keeps its state in ./.herald, kept across the restart.
+    const cwd = mkdtempSync(join(tmpdir(), "herald-readme-bot-"));
+    for (const text of ["hello readme", "hello again"]) {
+      const bot = spawn(process.execPath, ["--conditions=herald-source", file], {
+        cwd,
+        env: { ...process.env, HERALD_QA_TOKEN: "herald:qa-secret" },
+        stdio: ["ignore", "pipe", "pipe"],
       });
-      bot.stdout?.on("data", (d) => {
-        const m = /open (http:\/\/\S+)\//.exec(String(d));
-        if (m?.[1]) resolve(m[1]);
+      child = bot;
+      const url = await new Promise<string>((resolve, reject) => {
+        let err = "";
+        bot.stderr?.on("data", (d) => {
+          err += d;
+        });
+        bot.stdout?.on("data", (d) => {
+          const m = /open (http:\/\/\S+)\//.exec(String(d));
+          if (m?.[1]) resolve(m[1]);
+        });
+        bot.once("exit", (c) => reject(new Error(`bot exited (${c}): ${err}`)));
       });
-      bot.once("exit", (c) => reject(new Error(`bot exited (${c}): ${err}`)));
-    });
-    await fetch(`${url}/ui/chats/web/messages`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ text: "hello readme", user_id: "reader" }),
-    });
-    let texts: string[] = [];
-    for (let i = 0; i < 200 && !texts.includes("You said: hello readme"); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      const res = (await (await fetch(`${url}/control/messages?chat=web`)).json()) as {
-        messages: Array<{ text: string }>;
-      };
-      texts = res.messages.map((m) => m.text);
+      await fetch(`${url}/ui/chats/web/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ text, user_id: "reader" }),
+      });
+      let texts: string[] = [];
+      for (let i = 0; i < 200 && !texts.includes(`You said: ${text}`); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const res = (await (await fetch(`${url}/control/messages?chat=web`)).json()) as {
+          messages: Array<{ text: string }>;
+        };
+        texts = res.messages.map((m) => m.text);
+      }
+      expect(texts).toContain(`You said: ${text}`);
+      bot.kill("SIGKILL");
+      await new Promise((r) => bot.once("exit", r));
     }
-    expect(texts).toContain("You said: hello readme");
   });
 });

@@ -5,7 +5,7 @@
  * reconciliation, at-least-once or hold so every recovery path of herald can be exercised.
  *
  * @example herald.config.json
- * { "channels": { "qa": { "plugin": "@herald/plugin-qa-channel", "baseUrl": "http://127.0.0.1:4610" } } }
+ * { "channels": [{ "plugin": "@herald/plugin-qa-channel", "config": { "baseUrl": "http://127.0.0.1:4610" } }] }
  *
  * @packageDocumentation
  */

@@ -35,6 +35,9 @@ export function configIssues(error: z.ZodError): ConfigIssue[] {
     else if (path.endsWith("Env"))
       fix =
         "name the environment variable that holds the secret; never put the secret itself in the config";
+    else if (path === "channels" && issue.code === "invalid_type")
+      fix =
+        'use a list: "channels": [{ "plugin": "@herald/plugin-…", "account": "main", "config": { … } }]';
     else if (issue.code === "invalid_union" && path === "store")
       fix =
         'use { "sqlite": { "path": ".herald/state.db" } } or { "postgres": { "urlEnv": "HERALD_DATABASE_URL" } }';

@@ -73,7 +73,7 @@ export async function loadPlugins(
         issues.push({
           path: `${at}.plugin`,
           message: `cannot load "${channel.plugin}": ${(error as Error).message}`,
-          fix: `pnpm add ${channel.plugin}`,
+          fix: `check the package name; if it is right, install it: pnpm add ${channel.plugin}`,
         });
         continue;
       }

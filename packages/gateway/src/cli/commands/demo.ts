@@ -41,7 +41,14 @@ export async function startDemo(options: {
   // state from an earlier run would only hold stale dedupe records: start from a fresh store.
   for (const suffix of ["", "-wal", "-shm"])
     rmSync(resolve(options.dir, `state.db${suffix}`), { force: true });
-  const platform = await QaPlatform.start({ port: options.port });
+  const platform = await QaPlatform.start({ port: options.port }).catch((error: unknown) => {
+    if ((error as { code?: string }).code === "EADDRINUSE") {
+      throw new Error(
+        `port ${options.port} on 127.0.0.1 is busy (another herald demo running?): stop it, or pass --port <port> (0 = any free port)`,
+      );
+    }
+    throw error;
+  });
   // A group chat: the activity log threads under the user's message (DMs have no log).
   platform.createChat({ id: DEMO_CHAT, type: "group" });
   const config = parseConfig({

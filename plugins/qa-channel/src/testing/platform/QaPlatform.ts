@@ -41,6 +41,13 @@ export type QaPlatformOptions = {
   typingLapseMs?: number;
   /** Delay before every bot API call is handled, in ms (a real round trip). @defaultValue 0 */
   latencyMs?: number;
+  /**
+   * Number messages and events from the boot time (epoch ms) instead of 1, so they never repeat
+   * across restarts — like a real platform. Use it when the platform restarts against a bot
+   * whose state store persists (its dedupe records and watermark would otherwise match the
+   * reused numbers and swallow new messages). @defaultValue false
+   */
+  persistentIds?: boolean;
   /** The chat the web page opens by default (created as a direct chat). @defaultValue "web" */
   webChat?: string;
 };
@@ -59,6 +66,7 @@ export const DEFAULT_QA_BOT: QaBot = { id: "herald", name: "herald", token: "her
 export class QaPlatform {
   /** What the platform shows (messages, edits, deletions, typing). */
   readonly state: VisibleState;
+  readonly #idBase: number;
   readonly server: FakePlatformServer;
   readonly maxTextLength: number;
   readonly webChat: string;
@@ -68,7 +76,9 @@ export class QaPlatform {
   readonly #eventListeners = new Set<() => void>();
 
   private constructor(options: QaPlatformOptions) {
+    this.#idBase = options.persistentIds ? Date.now() : 0;
     this.state = new VisibleState({
+      firstId: this.#idBase + 1,
       idempotentKeys: options.idempotency ?? true,
       ...(options.typingLapseMs !== undefined ? { typingLapseMs: options.typingLapseMs } : {}),
     });
@@ -83,7 +93,7 @@ export class QaPlatform {
     this.state.subscribe((change) => {
       if (change.type === "typing") return;
       this.#append({
-        seq: this.#events.length + 1,
+        seq: this.#idBase + this.#events.length + 1,
         type: `message.${change.type}`,
         message: this.toWire(change.message),
       });
@@ -171,7 +181,11 @@ export class QaPlatform {
     );
     if (!first) throw new Error(`QA message ${messageId} was never delivered`);
     const count = this.#events.filter((e) => e.message.id === messageId && e.redelivery).length;
-    return this.#append({ ...first, seq: this.#events.length + 1, redelivery: count + 1 });
+    return this.#append({
+      ...first,
+      seq: this.#idBase + this.#events.length + 1,
+      redelivery: count + 1,
+    });
   }
 
   /** Whether `thread` is a thread root (or a message) in `chat`. */
@@ -182,12 +196,12 @@ export class QaPlatform {
 
   /** Bot stream events after `since`, in order. */
   eventsAfter(since: number): QaWireEvent[] {
-    return this.#events.slice(Math.max(0, since));
+    return this.#events.slice(Math.max(0, since - this.#idBase));
   }
 
-  /** The sequence number of the newest event (0 when none). */
+  /** The sequence number of the newest event (the base — 0 by default — when none). */
   get lastSeq(): number {
-    return this.#events.length;
+    return this.#idBase + this.#events.length;
   }
 
   /** Calls `listener` whenever an event is appended. @returns an unsubscribe function. */
