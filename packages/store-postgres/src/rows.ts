@@ -13,6 +13,9 @@ import type {
   IntentStatus,
   LedgerEvent,
 } from "@herald/core";
+import { compact } from "@herald/core";
+
+export { compact };
 
 /** A row as `pg` returns it. */
 export type Row = Record<string, unknown>;
@@ -48,14 +51,6 @@ function opt<T>(value: unknown): T | undefined {
  */
 export function toJson(value: unknown): string | null {
   return value === undefined || value === null ? null : JSON.stringify(value);
-}
-
-/** Drops keys whose value is undefined. */
-export function compact<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as Array<keyof T>) {
-    if (value[key] === undefined) delete value[key];
-  }
-  return value;
 }
 
 /** Maps an `intents` row to a {@link DurableSendIntent}. */

@@ -6,5 +6,5 @@ export {
   type SqliteMigration,
 } from "./sqlite/migrations.ts";
 export { SqliteStateStore, type SqliteStateStoreOptions } from "./sqlite/SqliteStateStore.ts";
-export { type IntentJsonColumns, patchColumns, registryEntries } from "./storeHelpers.ts";
+export { compact, type IntentJsonColumns, patchColumns, registryEntries } from "./storeHelpers.ts";
 export * from "./types.ts";

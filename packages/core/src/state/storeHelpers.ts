@@ -64,3 +64,14 @@ export function registryEntries(
   }
   return [...entries].map(([platformMessageId, partIndex]) => ({ platformMessageId, partIndex }));
 }
+
+/**
+ * Drops keys whose value is undefined, so a row mapped to a domain object has no
+ * `undefined`-valued optional fields (`exactOptionalPropertyTypes`). Mutates and returns `value`.
+ */
+export function compact<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as Array<keyof T>) {
+    if (value[key] === undefined) delete value[key];
+  }
+  return value;
+}

@@ -5,6 +5,10 @@
  * @module
  */
 import type { DurableSendIntent, IntentStatus } from "../../message/intent.ts";
+import { compact } from "../storeHelpers.ts";
+
+export { compact };
+
 import type { DeadLetter, LedgerEvent } from "../types.ts";
 
 type Scalar = string | number | bigint | null | Uint8Array;
@@ -27,14 +31,6 @@ function num(value: Scalar | undefined): number | undefined {
 
 function str(value: Scalar | undefined): string | undefined {
   return value === null || value === undefined || value === "" ? undefined : String(value);
-}
-
-/** Drops keys whose value is undefined (for `exactOptionalPropertyTypes`). */
-export function compact<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as Array<keyof T>) {
-    if (value[key] === undefined) delete value[key];
-  }
-  return value;
 }
 
 /** Maps an `intents` row to a {@link DurableSendIntent}. */
