@@ -5,6 +5,11 @@
  * @packageDocumentation
  */
 export * from "./activity/index.ts";
+export {
+  type AdapterRegistration,
+  AdapterRegistry,
+  UnknownAccountError,
+} from "./adapter/registry.ts";
 export type * from "./adapter/types.ts";
 export { type DeliveryEvent, DeliveryWorker } from "./delivery/DeliveryWorker.ts";
 export type { DeliveryOptions } from "./delivery/deps.ts";

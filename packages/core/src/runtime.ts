@@ -6,6 +6,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
+import { type AdapterRegistration, AdapterRegistry } from "./adapter/registry.ts";
 import type { ChannelMessageAdapter } from "./adapter/types.ts";
 import { DeliveryWorker, leaseOwnerId } from "./delivery/DeliveryWorker.ts";
 import { DELIVERY_DEFAULTS, type DeliveryDeps, type DeliveryOptions } from "./delivery/deps.ts";
@@ -29,8 +30,12 @@ const INBOUND_RECOVERY_INTERVAL_MS = 30_000;
 /** Options of {@link createMessageRuntime}. */
 export type MessageRuntimeOptions = {
   store: MessageStateStore;
-  /** Channel adapters, one per channel id. */
-  adapters: readonly ChannelMessageAdapter[];
+  /**
+   * Channel adapters keyed by (channel, accountId): a bare adapter serves its channel's accounts
+   * that have none of their own; `{ accountId, adapter }` binds one to one account (one bot).
+   * More can be added later with `runtime.addAdapter` (async per-account factories).
+   */
+  adapters: readonly AdapterRegistration[];
   /** @defaultValue a silent logger */
   logger?: HeraldLogger;
   /** Epoch-ms clock. @defaultValue Date.now */
@@ -75,8 +80,19 @@ export interface MessageRuntime extends SendApi, TurnRuntime {
   deadLetters: ReceiveRuntime["deadLetters"];
   /** Re-dispatches inbound messages recorded but not finished (runs at `start()` too). */
   recoverInbound: ReceiveRuntime["recover"];
-  /** Looks up the adapter of a channel. */
-  adapter(channel: string): ChannelMessageAdapter | undefined;
+  /**
+   * Looks up the adapter of (channel, accountId) — that account's own, else the channel's
+   * account-less one, else (no account named) the channel's only one.
+   */
+  adapter(channel: string, accountId?: string): ChannelMessageAdapter | undefined;
+  /**
+   * Registers an adapter for its channel and `accountId` after creation (an account whose client
+   * was built asynchronously); replaces an earlier one of the same pair. Intents, live sessions
+   * and inbound events of that account use it from then on.
+   */
+  addAdapter(adapter: ChannelMessageAdapter, accountId?: string): void;
+  /** Unregisters the adapter of (channel, accountId). @returns whether one was registered */
+  removeAdapter(channel: string, accountId?: string): boolean;
   /**
    * Starts delivery: startup recovery within its budget, then the worker loop; then live
    * recovery (sessions of a crashed process), repeated every `live.recoveryIntervalMs`; then
@@ -96,12 +112,13 @@ export interface MessageRuntime extends SendApi, TurnRuntime {
  * const receipt = await runtime.send(message);
  */
 export function createMessageRuntime(options: MessageRuntimeOptions): MessageRuntime {
-  const adapters = new Map(options.adapters.map((a) => [a.id, a]));
+  const adapters = new AdapterRegistry(options.adapters);
   const delivery = options.delivery ?? {};
   const workerId = delivery.workerId ?? randomUUID().slice(0, 8);
   const deps: DeliveryDeps = {
     store: options.store,
-    adapterFor: (channel) => adapters.get(channel),
+    adapterFor: (channel, accountId) => adapters.find(channel, accountId),
+    requireAdapter: (channel, accountId) => adapters.get(channel, accountId),
     scheduler: new RateLimitScheduler(),
     clock: options.clock ?? Date.now,
     random: options.random ?? Math.random,
@@ -134,7 +151,12 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     options.turns,
   );
   const inbound = createReceiveRuntime(
-    { store: options.store, adapters, logger: deps.logger, clock: deps.clock },
+    {
+      store: options.store,
+      adapters: (channel, accountId) => adapters.find(channel, accountId),
+      logger: deps.logger,
+      clock: deps.clock,
+    },
     { instanceId: workerId, ...options.receive },
   );
   return {
@@ -148,8 +170,10 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     receive: (raw, source) => inbound.receive(raw, source),
     onMessage: (handler) => inbound.onMessage(handler),
     deadLetters: inbound.deadLetters,
-    recoverInbound: (opts) => inbound.recover(opts),
-    adapter: (channel) => adapters.get(channel),
+    recoverInbound: (opts) => inbound.recover({ channels: adapters.channels(), ...opts }),
+    adapter: (channel, accountId) => adapters.find(channel, accountId),
+    addAdapter: (adapter, accountId) => adapters.add(adapter, accountId),
+    removeAdapter: (channel, accountId) => adapters.remove(channel, accountId),
     async start() {
       const report = await worker.start();
       await live.recover();
@@ -157,7 +181,7 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
       // Inbound messages recorded but not finished (a crash after the platform was answered).
       const recoverInbound = () =>
         inbound
-          .recover()
+          .recover({ channels: adapters.channels() })
           .catch((err: unknown) => deps.logger.error({ err }, "inbound recovery failed"));
       await recoverInbound();
       inboundTimer = setInterval(() => void recoverInbound(), INBOUND_RECOVERY_INTERVAL_MS);

@@ -67,7 +67,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   let handler = options.handler;
   const runtime: MessageRuntime = createMessageRuntime({
     store: options.store,
-    adapters: options.channels.map((c) => c.adapter),
+    // One adapter per (channel, account): two bots of one platform never share a client.
+    adapters: options.channels.map((c) => ({ accountId: c.account, adapter: c.adapter })),
     logger,
     ...(options.delivery ? { delivery: options.delivery } : {}),
     receive: {

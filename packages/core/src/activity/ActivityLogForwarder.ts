@@ -177,7 +177,7 @@ export class ActivityLogForwarder {
   }
 
   #open(turnId: string, root: ChannelMessage): TurnLogThread {
-    const adapter = this.#runtime.adapter(root.channel);
+    const adapter = this.#runtime.adapter(root.channel, root.accountId);
     const caps = adapter?.capabilities;
     const capable =
       caps?.threads?.reply === true && caps.live?.edit === true && adapter?.send.edit !== undefined;

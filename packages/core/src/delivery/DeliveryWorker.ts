@@ -183,12 +183,12 @@ export class DeliveryWorker {
   async #process(intent: DurableSendIntent): Promise<void> {
     const { store, owner, options } = this.#deps;
     const started = this.#deps.clock();
-    const adapter = this.#deps.adapterFor(intent.channel);
+    const adapter = this.#deps.adapterFor(intent.channel, intent.accountId);
     if (!adapter) {
       // Another process may serve this channel; leave it to them.
       this.#deps.logger.warn(
-        { intentId: intent.id, channel: intent.channel },
-        "no adapter for channel in this process; lease released",
+        { intentId: intent.id, channel: intent.channel, accountId: intent.accountId },
+        "no adapter for this channel account in this process; lease released",
       );
       await store.releaseLease(intent.id, owner).catch(() => false);
       return;

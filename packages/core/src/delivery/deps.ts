@@ -45,7 +45,13 @@ export type DeliveryOptions = {
 /** Resolved dependencies of the delivery engine. */
 export type DeliveryDeps = {
   store: MessageStateStore;
-  adapterFor(channel: string): ChannelMessageAdapter | undefined;
+  /** The adapter of (channel, accountId) — see `AdapterRegistry.find` for the lookup rule. */
+  adapterFor(channel: string, accountId?: string): ChannelMessageAdapter | undefined;
+  /**
+   * Like `adapterFor`, but throws.
+   * @throws UnknownChannelError · UnknownAccountError (from `src/adapter/registry.ts`)
+   */
+  requireAdapter(channel: string, accountId?: string): ChannelMessageAdapter;
   scheduler: RateLimitScheduler;
   clock: () => number;
   random: () => number;

@@ -9,7 +9,6 @@ import { randomUUID } from "node:crypto";
 import type { ChannelMessageAdapter, MessageSendContext } from "../adapter/types.ts";
 import type { DeliveryWorker } from "../delivery/DeliveryWorker.ts";
 import type { DeliveryDeps } from "../delivery/deps.ts";
-import { UnknownChannelError } from "../delivery/errors.ts";
 import { NotImplementedError } from "../errors.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import { currentTurnId, trackInTurn } from "../turn/scope.ts";
@@ -105,11 +104,9 @@ export function createLiveApi(
     timers: options.timers ?? nodeTimers,
     maxPreviewFailures: options.maxPreviewFailures ?? 5,
   };
-  const adapterOf = (channel: string): ChannelMessageAdapter => {
-    const adapter = deps.adapterFor(channel);
-    if (!adapter) throw new UnknownChannelError(channel, []);
-    return adapter;
-  };
+  // The adapter of the target's own account (DESIGN §3 "Accounts").
+  const adapterOf = (target: LiveTarget): ChannelMessageAdapter =>
+    deps.requireAdapter(target.channel, target.accountId);
   let background: ReturnType<typeof setInterval> | undefined;
   let recovering: Promise<LiveRecoveryReport> | undefined;
 
@@ -127,7 +124,7 @@ export function createLiveApi(
   };
 
   async function openSession(target: LiveTarget, o: LiveOptions): Promise<LiveSession> {
-    const adapter = adapterOf(target.channel);
+    const adapter = adapterOf(target);
     const base = baseMessage(target);
     const mode = resolveMode(adapter, base, o.mode ?? "partial", deps);
     const key = o.idempotencyKey ?? `${target.channel}:${base.id}`;
@@ -214,7 +211,7 @@ export function createLiveApi(
   }
 
   function typing(target: LiveTarget, o: TypingOptions = {}): TypingHandle {
-    const adapter = adapterOf(target.channel);
+    const adapter = adapterOf(target);
     const typingAdapter = adapter.live?.typing;
     if (!typingAdapter) {
       throw new NotImplementedError(

@@ -60,7 +60,7 @@ export async function recoverLiveIntent(
   intent: DurableSendIntent,
 ): Promise<LiveRecoveryOutcome> {
   const { deps } = env;
-  const adapter = deps.adapterFor(intent.channel);
+  const adapter = deps.adapterFor(intent.channel, intent.accountId);
   if (!adapter || !isLiveRecord(intent.liveState) || intent.status !== "pending") return "skipped";
   try {
     await deps.store.updateIntent(

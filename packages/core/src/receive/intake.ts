@@ -41,12 +41,13 @@ export type IntakeResult =
   | { kind: "invalid"; error: HeraldError }
   | { kind: "dropped"; reason: "herald_echo" | "self"; message: ChannelMessage };
 
-/** Finds the adapter of `channel`. */
+/** Finds the adapter of (`channel`, `accountId`). */
 export function findAdapter(
   adapters: ReceiveAdapterLookup,
   channel: string,
+  accountId?: string,
 ): ReceiveChannelAdapter | undefined {
-  return typeof adapters === "function" ? adapters(channel) : adapters.get(channel);
+  return typeof adapters === "function" ? adapters(channel, accountId) : adapters.get(channel);
 }
 
 /**
@@ -62,7 +63,7 @@ export async function intake(
   store: MessageStateStore,
   receivedAt: number,
 ): Promise<IntakeResult> {
-  const channel = findAdapter(adapters, source.channel);
+  const channel = findAdapter(adapters, source.channel, source.accountId);
   if (!channel) return { kind: "invalid", error: new UnknownChannelError(source.channel) };
   const adapter = channel.receive;
   if (!adapter) return { kind: "invalid", error: new ReceiveNotSupportedError(source.channel) };

@@ -16,10 +16,13 @@ import type { LoopGuardOptions } from "./LoopGuard.ts";
 /** The parts of a channel adapter the receive runtime uses. */
 export type ReceiveChannelAdapter = Pick<ChannelMessageAdapter, "id" | "receive" | "origin">;
 
-/** Adapters by channel id, or a function finding one. */
+/**
+ * Adapters by channel id, or a function finding the one of (channel, accountId) — the account
+ * the receiver delivered the event to (DESIGN §3 "Accounts").
+ */
 export type ReceiveAdapterLookup =
   | ReadonlyMap<string, ReceiveChannelAdapter>
-  | ((channel: string) => ReceiveChannelAdapter | undefined);
+  | ((channel: string, accountId?: string) => ReceiveChannelAdapter | undefined);
 
 /** What the receive runtime needs from its host. */
 export type ReceiveRuntimeDeps = {

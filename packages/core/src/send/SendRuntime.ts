@@ -12,7 +12,6 @@ import {
   DeliveryCancelledError,
   DeliveryFailedError,
   DeliveryPendingError,
-  UnknownChannelError,
 } from "../delivery/errors.ts";
 import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch } from "../message/batch.ts";
@@ -60,6 +59,7 @@ export type SendApi = {
    * @throws DeliveryPendingError when `waitMs` passed first (still queued; it will be delivered).
    * @throws DeliveryCancelledError when an operator cancelled it.
    * @throws UnknownChannelError when no adapter serves `message.channel`.
+   * @throws UnknownAccountError when none serves `message.accountId` of that channel.
    */
   send(message: ChannelMessage, options?: SendOptions): Promise<MessageReceipt>;
   /** Edits a delivered message (all its parts) to `message`'s content, durably. */
@@ -98,11 +98,9 @@ export type SendContext = {
 
 /** Builds the send API over the delivery engine. */
 export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendApi {
-  const adapterOf = (channel: string): ChannelMessageAdapter => {
-    const adapter = deps.adapterFor(channel);
-    if (!adapter) throw new UnknownChannelError(channel, []);
-    return adapter;
-  };
+  // The adapter of the message's own account (DESIGN §3 "Accounts").
+  const adapterOf = (message: ChannelMessage): ChannelMessageAdapter =>
+    deps.requireAdapter(message.channel, message.accountId);
 
   async function begin(
     message: ChannelMessage,
@@ -139,7 +137,7 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     operation: IntentOperation,
     options: SendOptions,
   ): Promise<MessageReceipt> {
-    const adapter = adapterOf(message.channel);
+    const adapter = adapterOf(message);
     const durability = options.durability ?? "required";
     if (durability === "disabled") return directSend(deps, adapter, message, operation, options);
     let begun: { intent: DurableSendIntent; created: boolean };
@@ -190,7 +188,7 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     enqueue(message, options = {}) {
       return trackInTurn(
         (async () => {
-          adapterOf(message.channel);
+          adapterOf(message);
           const { intent } = await begin(message, { kind: "send" }, options, false);
           worker.kick();
           return intent;
@@ -198,7 +196,7 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
       );
     },
     async withSendContext(message, fn, options = {}) {
-      const adapter = adapterOf(message.channel);
+      const adapter = adapterOf(message);
       const key = options.idempotencyKey ?? `${message.channel}:${message.id}`;
       const ctx: SendContext = {
         message,

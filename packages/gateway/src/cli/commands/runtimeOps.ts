@@ -13,7 +13,7 @@ export async function recover(ctx: CliContext, out: Out = process.stdout): Promi
   const channels = await cliChannels(ctx);
   const runtime = createMessageRuntime({
     store: ctx.store,
-    adapters: channels.map((c) => c.adapter),
+    adapters: channels.map((c) => ({ accountId: c.account, adapter: c.adapter })),
     logger: ctx.logger,
   });
   const before = await ctx.store.countIntents();
@@ -60,7 +60,7 @@ export async function send(
   }
   const runtime = createMessageRuntime({
     store: ctx.store,
-    adapters: [channel.adapter],
+    adapters: [{ accountId: channel.account, adapter: channel.adapter }],
     logger: ctx.logger,
   });
   await runtime.start();
