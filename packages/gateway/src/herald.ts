@@ -19,8 +19,13 @@ export type HeraldConfigInput = Partial<{ [K in keyof HeraldConfig]: unknown }>;
 /**
  * Creates a gateway from a config object. Call `onMessage(handler)` and `start()`.
  *
+ * `start()` opens the HTTP server (`/healthz`, `/metrics`, webhooks) on `http.host:http.port`,
+ * 127.0.0.1:8787 by default, and prints that address to stderr. The SQLite store
+ * (`.herald/state.db` by default) is locked to this gateway until `stop()`.
+ *
  * @param options.dir - folder relative paths (SQLite file, handler) and plugins resolve from. @defaultValue process.cwd()
- * @throws ConfigError naming each bad field and the fix; StoreUnavailableError.
+ * @throws ConfigError naming each bad field and the fix; StoreLockedError when another gateway
+ *   has the SQLite file open; StoreUnavailableError.
  * @example
  * const bot = await herald({ channels: [{ plugin: "@herald/plugin-qa-channel", config: { baseUrl } }] });
  * bot.onMessage(async (turn) => { await turn.reply(`You said: ${turn.text}`); });
@@ -28,33 +33,53 @@ export type HeraldConfigInput = Partial<{ [K in keyof HeraldConfig]: unknown }>;
  */
 export async function herald(
   config: HeraldConfigInput,
-  options: { dir?: string; env?: NodeJS.ProcessEnv } & Pick<
-    GatewayOptions,
-    "handler" | "activityLog"
-  > = {},
+  options: {
+    dir?: string;
+    env?: NodeJS.ProcessEnv;
+    /** Where the start notice (the HTTP address) is written. @defaultValue process.stderr */
+    notice?: { write(text: string): unknown };
+  } & Pick<GatewayOptions, "handler" | "activityLog"> = {},
 ): Promise<Gateway> {
   const parsed = parseConfig(config);
   const dir = options.dir ?? process.cwd();
-  const secrets = new SecretReader(options.env ?? process.env);
+  const env = options.env ?? process.env;
+  const secrets = new SecretReader(env);
   const logger = createLogger({ level: parsed.log.level, secrets, out: process.stderr });
-  const store = await openStore(parsed, dir, options.env ?? process.env);
-  const channels = await loadPlugins(parsed, { logger, secrets, dir });
-  const gateway = createGateway({
-    store,
-    channels,
-    http: parsed.http,
-    logger,
-    delivery: Object.fromEntries(
-      Object.entries(parsed.delivery).filter(([, v]) => v !== undefined),
-    ),
-    ...(options.handler ? { handler: options.handler } : {}),
-    ...(options.activityLog !== undefined ? { activityLog: options.activityLog } : {}),
-  });
+  const store = await openStore(parsed, dir, env, { lock: true });
+  let gateway: Gateway;
+  try {
+    const channels = await loadPlugins(parsed, { logger, secrets, dir });
+    gateway = createGateway({
+      store,
+      channels,
+      http: parsed.http,
+      logger,
+      delivery: Object.fromEntries(
+        Object.entries(parsed.delivery).filter(([, v]) => v !== undefined),
+      ),
+      ...(options.handler ? { handler: options.handler } : {}),
+      ...(options.activityLog !== undefined ? { activityLog: options.activityLog } : {}),
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const start = gateway.start.bind(gateway);
   const stop = gateway.stop.bind(gateway);
+  const notice = options.notice ?? process.stderr;
   return Object.assign(gateway, {
+    async start() {
+      await start();
+      if (gateway.url) notice.write(`${httpNotice(gateway.url)}\n`);
+    },
     async stop(drainMs?: number) {
       await stop(drainMs);
       await store.close();
     },
   });
+}
+
+/** The line printed at start: where the gateway's HTTP server listens and how to change it. */
+export function httpNotice(url: string): string {
+  return `herald: HTTP server on ${url} (/healthz, /metrics, /webhooks/<channel>/<account>); change it with "http": { "host", "port" } in the config`;
 }

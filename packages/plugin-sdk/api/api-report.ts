@@ -19,7 +19,7 @@ import {
 } from "@microsoft/api-extractor";
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
-const entries = ["channel-message", "testing"] as const;
+const entries = ["channel-message", "testing", "contract"] as const;
 const updateCommand = "pnpm --filter @herald/plugin-sdk api:update";
 
 const mode = process.argv[2];

@@ -1,4 +1,5 @@
-import { describeStateStoreConformance, newIntent, outboundMessage } from "@herald/core/testing";
+import { describeStateStoreConformance } from "@herald/core/contract";
+import { newIntent, outboundMessage } from "@herald/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { PostgresStateStore } from "./PostgresStateStore.ts";
 import { locationOf, openStore } from "./testing/openStore.ts";

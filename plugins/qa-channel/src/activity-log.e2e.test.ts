@@ -2,11 +2,8 @@
  * The threaded activity log's 22 end-to-end cases (seed `threaded-activity-log.md`, "E2E test
  * plan") against the QA channel: its real adapter over HTTP, threads on the QA platform.
  */
-import {
-  createMessageRuntime,
-  describeActivityLogSuite,
-  SqliteStateStore,
-} from "@herald/plugin-sdk/testing";
+import { describeActivityLogSuite } from "@herald/plugin-sdk/contract";
+import { createMessageRuntime, SqliteStateStore } from "@herald/plugin-sdk/testing";
 import { createQaAdapter } from "./index.ts";
 import { QA_CHANNEL_ID } from "./receive.ts";
 import { testConfig } from "./testing/harness.ts";

@@ -33,6 +33,19 @@ describe("telegram config", () => {
     expect(paths).toEqual(["maxTextLength", "receive.secretTokenEnv"]);
   });
 
+  it("a receive block without mode is polling, as documented; a wrong mode names the options", () => {
+    expect(telegramConfigSchema.parse({ receive: { pollTimeoutSeconds: 10 } }).receive).toEqual(
+      expect.objectContaining({ mode: "polling", pollTimeoutSeconds: 10, limit: 100 }),
+    );
+    const push = telegramConfigSchema.safeParse({ receive: { mode: "push" } });
+    expect(push.error?.issues).toEqual([
+      expect.objectContaining({
+        path: ["receive", "mode"],
+        options: expect.arrayContaining(["polling", "webhook"]),
+      }),
+    ]);
+  });
+
   it("never takes the token itself: tokenEnv is a variable name", () => {
     expect(telegramConfigSchema.safeParse({ tokenEnv: "123456:ABC-secret" }).success).toBe(false);
   });

@@ -26,7 +26,8 @@ const envName = z
  * the offset itself, so an update is only confirmed once its work is recorded or done.
  */
 export const telegramPollingSchema = z.object({
-  mode: z.literal("polling"),
+  /** `"polling"`, the default: a `receive` block without `mode` is polling. */
+  mode: z.literal("polling").default("polling"),
   /**
    * Long-polling wait per `getUpdates` call, in **seconds** (the Bot API's `timeout`).
    * @defaultValue 25
@@ -96,7 +97,10 @@ export const telegramConfigSchema = z.object({
    * when absent.
    */
   botUsername: z.string().min(1).optional(),
-  /** How updates arrive. @defaultValue `{ mode: "polling" }` */
+  /**
+   * How updates arrive. A block without `mode` is polling (`{ "pollTimeoutSeconds": 10 }`);
+   * a webhook needs `"mode": "webhook"`. @defaultValue `{ mode: "polling" }`
+   */
   receive: z
     .discriminatedUnion("mode", [telegramPollingSchema, telegramWebhookSchema])
     .prefault({ mode: "polling" }),

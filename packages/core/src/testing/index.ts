@@ -1,17 +1,11 @@
 /**
- * `@herald/core/testing`: the state store conformance suite, a scripted fake platform with its
- * adapter (in process or over HTTP), and fixtures.
+ * `@herald/core/testing`: a scripted fake platform with its adapter (in process or over HTTP),
+ * and fixtures. Runner-free: nothing here imports a test runner (the Vitest suites are in
+ * `@herald/core/contract`).
  *
  * @packageDocumentation
  */
-export {
-  type ActivityLogSuiteHarness,
-  describeActivityLogSuite,
-  type SuiteVisibleMessage,
-  type SuiteWhere,
-} from "../activity/testing/suite.ts";
 export * from "./fakeAdapter.ts";
 export * from "./fakePlatform.ts";
 export * from "./fakePlatformServer.ts";
 export * from "./fixtures.ts";
-export { describeStateStoreConformance, type StateStoreHarness } from "./storeConformance.ts";

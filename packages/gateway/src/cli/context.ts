@@ -18,10 +18,14 @@ export type CliContext = {
   store: MessageStateStore;
 };
 
-/** Loads config, secrets, logger and store (not the channels). */
+/**
+ * Loads config, secrets, logger and store (not the channels). `lock` takes the store's
+ * one-gateway lock (for `herald start`; readers leave it off).
+ */
 export async function cliContext(
   configPath: string | undefined,
   quiet = false,
+  lock = false,
 ): Promise<CliContext> {
   const loaded = await loadConfig(configPath);
   const secrets = new SecretReader();
@@ -30,7 +34,7 @@ export async function cliContext(
     secrets,
     out: process.stderr,
   });
-  const store = await openStore(loaded.config, loaded.dir);
+  const store = await openStore(loaded.config, loaded.dir, process.env, { lock });
   return { loaded, secrets, logger, store };
 }
 

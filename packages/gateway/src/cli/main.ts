@@ -1,22 +1,27 @@
 #!/usr/bin/env node
-import type { IntentStatus } from "@herald/core";
 /**
  * The `herald` CLI (commander): `demo`, `start`, `queue ls|show|retry|cancel`, `recover`,
- * `send`, `doctor`. Errors name the fix; exit code 1 on failure.
+ * `send`, `doctor`. Errors name the fix and print without a stack (`--verbose` adds it); exit
+ * code 1 on failure. Output piped into `head` & co. ends quietly (EPIPE).
  *
  * @module
  */
+import type { IntentStatus } from "@herald/core";
 import { Command, Option } from "commander";
-import { ConfigError } from "../config/errors.ts";
-import { demoCommand } from "./commands/demo.ts";
+import { installCliErrorHandling, reportCliError } from "./cliErrors.ts";
+import { DEMO_DIR, demoCommand } from "./commands/demo.ts";
 import { doctor } from "./commands/doctor.ts";
 import { queueCancel, queueList, queueRetry, queueShow, selectIds } from "./commands/queue.ts";
 import { recover, send } from "./commands/runtimeOps.ts";
 import { startCommand } from "./commands/start.ts";
 import { type CliContext, cliContext } from "./context.ts";
 
+const verbose = process.argv.includes("--verbose");
+installCliErrorHandling({ verbose });
+
 const program = new Command("herald")
   .description("durable message lifecycle for chat bots: receive, send, live, state")
+  .option("--verbose", "print stack traces with errors")
   .showHelpAfterError();
 const configOption = () =>
   new Option("-c, --config <file>", "config file (default: herald.config.{ts,mjs,json} here)");
@@ -38,14 +43,17 @@ program
   .command("demo")
   .description("start the QA web chat on 127.0.0.1 with a demo bot (SQLite under .herald/)")
   .option("-p, --port <port>", "port of the web chat on 127.0.0.1 (0 = any free port)", "4610")
-  .option("--dir <dir>", "state folder", ".herald")
+  .option("--dir <dir>", "the demo's own state folder (never another bot's store)", DEMO_DIR)
   .action((o: { port: string; dir: string }) => demoCommand({ port: Number(o.port), dir: o.dir }));
 
 program
   .command("start")
-  .description("start the gateway from a config")
+  .description("start the gateway from a config (it needs a handler, or --echo)")
   .addOption(configOption())
-  .action((o: { config?: string }) => startCommand(o.config));
+  .option("--echo", "no handler: answer every message with its own text")
+  .action((o: { config?: string; echo?: boolean }) =>
+    startCommand(o.config, o.echo ? { echo: true } : {}),
+  );
 
 const queue = program.command("queue").description("inspect and act on the send queue");
 queue
@@ -159,8 +167,6 @@ program
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(
-    `herald: ${error instanceof ConfigError ? error.message : (error as Error).message}\n`,
-  );
+  reportCliError(error, { verbose });
   process.exitCode = 1;
 }

@@ -39,6 +39,46 @@ describe("config", () => {
     expect((error as Error).message).not.toContain("secret");
   });
 
+  it("every issue names a fix, also inside a plugin's config (discriminators list their options)", async () => {
+    const error = (() => {
+      try {
+        parseConfig({ http: { port: "80", host: 1 }, log: { level: "loud" }, handler: "" });
+      } catch (e) {
+        return e as ConfigError;
+      }
+    })();
+    expect(error?.issues.map((i) => [i.path, i.fix])).toEqual(
+      expect.arrayContaining([
+        ["http.port", "give http.port a number value"],
+        ["http.host", "give http.host a string value"],
+        ["log.level", expect.stringMatching(/^set log.level to one of "fatal" \| "error"/)],
+        ["handler", "give handler a value ≥ 1 characters"],
+      ]),
+    );
+    expect(error?.issues.every((i) => i.fix)).toBe(true);
+    const { loadPlugins } = await import("../plugins/loadPlugins.ts");
+    const { SecretReader } = await import("../plugins/secrets.ts");
+    const { silentLogger } = await import("@herald/core");
+    const qa = (await import("@herald/plugin-qa-channel")).default;
+    const bad = parseConfig({
+      channels: [
+        {
+          plugin: "@herald/plugin-qa-channel",
+          config: { baseUrl: "http://127.0.0.1:1", delivery: "push" },
+        },
+      ],
+    });
+    await expect(
+      loadPlugins(bad, {
+        logger: silentLogger,
+        secrets: new SecretReader({ HERALD_QA_TOKEN: "herald:qa-secret" }),
+        preloaded: { "@herald/plugin-qa-channel": qa as never },
+      }),
+    ).rejects.toThrow(
+      /channels\[0\]\.config\.delivery: .*\n\s+fix: set channels\[0\]\.config\.delivery to one of "idempotent"/,
+    );
+  });
+
   it("reports a missing file and invalid JSON with the fix", async () => {
     const d = dir();
     await expect(loadConfig(undefined, d)).rejects.toThrow(

@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import type { ChannelMessageAdapter, HeraldLogger } from "@herald/core";
 import type { ChannelPlugin, ChannelPluginDeps } from "@herald/plugin-sdk/channel-message";
 import { ConfigError, type ConfigIssue } from "../config/errors.ts";
-import { configPath } from "../config/load.ts";
+import { configIssues } from "../config/load.ts";
 import type { HeraldConfig } from "../config/schema.ts";
 import type { SecretReader } from "./secrets.ts";
 
@@ -87,9 +87,7 @@ export async function loadPlugins(
     }
     const parsed = plugin.configSchema.safeParse(channel.config);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        issues.push({ path: configPath([`${at}.config`, ...issue.path]), message: issue.message });
-      }
+      issues.push(...configIssues(parsed.error, [`${at}.config`]));
       continue;
     }
     const deps: ChannelPluginDeps = {

@@ -6,6 +6,17 @@
  */
 import { ConfigError } from "../config/errors.ts";
 
+/**
+ * Values that are public by design, named in the fix when their variable is unset: the QA
+ * platform's default bot (`herald demo`, the README bot) has a fixed token.
+ */
+const PUBLIC_DEFAULTS: Readonly<Record<string, { value: string; why: string }>> = {
+  HERALD_QA_TOKEN: {
+    value: "herald:qa-secret",
+    why: "the QA platform's default bot, as in herald demo; a QA platform with other bots takes their tokens",
+  },
+};
+
 /** Reads secrets from the environment and remembers them for redaction. */
 export class SecretReader {
   readonly #env: NodeJS.ProcessEnv;
@@ -27,7 +38,9 @@ export class SecretReader {
         {
           path: where,
           message: `environment variable ${name} is not set`,
-          fix: `export ${name}=<value> before starting herald`,
+          fix: PUBLIC_DEFAULTS[name]
+            ? `export ${name}=${PUBLIC_DEFAULTS[name].value} before starting herald (${PUBLIC_DEFAULTS[name].why})`
+            : `export ${name}=<value> before starting herald`,
         },
       ]);
     }

@@ -8,23 +8,58 @@ import { dirname, resolve } from "node:path";
 import { type MessageStateStore, SqliteStateStore } from "@herald/core";
 import { ConfigError } from "../config/errors.ts";
 import type { HeraldConfig } from "../config/schema.ts";
+import { acquireStoreLock } from "./storeLock.ts";
+
+/** Options of {@link openStore}. */
+export type OpenStoreOptions = {
+  /**
+   * Take the one-gateway-per-file lock of a SQLite store (see `StoreLockedError`); released
+   * by `store.close()`. Gateways set it; CLI readers do not. PostgreSQL takes no lock.
+   * @defaultValue false
+   */
+  lock?: boolean;
+};
 
 /**
- * Opens (and migrates) the store of `config`; SQLite paths resolve against `dir`.
+ * Opens (and migrates) the store of `config`; SQLite paths resolve against `dir`, and
+ * `":memory:"` is a private in-memory database (gone when the store closes).
  *
  * @throws {@link ConfigError} when the PostgreSQL URL variable is unset or the package missing.
+ * @throws StoreLockedError with `lock` when another gateway has the SQLite file open.
  * @throws StoreUnavailableError when the database cannot be opened.
  */
 export async function openStore(
   config: HeraldConfig,
   dir: string,
   env: NodeJS.ProcessEnv = process.env,
+  options: OpenStoreOptions = {},
 ): Promise<MessageStateStore> {
   const store = config.store;
   if ("sqlite" in store) {
+    const { synchronous } = store.sqlite;
+    if (store.sqlite.path === ":memory:")
+      return new SqliteStateStore({ path: ":memory:", synchronous });
     const path = resolve(dir, store.sqlite.path);
     mkdirSync(dirname(path), { recursive: true });
-    return new SqliteStateStore({ path, synchronous: store.sqlite.synchronous });
+    const lock = options.lock ? acquireStoreLock(path) : undefined;
+    let opened: SqliteStateStore;
+    try {
+      opened = new SqliteStateStore({ path, synchronous });
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
+    if (!lock) return opened;
+    const close = opened.close.bind(opened);
+    return Object.assign(opened, {
+      async close() {
+        try {
+          await close();
+        } finally {
+          lock.release();
+        }
+      },
+    });
   }
   const url = env[store.postgres.urlEnv];
   if (!url) {

@@ -5,7 +5,9 @@
  * `@herald/core` a plugin's tests need to run a real runtime against their fake (plugins import
  * only `@herald/plugin-sdk/*` and their platform SDK, so core reaches them here).
  *
- * The shared contract suite that every adapter must pass lives in
+ * Runner-free: nothing here imports a test runner, so these fakes work under Vitest, `node:test`
+ * or a plain script. The Vitest suites are elsewhere: the threaded activity log's cases in
+ * `@herald/plugin-sdk/contract`, the shared contract suite every adapter must pass in
  * `@herald/plugin-qa-channel/contract`.
  *
  * @packageDocumentation
@@ -36,8 +38,6 @@ export {
   isHeldForOperator,
   SqliteStateStore,
 } from "@herald/core";
-// The threaded activity log's 22 end-to-end cases, for any thread-capable channel.
-export { type ActivityLogSuiteHarness, describeActivityLogSuite } from "@herald/core/testing";
 // The HTTP toolkit fakes are built on.
 export { type Context, Hono } from "hono";
 export { streamSSE } from "hono/streaming";

@@ -1,5 +1,11 @@
-import { SqliteStateStore } from "@herald/core";
-import { newIntent, outboundMessage } from "@herald/core/testing";
+import { createMessageRuntime, SqliteStateStore } from "@herald/core";
+import {
+  createFakeAdapter,
+  FakePlatform,
+  inProcessTransport,
+  newIntent,
+  outboundMessage,
+} from "@herald/core/testing";
 import { describe, expect, it } from "vitest";
 import { queueCancel, queueList, queueRetry, queueShow } from "./queue.ts";
 
@@ -42,6 +48,43 @@ describe("herald queue", () => {
     await expect(queueList(store, { status: ["nope"] }, sink())).rejects.toThrow(
       /unknown status "nope"/,
     );
+    await store.close();
+  });
+
+  it("shows a streamed reply as one live session with its final as an edit, not a cancel and a duplicate", async () => {
+    const store = new SqliteStateStore({ path: ":memory:" });
+    const platform = new FakePlatform();
+    const runtime = createMessageRuntime({
+      store,
+      adapters: [
+        createFakeAdapter({
+          transport: inProcessTransport(platform),
+          live: { editRate: { limit: 100, intervalMs: 1_000 } },
+        }),
+      ],
+      delivery: { workerId: "w1", pollIntervalMs: 10 },
+    });
+    await runtime.start();
+    const live = await runtime.live(
+      { channel: "qa", target: { kind: "group", id: "chat-1" } },
+      { idempotencyKey: "reply:1" },
+    );
+    live.update("Hel");
+    await live.idle();
+    await live.finalize("Hello world");
+    await store.enqueueIntents([newIntent(outboundMessage("plain send"))]);
+    await runtime.stop();
+    expect(platform.messages.map((m) => m.text)).toEqual(["Hello world"]); // one visible reply
+    const out = sink();
+    await queueList(store, {}, out);
+    const rows = out.text.split("\n").filter((l) => l.startsWith("│"));
+    const [session, final, plain] = rows.slice(1).map((l) => l.split("│").map((c) => c.trim()));
+    expect(session?.slice(2, 4)).toEqual(["live: finalized", "live"]);
+    expect(final?.[1]).toMatch(/^└ /);
+    expect(final?.slice(2, 4)).toEqual(["sent", `edit #${platform.messages[0]?.id}`]);
+    expect(plain?.slice(2, 4)).toEqual(["pending", "send"]);
+    expect(rows.filter((r) => r.includes("cancelled"))).toEqual([]);
+    expect(out.text).toMatch(/legend:[\s\S]*edit #id[\s\S]*live: finalized/);
     await store.close();
   });
 

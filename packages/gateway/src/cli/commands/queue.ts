@@ -3,23 +3,17 @@
  *
  * @module
  */
-import {
-  type DurableSendIntent,
-  INTENT_STATUSES,
-  type IntentStatus,
-  isHeldForOperator,
-  type MessageStateStore,
-} from "@herald/core";
+import { INTENT_STATUSES, type IntentStatus, type MessageStateStore } from "@herald/core";
 import { type Out, printTable, progress, relativeTime } from "../output.ts";
+import { displayStatus, QUEUE_LEGEND, queueRows } from "./queueRows.ts";
 
 const RETRYABLE: IntentStatus[] = ["failed", "unknown_after_send"];
 const CANCELLABLE: IntentStatus[] = ["pending", "unknown_after_send", "failed"];
 
-function statusOf(i: DurableSendIntent): string {
-  return isHeldForOperator(i) ? "unknown_after_send (held)" : i.status;
-}
-
-/** Prints intents as a table, oldest first, with counts per status above it. */
+/**
+ * Prints intents as a table, oldest first, with counts per status above it and a legend under
+ * it; a live session's intents are grouped under it and edits show as edits (`queueRows`).
+ */
 export async function queueList(
   store: MessageStateStore,
   filter: { status?: string[]; channel?: string; limit?: number },
@@ -40,10 +34,11 @@ export async function queueList(
   });
   const now = Date.now();
   printTable(
-    ["id", "status", "channel", "target", "attempt", "next attempt", "last failure", "text"],
-    intents.map((i) => [
-      i.id,
-      statusOf(i),
+    ["id", "status", "op", "channel", "target", "attempt", "next attempt", "last failure", "text"],
+    queueRows(intents).map(({ intent: i, member, status, op }) => [
+      member ? `└ ${i.id}` : i.id,
+      status,
+      op,
       i.channel,
       `${i.message.target.id}${i.message.target.threadId ? `/${i.message.target.threadId}` : ""}`,
       i.attempt,
@@ -57,6 +52,7 @@ export async function queueList(
     ]),
     out,
   );
+  out.write(`${QUEUE_LEGEND}\n`);
 }
 
 /** Prints one intent in full (message, batch, receipts, failure). */
@@ -68,7 +64,7 @@ export async function queueShow(
 ): Promise<boolean> {
   const intent = await store.getIntent(id);
   if (!intent) return false;
-  out.write(`${redact(JSON.stringify({ ...intent, status: statusOf(intent) }, null, 2))}\n`);
+  out.write(`${redact(JSON.stringify({ ...intent, status: displayStatus(intent) }, null, 2))}\n`);
   return true;
 }
 

@@ -6,7 +6,9 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ConfigError } from "../../config/errors.ts";
+import { loadConfig } from "../../config/load.ts";
 import { type BotHandler, createGateway } from "../../gateway.ts";
+import { httpNotice } from "../../herald.ts";
 import { cliChannels, cliContext } from "../context.ts";
 
 /** Imports the handler module a config names (`export default async (turn) => …`). */
@@ -33,25 +35,61 @@ export async function importHandler(dir: string, path: string): Promise<BotHandl
   return handler as BotHandler;
 }
 
-/** Starts the gateway and keeps running. */
-export async function startCommand(configPath: string | undefined): Promise<void> {
-  const ctx = await cliContext(configPath);
-  const { config, dir } = ctx.loaded;
-  const channels = await cliChannels(ctx);
-  const handler = config.handler ? await importHandler(dir, config.handler) : undefined;
-  const gateway = createGateway({
-    store: ctx.store,
-    channels,
-    ...(handler ? { handler } : {}),
-    http: config.http,
-    logger: ctx.logger,
-    delivery: Object.fromEntries(
-      Object.entries(config.delivery).filter(([, v]) => v !== undefined),
-    ),
-  });
-  gateway.handleSignals();
-  await gateway.start();
-  process.stdout.write(
-    `herald gateway running: ${gateway.url ?? "(no http)"} — ${channels.length} channel(s); Ctrl-C stops\n`,
-  );
+/** The handler of `herald start --echo`: answers every message with its own text. */
+export const echoHandler: BotHandler = async (turn) => {
+  await turn.reply(turn.text);
+};
+
+/** What `herald start` prints when it refuses to run without a handler. */
+export function missingHandlerError(file: string): ConfigError {
+  return new ConfigError(file, [
+    {
+      path: "handler",
+      message: "no bot handler: herald start would receive messages and answer none",
+      fix: 'add "handler": "./bot.mjs" (a module with export default async (turn) => { await turn.reply(...) }), or run herald start --echo to answer every message with its own text',
+    },
+  ]);
+}
+
+/**
+ * Starts the gateway and keeps running.
+ *
+ * @throws ConfigError when the config names no handler and `echo` is off (before opening anything).
+ */
+export async function startCommand(
+  configPath: string | undefined,
+  options: { echo?: boolean; out?: { write(text: string): unknown } } = {},
+): Promise<void> {
+  const out = options.out ?? process.stdout;
+  const loaded = await loadConfig(configPath);
+  if (!loaded.config.handler && !options.echo) throw missingHandlerError(loaded.file);
+  const handler = loaded.config.handler
+    ? await importHandler(loaded.dir, loaded.config.handler)
+    : echoHandler;
+  const ctx = await cliContext(configPath, false, true);
+  const { config } = ctx.loaded;
+  try {
+    const channels = await cliChannels(ctx);
+    const gateway = createGateway({
+      store: ctx.store,
+      channels,
+      handler,
+      http: config.http,
+      logger: ctx.logger,
+      delivery: Object.fromEntries(
+        Object.entries(config.delivery).filter(([, v]) => v !== undefined),
+      ),
+    });
+    gateway.handleSignals();
+    await gateway.start();
+    if (!config.handler)
+      out.write("herald: echo mode (--echo): every message is answered with its own text\n");
+    if (gateway.url) out.write(`${httpNotice(gateway.url)}\n`);
+    out.write(
+      `herald gateway running: ${gateway.url ?? "(no http)"} — ${channels.length} channel(s); Ctrl-C stops\n`,
+    );
+  } catch (error) {
+    await ctx.store.close();
+    throw error;
+  }
 }

@@ -1,0 +1,45 @@
+/**
+ * `herald(config)`: says where its HTTP server listens at start, refuses a second gateway on
+ * its SQLite file, and releases the file when it fails to start.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "./config/errors.ts";
+import { herald } from "./herald.ts";
+import { StoreLockedError } from "./store/storeLock.ts";
+
+const sink = () => {
+  const out = { text: "", write: (s: string) => (out.text += s) };
+  return out;
+};
+
+describe("herald()", () => {
+  it("prints the HTTP address at start (127.0.0.1:8787 unless the config says otherwise)", async () => {
+    const notice = sink();
+    const bot = await herald(
+      { store: { sqlite: { path: ":memory:" } }, http: { host: "127.0.0.1", port: 0 } },
+      { notice },
+    );
+    await bot.start();
+    await bot.stop();
+    expect(notice.text).toMatch(
+      new RegExp(`^herald: HTTP server on ${bot.url ?? "?"} \\(/healthz, /metrics, /webhooks/`),
+    );
+    expect(notice.text).toContain('"http": { "host", "port" }');
+  });
+
+  it("refuses a second gateway on one SQLite file, and frees the file when it fails to start", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "herald-fn-"));
+    const config = { http: { host: "127.0.0.1", port: 0 } };
+    const first = await herald(config, { dir, notice: sink() });
+    await expect(herald(config, { dir })).rejects.toBeInstanceOf(StoreLockedError);
+    await first.stop();
+    await expect(
+      herald({ ...config, channels: [{ plugin: "@herald/no-such-plugin" }] }, { dir }),
+    ).rejects.toBeInstanceOf(ConfigError);
+    const again = await herald(config, { dir, notice: sink() }); // the failed one let go
+    await again.stop();
+  });
+});
