@@ -76,6 +76,8 @@ export interface MessageRuntime extends SendApi, TurnRuntime {
   receive: ReceiveRuntime["receive"];
   /** Registers the bot's inbound handler. */
   onMessage: ReceiveRuntime["onMessage"];
+  /** Sets the handler of typed non-message events (`member_joined`, `message_deleted`, …). */
+  onEvent: ReceiveRuntime["onEvent"];
   /** Inbound payloads that failed to normalize: list, replay, discard. */
   deadLetters: ReceiveRuntime["deadLetters"];
   /** Re-dispatches inbound messages recorded but not finished (runs at `start()` too). */
@@ -169,6 +171,7 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     recoverLive: live.recover,
     receive: (raw, source) => inbound.receive(raw, source),
     onMessage: (handler) => inbound.onMessage(handler),
+    onEvent: (handler) => inbound.onEvent(handler),
     deadLetters: inbound.deadLetters,
     recoverInbound: (opts) => inbound.recover({ channels: adapters.channels(), ...opts }),
     adapter: (channel, accountId) => adapters.find(channel, accountId),

@@ -9,9 +9,11 @@ import {
   ActivityLogForwarder,
   type ActivityLogOptions,
   createMessageRuntime,
-  createWatermarkTracker,
+  createReceiverSinkFor,
   type DeliveryOptions,
   type HeraldLogger,
+  type InboundEvent,
+  type InboundEventType,
   type MessageRuntime,
   type MessageStateStore,
   type ReceiveOutcome,
@@ -26,6 +28,14 @@ import type { LoadedChannel } from "./plugins/loadPlugins.ts";
 
 /** The bot: called once per inbound message. Throwing lets the message be redelivered. */
 export type BotHandler = (turn: BotTurn) => void | Promise<void>;
+
+/**
+ * Handles one typed non-message event (`member_joined`, `message_deleted`, …), once per event
+ * (deduped). Throwing lets the event be redelivered.
+ */
+export type BotEventHandler<T extends InboundEventType = InboundEventType> = (
+  event: InboundEvent & { type: T },
+) => void | Promise<void>;
 
 /** Options of {@link createGateway}. */
 export type GatewayOptions = {
@@ -53,6 +63,12 @@ export type Gateway = {
   readonly url: string | undefined;
   /** Registers the bot handler (replaces an earlier one). */
   onMessage(handler: BotHandler): void;
+  /**
+   * Subscribes to a typed non-message event (`member_joined`, `member_left`,
+   * `message_deleted`, `message_edited`, `reaction_added`, `reaction_removed`). Several handlers
+   * per type run in order. @returns a function removing the handler.
+   */
+  onEvent<T extends InboundEventType>(type: T, handler: BotEventHandler<T>): () => void;
   /** Starts delivery (with recovery), receivers and the HTTP server. */
   start(): Promise<void>;
   /** Stops accepting, finishes in-flight sends (up to `drainMs`), releases leases. */
@@ -65,6 +81,7 @@ export type Gateway = {
 export function createGateway(options: GatewayOptions): Gateway {
   const logger = options.logger ?? silentLogger;
   let handler = options.handler;
+  const eventHandlers = new Map<InboundEventType, Set<BotEventHandler>>();
   const runtime: MessageRuntime = createMessageRuntime({
     store: options.store,
     // One adapter per (channel, account): two bots of one platform never share a client.
@@ -79,6 +96,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         await runtime.turn({ input: ctx.input, signal: ctx.signal }, (turn) =>
           bot(createBotTurn(runtime, ctx, turn)),
         );
+      },
+      eventHandler: async (event) => {
+        for (const fn of eventHandlers.get(event.type) ?? []) await fn(event);
       },
     },
   });
@@ -102,26 +122,23 @@ export function createGateway(options: GatewayOptions): Gateway {
   const countOutcome = (channel: string, outcome: ReceiveOutcome) => {
     metrics.inbound.inc({ channel, outcome: outcome.status });
     if (outcome.status === "duplicate") metrics.dedupeHits.inc({ channel });
+    if (outcome.status === "ignored") metrics.ignored.inc({ channel, reason: outcome.reason });
   };
 
   const receivers = new Map<string, ChannelReceiver>();
   for (const c of options.channels) {
     if (!c.plugin.createReceiver) continue;
     const channel = c.plugin.id;
-    const sink: ChannelReceiverSink = {
-      receive(raw, source) {
-        const ticket = runtime.receive(raw, { ...source, channel, accountId: c.account });
-        void ticket.done.then((o) => countOutcome(channel, o));
-        return ticket;
-      },
-      watermark: (source) =>
-        createWatermarkTracker({
-          store: options.store,
-          key: { channel, accountId: c.account, ...(source ? { source } : {}) },
-          logger: c.deps.logger,
-        }),
+    const sink: ChannelReceiverSink = createReceiverSinkFor({
+      receive: (raw, source) => runtime.receive(raw, source),
+      store: options.store,
+      channel,
+      accountId: c.account,
       logger: c.deps.logger,
-    };
+      onOutcome: (outcome) => countOutcome(channel, outcome),
+      onWatermarkRestart: (r) =>
+        metrics.watermarkRestarts.inc({ channel, account: r.key.accountId ?? "" }),
+    });
     receivers.set(`${channel}/${c.account}`, c.plugin.createReceiver(c.config, sink, c.deps));
   }
 
@@ -135,6 +152,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     onMessage(h) {
       handler = h;
+    },
+    onEvent(type, fn) {
+      const set = eventHandlers.get(type) ?? new Set<BotEventHandler>();
+      eventHandlers.set(type, set);
+      const added = fn as BotEventHandler;
+      set.add(added);
+      return () => set.delete(added);
     },
     async start() {
       await runtime.start();

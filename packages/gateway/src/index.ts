@@ -9,7 +9,13 @@ export type { BotTurn, ReplyOptions } from "./bot/BotTurn.ts";
 export { ConfigError, type ConfigIssue } from "./config/errors.ts";
 export { CONFIG_FILE_NAMES, type LoadedConfig, loadConfig, parseConfig } from "./config/load.ts";
 export { type HeraldConfig, heraldConfigSchema } from "./config/schema.ts";
-export { type BotHandler, createGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
+export {
+  type BotEventHandler,
+  type BotHandler,
+  createGateway,
+  type Gateway,
+  type GatewayOptions,
+} from "./gateway.ts";
 export { type HeraldConfigInput, herald } from "./herald.ts";
 export { GatewayMetrics } from "./http/metrics.ts";
 export { createHttpApp } from "./http/server.ts";

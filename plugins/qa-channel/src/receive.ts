@@ -6,9 +6,10 @@
  * @module
  */
 import {
-  type ChannelMessage,
   type MessageEventClass,
   type MessageReceiveAdapter,
+  type MessageTarget,
+  type NormalizeResult,
   parseInbound,
   z,
 } from "@herald/plugin-sdk/channel-message";
@@ -17,14 +18,24 @@ import { type QaWireEvent, qaEventSchema } from "./wire.ts";
 /** The channel id of the QA channel. */
 export const QA_CHANNEL_ID = "qa";
 
-/** Events that carry a message for the bot; `message.deleted` is not one. */
+/** Events that carry a message for the bot (`message.deleted` becomes a typed event). */
 export const qaInboundEventSchema = qaEventSchema.extend({
   type: z.enum(["message.created", "message.edited"]),
 });
 
-/** Whether a stream event goes to herald's receive lifecycle. */
+/** Whether a stream event is a message (created or edited) rather than another event. */
 export function isInboundEvent(event: QaWireEvent): boolean {
   return event.type === "message.created" || event.type === "message.edited";
+}
+
+function targetOf(m: QaWireEvent["message"]): MessageTarget {
+  const kind = m.chat_type === "direct" ? "direct" : m.thread_id ? "thread" : "group";
+  return {
+    kind,
+    id: m.chat_id,
+    ...(m.thread_id !== undefined ? { threadId: m.thread_id } : {}),
+    ...(kind === "thread" ? { parentId: m.chat_id } : {}),
+  };
 }
 
 /**
@@ -34,20 +45,29 @@ export function isInboundEvent(event: QaWireEvent): boolean {
  */
 export function createReceive(botId: string): MessageReceiveAdapter {
   return {
-    normalize(raw, ctx): ChannelMessage {
+    normalize(raw, ctx): NormalizeResult {
+      const type = (raw as { type?: unknown } | null)?.type;
+      if (type === "message.deleted") {
+        const event = parseInbound(qaEventSchema, raw, QA_CHANNEL_ID);
+        return {
+          kind: "event",
+          type: "message_deleted",
+          id: `deleted:${event.message.id}`,
+          channel: QA_CHANNEL_ID,
+          ...(ctx.accountId !== undefined ? { accountId: ctx.accountId } : {}),
+          target: targetOf(event.message),
+          platformMessageId: event.message.id,
+          raw,
+        };
+      }
       const event = parseInbound(qaInboundEventSchema, raw, QA_CHANNEL_ID);
       const m = event.message;
-      const kind = m.chat_type === "direct" ? "direct" : m.thread_id ? "thread" : "group";
+      const target = targetOf(m);
       return {
         id: `qa:${m.id}${event.type === "message.edited" ? `:edit:${m.edited_at ?? event.seq}` : ""}`,
         channel: QA_CHANNEL_ID,
         direction: "inbound",
-        target: {
-          kind,
-          id: m.chat_id,
-          ...(m.thread_id !== undefined ? { threadId: m.thread_id } : {}),
-          ...(kind === "thread" ? { parentId: m.chat_id } : {}),
-        },
+        target,
         sender: {
           id: m.author.id,
           isBot: m.author.is_bot,

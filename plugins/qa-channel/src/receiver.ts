@@ -13,7 +13,6 @@ import type {
   WatermarkTracker,
 } from "@herald/plugin-sdk/channel-message";
 import type { QaClient } from "./client.ts";
-import { isInboundEvent } from "./receive.ts";
 
 /** Options of {@link createQaReceiver}. */
 export type QaReceiverOptions = {
@@ -45,11 +44,6 @@ export function createQaReceiver(
         const events = client.events(cursor, signal, connected);
         for await (const event of events) {
           cursor = Math.max(cursor, event.seq);
-          if (!isInboundEvent(event)) {
-            tracker.begin(event.seq);
-            void tracker.complete(event.seq).catch(() => {});
-            continue;
-          }
           const ticket = sink.receive(event);
           tracker.track(event.seq, ticket.ack).catch((error: unknown) => {
             sink.logger.warn({ err: error, seq: event.seq }, "qa: watermark not written");
@@ -80,7 +74,8 @@ export function createQaReceiver(
       if (loop) return;
       controller = new AbortController();
       const tracker = sink.watermark("events");
-      const since = (await tracker.load()) ?? 0;
+      await tracker.load();
+      const since = Number(tracker.resumeAfter() ?? 0n);
       await new Promise<void>((resolve) => {
         loop = run(tracker, since, (controller as AbortController).signal, resolve);
       });

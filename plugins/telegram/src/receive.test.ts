@@ -1,3 +1,4 @@
+import type { ChannelMessage } from "@herald/plugin-sdk/channel-message";
 import { ReceiveValidationError } from "@herald/plugin-sdk/channel-message";
 import { describe, expect, it } from "vitest";
 import { createTelegramApi } from "./client.ts";
@@ -23,7 +24,8 @@ const adapter = createReceive(
   ledger,
 );
 const ctx = { channel: "telegram", accountId: "main", receivedAt: 1_700_000_000_000 };
-const normalize = (raw: unknown) => adapter.normalize(raw, ctx);
+const normalizeAny = (raw: unknown) => adapter.normalize(raw, ctx);
+const normalize = async (raw: unknown) => (await normalizeAny(raw)) as ChannelMessage;
 const classify = async (raw: unknown) => adapter.classify?.(await normalize(raw), raw);
 
 describe("normalizing Bot API updates", () => {
@@ -162,7 +164,53 @@ describe("normalizing Bot API updates", () => {
     const error = await Promise.resolve(normalize(broken)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReceiveValidationError);
     expect((error as ReceiveValidationError).message).toContain("message.chat.id");
-    await expect(normalize({ update_id: 5, poll: {} })).rejects.toThrow(/expected one of message/);
+    await expect(normalize({ update_id: 5, message: {} })).rejects.toThrow(/message\./);
+  });
+
+  it("answers update kinds herald does not handle and service messages with ignore(reason), never a silent drop", async () => {
+    expect(await normalizeAny({ update_id: 5, poll: {} })).toEqual({
+      kind: "ignore",
+      reason: "unsupported_update",
+      detail: "poll",
+    });
+    expect(
+      await normalizeAny({
+        update_id: 6,
+        message: { message_id: 9, date: 1, chat: { id: -5, type: "group" }, pinned_message: {} },
+      }),
+    ).toEqual({ kind: "ignore", reason: "service_message", detail: "message.pinned_message" });
+  });
+
+  it("turns new_chat_members / left_chat_member into member_joined / member_left events", async () => {
+    const chat = { id: -100, type: "supergroup", title: "team" };
+    const bob = { id: 77, is_bot: false, first_name: "Bob" };
+    expect(
+      await normalizeAny({
+        update_id: 7,
+        message: { message_id: 3, date: 1_700_000_000, chat, from: bob, new_chat_members: [bob] },
+      }),
+    ).toMatchObject({
+      kind: "event",
+      type: "member_joined",
+      id: "member_joined:-100:3",
+      accountId: "main",
+      target: { kind: "group", id: "-100" },
+      members: [{ id: "77", displayName: "Bob" }],
+      timestamp: 1_700_000_000_000,
+    });
+    expect(
+      await normalizeAny({
+        update_id: 8,
+        message: { message_id: 4, date: 1, chat, from: bob, left_chat_member: bob },
+      }),
+    ).toMatchObject({ kind: "event", type: "member_left", members: [{ id: "77" }] });
+    // A malformed membership message is dead-lettered with its path, not ignored.
+    await expect(
+      normalizeAny({
+        update_id: 9,
+        message: { message_id: 5, date: 1, chat, new_chat_members: [{ id: "x" }] },
+      }),
+    ).rejects.toThrow(/new_chat_members/);
   });
 
   it("skips service messages and unhandled update kinds, but lets malformed ones through to be dead-lettered", () => {

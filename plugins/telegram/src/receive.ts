@@ -24,12 +24,16 @@ import {
   type MessageEventClass,
   type MessageReceiveAdapter,
   type MessageTarget,
+  type NormalizeResult,
   parseInbound,
 } from "@herald/plugin-sdk/channel-message";
 import type { Api } from "grammy";
 import type { OutboundLedger } from "./ledger.ts";
 import { messageRef } from "./send.ts";
+import { serviceUpdate } from "./service.ts";
+import { targetOf } from "./target.ts";
 import {
+  isInboundUpdate,
   kindOf,
   type TelegramMessage,
   type TelegramUpdate,
@@ -63,22 +67,6 @@ export class BotIdentity {
     );
     return this.#username;
   }
-}
-
-function targetOf(m: {
-  chat: TelegramMessage["chat"];
-  message_thread_id?: number | undefined;
-  is_topic_message?: boolean | undefined;
-}): MessageTarget {
-  const id = String(m.chat.id);
-  const label = m.chat.title ?? m.chat.username ?? m.chat.first_name;
-  const base = label ? { id, label } : { id };
-  if (m.chat.type === "private") return { kind: "direct", ...base };
-  if (m.chat.type === "channel") return { kind: "channel", ...base };
-  if (m.is_topic_message && m.message_thread_id !== undefined) {
-    return { kind: "thread", ...base, parentId: id, threadId: String(m.message_thread_id) };
-  }
-  return { kind: "group", ...base };
 }
 
 function nameOf(u: {
@@ -220,7 +208,9 @@ export function createReceive(
   ledger: OutboundLedger,
 ): MessageReceiveAdapter {
   return {
-    async normalize(raw, ctx): Promise<ChannelMessage> {
+    async normalize(raw, ctx): Promise<NormalizeResult> {
+      if (raw && typeof raw === "object" && !isInboundUpdate(raw))
+        return serviceUpdate(raw, ctx.accountId);
       const update = parseInbound(updateSchema, raw, TELEGRAM_CHANNEL_ID);
       const kind = kindOf(update) as UpdateKind;
       const message =

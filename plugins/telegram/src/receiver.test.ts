@@ -45,7 +45,41 @@ describe("polling receiver", () => {
     expect(b.handled).toHaveLength(2);
   });
 
-  it("skips service messages and update kinds it does not handle, and confirms them", async () => {
+  it("follows Telegram's id sequence when it restarts lower after a week idle (H14-10): nothing is dropped", async () => {
+    const b = await openBench();
+    const { chat } = b.dm();
+    const key = { channel: "telegram", accountId: "main", source: "updates" };
+    await b.store.setWatermark(key, "1000"); // a bot that ran a while ago
+    await b.startReceiver();
+    const queue = b.fake.queue();
+    queue.restartSequence(37);
+    b.fake.userPost({ chat: chat.id, text: "after a quiet week" }); // update_id 37
+    await eventually(
+      () => b.handled.map((h) => h.input.body?.markdown),
+      (t) => t.includes("after a quiet week"),
+      { what: "the update below the watermark to be processed" },
+    );
+    await eventually(
+      () => b.store.getWatermark(key),
+      (w) => w === "37",
+      { what: "the watermark to follow the new sequence" },
+    );
+    expect(
+      b.logLines.some((l) => l.includes('"level":"warn"') && l.includes("sequence restarted")),
+    ).toBe(true);
+    b.fake.userPost({ chat: chat.id, text: "and the next one" }); // 38
+    await eventually(
+      () => queue.confirmedBelow,
+      (n) => n > 38,
+      { what: "38 confirmed" },
+    );
+    expect(b.handled.map((h) => h.input.body?.markdown)).toEqual([
+      "after a quiet week",
+      "and the next one",
+    ]);
+  });
+
+  it("hands service messages and update kinds it does not handle to herald (ignored and counted), and confirms them", async () => {
     const b = await openBench();
     const { chat } = b.dm();
     await b.startReceiver();
@@ -65,6 +99,10 @@ describe("polling receiver", () => {
       { what: "everything confirmed" },
     );
     expect(b.handled.map((h) => h.input.body?.markdown)).toEqual(["real"]);
+    expect(b.outcomes.filter((o) => o.status === "ignored")).toEqual([
+      { status: "ignored", reason: "unsupported_update", detail: "my_chat_member" },
+      { status: "ignored", reason: "service_message", detail: "message.pinned_message" },
+    ]);
   });
 
   it("dead-letters a malformed update with its field path and confirms it", async () => {

@@ -26,7 +26,7 @@ import type { Api } from "grammy";
 import { grammySignal } from "./client.ts";
 import { TELEGRAM_ALLOWED_UPDATES, type TelegramPollingConfig } from "./config.ts";
 import { TelegramApiError } from "./errors.ts";
-import { isInboundUpdate, kindOf, updateIdOf } from "./updates.ts";
+import { kindOf, updateIdOf } from "./updates.ts";
 
 /** Most time between two `getUpdates` after failures, in ms. */
 const MAX_RETRY_DELAY_MS = 30_000;
@@ -74,14 +74,14 @@ export function createPollingReceiver(options: PollingReceiverOptions): ChannelR
       });
 
     while (!signal.aborted) {
-      const safe = tracker.safeId();
-      for (const id of handed) if (safe !== undefined && id <= safe) handed.delete(id);
+      const after = tracker.resumeAfter();
+      for (const id of handed) if (after !== undefined && BigInt(id) <= after) handed.delete(id);
       const pinned = tracker.pending().length > 0;
       let updates: unknown[];
       try {
         updates = await api.getUpdates(
           {
-            ...(safe !== undefined ? { offset: safe + 1 } : {}),
+            ...(after !== undefined ? { offset: Number(after) + 1 } : {}),
             limit: config.limit,
             timeout: pinned ? 0 : config.pollTimeoutSeconds,
             allowed_updates: [...TELEGRAM_ALLOWED_UPDATES],
@@ -102,22 +102,31 @@ export function createPollingReceiver(options: PollingReceiverOptions): ChannelR
         continue;
       }
       delayMs = config.retryDelayMs;
+      // Everything Telegram hands over goes to herald (dedupe stops replays): an id at or below
+      // the offset asked for means the id sequence restarted, and the watermark follows it.
+      // Only updates already handed over in this process and still unfinished are not re-sent.
+      const restarted = updates.some((u) => {
+        const id = updateIdOf(u);
+        return id !== undefined && after !== undefined && BigInt(id) <= after;
+      });
+      if (restarted) handed.clear(); // ids of the old sequence
       const fresh = updates.filter((u) => {
         const id = updateIdOf(u);
-        return id !== undefined && !handed.has(id) && (safe === undefined || id > safe);
+        return id === undefined || !handed.has(id);
       });
       // Every update of the batch is begun before any completes: none can be passed over.
-      for (const u of fresh) tracker.begin(updateIdOf(u) as number);
       for (const u of fresh) {
-        const id = updateIdOf(u) as number;
-        handed.add(id);
-        if (!isInboundUpdate(u)) {
-          tracker.complete(id).catch((error: unknown) => {
-            sink.logger.warn({ err: error, updateId: id }, "telegram: watermark not written");
-          });
+        const id = updateIdOf(u);
+        if (id !== undefined) tracker.begin(id);
+      }
+      for (const u of fresh) {
+        const id = updateIdOf(u);
+        const ticket = sink.receive(u);
+        if (id === undefined) {
+          sink.logger.warn({}, "telegram: update without an integer update_id (dead-lettered)");
           continue;
         }
-        const ticket = sink.receive(u);
+        handed.add(id);
         tracker.track(id, ticket.ack).catch((error: unknown) => {
           sink.logger.warn({ err: error, updateId: id }, "telegram: watermark not written");
         });

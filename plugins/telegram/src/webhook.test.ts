@@ -108,7 +108,7 @@ describe("C08 · webhook with a slow handler", () => {
     ).toBeUndefined();
   });
 
-  it("dead-letters a body that is not JSON (authenticated), and answers updates it does not handle without recording", async () => {
+  it("dead-letters a body that is not JSON (authenticated), and answers updates it does not handle as ignored (counted), not dropped", async () => {
     const b = await openBench({ config: webhookConfig });
     const receiver = await b.startReceiver();
     const webhook = receiver.webhook?.bind(receiver) as (r: Request) => Promise<Response>;
@@ -117,6 +117,17 @@ describe("C08 · webhook with a slow handler", () => {
     const letters = await b.runtime.deadLetters.list();
     expect(letters).toHaveLength(1);
     expect(letters[0]?.raw).toBe("{not json");
+    await eventually(
+      () => b.outcomes.filter((o) => o.status === "ignored"),
+      (o) => o.length === 1,
+      { what: "the ignored outcome" },
+    );
+    expect(b.outcomes).toContainEqual({
+      status: "ignored",
+      reason: "unsupported_update",
+      detail: "my_chat_member",
+    });
+    expect(b.logLines.some((l) => l.includes("inbound event ignored"))).toBe(true);
   });
 
   it("registers the webhook with its secret token at start when publicUrl is set", async () => {

@@ -16,7 +16,6 @@ import type { ChannelReceiver, ChannelReceiverSink } from "@herald/plugin-sdk/ch
 import type { Api } from "grammy";
 import { TELEGRAM_ALLOWED_UPDATES, type TelegramWebhookConfig } from "./config.ts";
 import { answerCallback } from "./receiver.ts";
-import { isInboundUpdate } from "./updates.ts";
 
 /** The header Telegram carries the webhook's `secret_token` in. */
 export const SECRET_TOKEN_HEADER = "x-telegram-bot-api-secret-token";
@@ -79,9 +78,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): ChannelR
       } catch {
         update = text; // not JSON: dead-lettered as received
       }
-      if (typeof update === "object" && update !== null && !isInboundUpdate(update)) {
-        return empty(200); // an update kind herald does not handle
-      }
+      // Every update goes to herald: kinds it does not handle are answered `ignore` by
+      // normalize (logged and counted), never dropped here.
       const ticket = sink.receive(update, {
         ackPolicy: { kind: "immediate", reason: "webhook-timeout" },
       });

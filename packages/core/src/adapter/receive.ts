@@ -6,8 +6,69 @@
  *
  * @module
  */
-import type { ChannelMessage } from "../message/message.ts";
+import type { ChannelMessage, MessageActor, MessageTarget } from "../message/message.ts";
 import type { ReceiveAckPolicy } from "../message/policy.ts";
+
+/**
+ * `normalize`'s answer for a platform event that is deliberately not processed (a service
+ * message, an update kind the bot does not handle). Core logs it and counts it (outcome
+ * `ignored`, with the reason) and acks it; it is never dead-lettered and never silent.
+ * Build it with `ignore(reason)`.
+ */
+export type InboundIgnore = {
+  kind: "ignore";
+  /** Why, in a few words; a metric label, so keep it to a small fixed set per adapter. */
+  reason: string;
+  /** Free text for the log line (e.g. the update kind). */
+  detail?: string;
+};
+
+/** The non-message events a channel can report (DESIGN §5). */
+export type InboundEventType =
+  | "member_joined"
+  | "member_left"
+  | "message_deleted"
+  | "message_edited"
+  | "reaction_added"
+  | "reaction_removed";
+
+/**
+ * A typed non-message event from `normalize` (membership, deletes, edits, reactions). Core
+ * dedupes it by `id`, hands it to the handlers subscribed to its `type` (gateway
+ * `bot.onEvent(type, fn)`), and acks it; a throwing handler releases the dedupe lease so a
+ * redelivery runs again. It never starts a turn.
+ */
+export type InboundEvent = {
+  kind: "event";
+  type: InboundEventType;
+  /**
+   * The dedupe identity of the event, unique per channel and account and the same on every
+   * redelivery, e.g. `member_joined:${chat}:${user}:${date}`.
+   */
+  id: string;
+  /** Channel id (the adapter's). */
+  channel: string;
+  accountId?: string;
+  /** Where it happened. */
+  target: MessageTarget;
+  /** Who did it (the remover, the editor, the reacting user), when known. */
+  actor?: MessageActor;
+  /** `member_joined` / `member_left`: who joined or left. */
+  members?: MessageActor[];
+  /** The message concerned (deleted, edited, reacted to), as its platform id. */
+  platformMessageId?: string;
+  /** `message_edited`: the message as it reads now. */
+  message?: ChannelMessage;
+  /** `reaction_added` / `reaction_removed`: the reaction (emoji or its name). */
+  reaction?: string;
+  /** Epoch milliseconds. */
+  timestamp?: number;
+  /** The platform payload; must be JSON-serializable. */
+  raw?: unknown;
+};
+
+/** What `normalize` returns: a message, a typed event, or an explicit ignore. */
+export type NormalizeResult = ChannelMessage | InboundEvent | InboundIgnore;
 
 /** What core hands {@link MessageReceiveAdapter.normalize} besides the raw payload. */
 export type MessageNormalizeContext = {
@@ -57,12 +118,14 @@ export type MessagePreflightResult = { action: "accept" } | { action: "drop"; re
 export type MessageReceiveAdapter<TRaw = unknown> = {
   /**
    * Validates and converts one raw platform event into an inbound {@link ChannelMessage}
-   * (`direction: "inbound"`, `channel` = the adapter's id, `platformMessageId` set).
+   * (`direction: "inbound"`, `channel` = the adapter's id, `platformMessageId` set), a typed
+   * {@link InboundEvent} (`member_joined`, `message_deleted`, …), or `ignore(reason)` for an
+   * event the bot does not process (logged and counted, never dead-lettered).
    *
    * @throws `ReceiveValidationError` (use `parseInbound(schema, raw, channel)`) naming the
    * field path, e.g. `message.chat.id`; core dead-letters the raw payload.
    */
-  normalize(raw: TRaw, ctx: MessageNormalizeContext): ChannelMessage | Promise<ChannelMessage>;
+  normalize(raw: TRaw, ctx: MessageNormalizeContext): NormalizeResult | Promise<NormalizeResult>;
   /**
    * Computes the event class. Without it core derives one from the message: `sender.isBot`,
    * `target.kind !== "direct"`, `mentions.self`, event type `"message"`.

@@ -20,6 +20,7 @@ import { DedupeLeases } from "./DedupeLeases.ts";
 import { type DispatchDeps, dispatchRecorded } from "./dispatch.ts";
 import { asError, describeError } from "./errorInfo.ts";
 import { DeadLetterNotFoundError } from "./errors.ts";
+import { type EventDeps, processEvent } from "./events.ts";
 import { appendRecord } from "./inbox.ts";
 import { type InFlightEntry, InFlightRegistry, RecentEventClasses } from "./inflight.ts";
 import { type AcceptedInput, deadLetterError, intake } from "./intake.ts";
@@ -29,6 +30,7 @@ import { type PreflightPolicy, preflight } from "./preflight.ts";
 import { recoverInbox } from "./recover.ts";
 import type {
   ReceiveDeadLetters,
+  ReceiveEventHandler,
   ReceiveHandler,
   ReceiveOutcome,
   ReceiveRecoverReport,
@@ -77,7 +79,9 @@ class DurableReceiveRuntime implements ReceiveRuntime {
   readonly #inflight = new InFlightRegistry();
   readonly #recent = new RecentEventClasses();
   readonly #running = new Set<Promise<unknown>>();
+  readonly #eventDeps: EventDeps;
   #handler: ReceiveHandler | undefined;
+  #eventHandler: ReceiveEventHandler | undefined;
 
   constructor(deps: ReceiveRuntimeDeps, options: ReceiveRuntimeOptions) {
     this.#deps = deps;
@@ -85,6 +89,7 @@ class DurableReceiveRuntime implements ReceiveRuntime {
     this.#clock = deps.clock ?? Date.now;
     this.#log = (deps.logger ?? silentLogger).child({ lifecycle: "receive" });
     this.#handler = options.handler;
+    this.#eventHandler = options.eventHandler;
     this.#maxAttempts = options.maxAttempts ?? 5;
     this.#ackPolicy = options.ackPolicy ?? DEFAULT_ACK;
     this.instanceId = options.instanceId ?? `receive-${randomUUID()}`;
@@ -102,6 +107,12 @@ class DurableReceiveRuntime implements ReceiveRuntime {
       clock: this.#clock,
       log: this.#log,
       handler: () => this.#handler,
+    };
+    this.#eventDeps = {
+      leases: this.#leases,
+      log: this.#log,
+      clock: this.#clock,
+      handler: () => this.#eventHandler,
     };
     this.#policy = {
       allowBots: options.allowBots ?? false,
@@ -122,10 +133,15 @@ class DurableReceiveRuntime implements ReceiveRuntime {
     this.#handler = handler;
   }
 
+  onEvent(handler: ReceiveEventHandler): void {
+    this.#eventHandler = handler;
+  }
+
   receive(raw: unknown, source: ReceiveSource): ReceiveTicket {
     if (typeof source?.channel !== "string" || source.channel.length === 0)
       throw new TypeError("receive(raw, source): source.channel must be a non-empty string");
     const ack = new AckGate();
+    if (source.ackDeadlineMs !== undefined) ack.deadline(source.ackDeadlineMs);
     const done = this.#track(this.#settle(ack, this.#receive(raw, source, ack, undefined)));
     return { ack: ack.promise, done };
   }
@@ -180,6 +196,29 @@ class DurableReceiveRuntime implements ReceiveRuntime {
     if (input.kind === "dropped") {
       this.#log.debug({ channel: source.channel, reason: input.reason }, "own echo dropped");
       return { status: "dropped", reason: input.reason, message: input.message };
+    }
+    if (input.kind === "ignored") {
+      this.#log.info(
+        {
+          channel: source.channel,
+          accountId: source.accountId,
+          reason: input.reason,
+          detail: input.detail,
+        },
+        "inbound event ignored by the adapter",
+      );
+      return {
+        status: "ignored",
+        reason: input.reason,
+        ...(input.detail === undefined ? {} : { detail: input.detail }),
+      };
+    }
+    if (input.kind === "event") {
+      try {
+        return await processEvent(input, source.ackPolicy, ack, this.#eventDeps);
+      } catch (error) {
+        return { status: "failed", error: asError(error), acked: ack.answered, recorded: false };
+      }
     }
     return this.#admit(input, source, ack);
   }

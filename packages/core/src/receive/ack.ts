@@ -56,9 +56,21 @@ export class AckGate {
     this.#give({ kind: "accept" });
   }
 
+  /**
+   * Answers `retry` (reason `deadline`) if nothing was answered within `ms` — for platforms
+   * that give up on a slow answer (Slack: 3 s). Processing goes on; the redelivery is parked
+   * behind it by dedupe and answered once it is done.
+   */
+  deadline(ms: number): void {
+    if (this.#settled || !(ms >= 0)) return;
+    const timer = setTimeout(() => this.retry("deadline"), ms);
+    timer.unref?.();
+    void this.promise.then(() => clearTimeout(timer));
+  }
+
   /** Asks the platform to redeliver, unless it was already answered. */
   retry(
-    reason: "in_flight_elsewhere" | "failed" | "store_unavailable",
+    reason: "in_flight_elsewhere" | "failed" | "store_unavailable" | "deadline",
     retryAfterMs?: number,
   ): void {
     this.#give(

@@ -5,13 +5,28 @@
  * @module
  */
 export type * from "../adapter/receive.ts";
+export {
+  type CursorBatch,
+  type CursorItem,
+  type CursorTracker,
+  type CursorTrackerOptions,
+  createCursorTracker,
+} from "./cursor.ts";
 export * from "./errors.ts";
 export type { LoopGuardOptions } from "./LoopGuard.ts";
 export { createReceiveRuntime } from "./ReceiveRuntime.ts";
+export {
+  createReceiverSinkFor,
+  type ReceiverSink,
+  type ReceiverSinkOptions,
+} from "./sink.ts";
 export type * from "./types.ts";
-export { joinIssuePath, parseInbound } from "./validate.ts";
+export { ignore, joinIssuePath, parseInbound } from "./validate.ts";
 export {
   createWatermarkTracker,
+  parseWatermarkId,
+  type WatermarkId,
+  type WatermarkRestart,
   type WatermarkTracker,
   type WatermarkTrackerOptions,
 } from "./watermark.ts";

@@ -5,7 +5,12 @@
  *
  * @module
  */
-import type { MessageEventClass, MessageReceiveAdapter } from "../adapter/receive.ts";
+import type {
+  InboundEvent,
+  MessageEventClass,
+  MessageReceiveAdapter,
+  NormalizeResult,
+} from "../adapter/receive.ts";
 import { HeraldError } from "../errors.ts";
 import { failpoint } from "../failpoint.ts";
 import type { ChannelMessage } from "../message/message.ts";
@@ -21,7 +26,7 @@ import {
   UnknownChannelError,
 } from "./errors.ts";
 import type { ReceiveAdapterLookup, ReceiveChannelAdapter, ReceiveSource } from "./types.ts";
-import { assertInboundMessage } from "./validate.ts";
+import { assertInboundEvent, assertInboundMessage } from "./validate.ts";
 
 /** A message that passed intake, ready for dedupe. */
 export type AcceptedInput = {
@@ -35,9 +40,14 @@ export type AcceptedInput = {
   raw: unknown;
 };
 
+/** A typed non-message event that passed intake, ready for dedupe. */
+export type AcceptedEvent = { kind: "event"; event: InboundEvent; key: DedupeKey; raw: unknown };
+
 /** What intake decided. */
 export type IntakeResult =
   | AcceptedInput
+  | AcceptedEvent
+  | { kind: "ignored"; reason: string; detail?: string }
   | { kind: "invalid"; error: HeraldError }
   | { kind: "dropped"; reason: "herald_echo" | "self"; message: ChannelMessage };
 
@@ -70,11 +80,31 @@ export async function intake(
 
   let message: ChannelMessage;
   try {
-    const normalized = await adapter.normalize(raw, {
+    const normalized: NormalizeResult = await adapter.normalize(raw, {
       channel: source.channel,
       ...(source.accountId === undefined ? {} : { accountId: source.accountId }),
       receivedAt,
     });
+    const tag = (normalized as { kind?: unknown } | null)?.kind;
+    if (tag === "ignore") {
+      const ignored = normalized as { reason?: unknown; detail?: unknown };
+      return {
+        kind: "ignored",
+        reason: typeof ignored.reason === "string" ? ignored.reason : "unspecified",
+        ...(typeof ignored.detail === "string" ? { detail: ignored.detail } : {}),
+      };
+    }
+    if (tag === "event") {
+      let event = assertInboundEvent(normalized, source.channel);
+      if (event.accountId === undefined && source.accountId !== undefined)
+        event = { ...event, accountId: source.accountId };
+      const key: DedupeKey = {
+        channel: source.channel,
+        ...(event.accountId === undefined ? {} : { accountId: event.accountId }),
+        eventId: `event:${event.id}`,
+      };
+      return { kind: "event", event, key, raw };
+    }
     message = assertInboundMessage(normalized, source.channel);
   } catch (error) {
     return { kind: "invalid", error: asReceiveError(source.channel, "normalize", error) };

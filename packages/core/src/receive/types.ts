@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { MessageEventClass } from "../adapter/receive.ts";
+import type { InboundEvent, MessageEventClass } from "../adapter/receive.ts";
 import type { ChannelMessageAdapter } from "../adapter/types.ts";
 import type { HeraldLogger } from "../logger.ts";
 import type { ChannelMessage } from "../message/message.ts";
@@ -45,6 +45,13 @@ export type ReceiveSource = {
   ackPolicy?: ReceiveAckPolicy;
   /** Epoch ms when the receiver got the event. @defaultValue `clock()` */
   receivedAt?: number;
+  /**
+   * The platform's deadline for an answer, in ms from now (Slack Events API: 3 000). If the ack
+   * has not settled by then it resolves `retry` with reason `deadline` rather than letting the
+   * platform time out; processing continues and the redelivery is answered by dedupe.
+   * @defaultValue none (wait for the ack policy's point)
+   */
+  ackDeadlineMs?: number;
 };
 
 /**
@@ -58,7 +65,7 @@ export type ReceiveAckSignal =
   | { kind: "accept" }
   | {
       kind: "retry";
-      reason: "in_flight_elsewhere" | "failed" | "store_unavailable";
+      reason: "in_flight_elsewhere" | "failed" | "store_unavailable" | "deadline";
       retryAfterMs?: number;
     }
   | { kind: "manual" };
@@ -76,6 +83,10 @@ export type ReceiveDropReason =
 export type ReceiveOutcome =
   | { status: "processed"; key: DedupeKey; message: ChannelMessage; event: MessageEventClass }
   | { status: "duplicate"; key: DedupeKey }
+  /** `normalize` answered `ignore(reason)`: logged, counted, acked. */
+  | { status: "ignored"; reason: string; detail?: string }
+  /** A typed non-message event, handed to the event handler. */
+  | { status: "event"; key: DedupeKey; event: InboundEvent }
   | {
       status: "dropped";
       reason: ReceiveDropReason;
@@ -144,10 +155,28 @@ export type MessageReceiveContext = {
 /** The bot code that processes one inbound message. Throwing releases the dedupe lease. */
 export type ReceiveHandler = (ctx: MessageReceiveContext) => void | Promise<void>;
 
+/** What an {@link ReceiveEventHandler} gets besides the event. */
+export type ReceiveEventContext = {
+  /** The dedupe key this event holds the lease of. */
+  dedupeKey: DedupeKey;
+  log: HeraldLogger;
+};
+
+/**
+ * The bot code that handles typed non-message events (`member_joined`, `message_deleted`, …).
+ * Throwing releases the dedupe lease so a redelivery runs it again.
+ */
+export type ReceiveEventHandler = (
+  event: InboundEvent,
+  ctx: ReceiveEventContext,
+) => void | Promise<void>;
+
 /** Options of {@link createReceiveRuntime}. */
 export type ReceiveRuntimeOptions = {
   /** The bot's handler; or register it later with `onMessage`. */
   handler?: ReceiveHandler;
+  /** The handler of typed non-message events; or register it later with `onEvent`. */
+  eventHandler?: ReceiveEventHandler;
   /**
    * Accept messages authored by other bots (never our own: those are always dropped).
    * @defaultValue false
@@ -230,6 +259,8 @@ export type ReceiveRuntime = {
   receive(raw: unknown, source: ReceiveSource): ReceiveTicket;
   /** Sets (replaces) the handler. */
   onMessage(handler: ReceiveHandler): void;
+  /** Sets (replaces) the handler of typed non-message events (none: they are acked and counted). */
+  onEvent(handler: ReceiveEventHandler): void;
   /**
    * Re-dispatches recorded messages whose processing did not commit (crash, or a handler
    * failure after the platform was answered). Call at startup and then periodically.

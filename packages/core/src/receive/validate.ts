@@ -6,6 +6,7 @@
  * @module
  */
 import { type ZodType, z } from "zod";
+import type { InboundEvent, InboundIgnore } from "../adapter/receive.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import { ISSUE_ROOT_PATH, ReceiveValidationError, type ReceiveValidationIssue } from "./errors.ts";
 
@@ -74,4 +75,56 @@ export function assertInboundMessage(message: unknown, channel: string): Channel
   }
   if (issues.length > 0) throw new ReceiveValidationError(channel, issues);
   return message as ChannelMessage;
+}
+
+const inboundEventSchema = z.object({
+  kind: z.literal("event"),
+  type: z.enum([
+    "member_joined",
+    "member_left",
+    "message_deleted",
+    "message_edited",
+    "reaction_added",
+    "reaction_removed",
+  ]),
+  id: z.string().min(1),
+  channel: z.string().min(1),
+  target: z.object({
+    kind: z.enum(["direct", "group", "channel", "thread"]),
+    id: z.string().min(1),
+  }),
+});
+
+/**
+ * Checks the invariants core relies on in a typed inbound event: a known `type`, a non-empty
+ * `id` (its dedupe identity), `channel` equal to the adapter's, a target with kind and id.
+ *
+ * @throws {@link ReceiveValidationError} with a path prefixed `normalized.`.
+ */
+export function assertInboundEvent(event: unknown, channel: string): InboundEvent {
+  const result = inboundEventSchema.safeParse(event);
+  const issues = result.success
+    ? []
+    : issuesFromZod(result.error).map((i) => ({ ...i, path: `normalized.${i.path}` }));
+  if (result.success && result.data.channel !== channel) {
+    issues.push({
+      path: "normalized.channel",
+      message: `expected "${channel}", received "${result.data.channel}"`,
+    });
+  }
+  if (issues.length > 0) throw new ReceiveValidationError(channel, issues);
+  return event as InboundEvent;
+}
+
+/**
+ * `normalize`'s answer for an event that is deliberately not processed: logged, counted
+ * (outcome `ignored` with `reason`) and acked; never dead-lettered.
+ *
+ * @param reason - a short fixed label, e.g. `"service_message"`, `"unsupported_update"`.
+ * @param detail - free text for the log line.
+ * @example
+ * if (!update.message?.text) return ignore("service_message", "pinned_message");
+ */
+export function ignore(reason: string, detail?: string): InboundIgnore {
+  return detail === undefined ? { kind: "ignore", reason } : { kind: "ignore", reason, detail };
 }

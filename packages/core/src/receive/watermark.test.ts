@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import type { HeraldLogger } from "../logger.ts";
 import type { MessageStateStore } from "../state/MessageStateStore.ts";
 import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
 import { teleUpdate } from "./testing/fakeTelegram.ts";
@@ -12,6 +13,19 @@ import type { ReceiveAckSignal } from "./types.ts";
 import { createWatermarkTracker } from "./watermark.ts";
 
 const key = { channel: "telegram", accountId: "main" };
+
+/** A logger keeping `{ level, msg, ...fields }` of every line. */
+function capture(lines: Record<string, unknown>[]): HeraldLogger {
+  const at = (level: string) => (obj: object, msg?: string) => lines.push({ level, msg, ...obj });
+  const logger: HeraldLogger = {
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+    child: () => logger,
+  };
+  return logger;
+}
 
 describe("watermark tracker", () => {
   it("never persists an offset past an unfinished update", async () => {
@@ -22,8 +36,8 @@ describe("watermark tracker", () => {
     await tracker.complete(101);
     await tracker.complete(102);
     expect(await store.getWatermark(key)).toBe("99"); // lowest unfinished − 1
-    expect(tracker.safeId()).toBe(99);
-    expect(tracker.pending()).toEqual([100]);
+    expect(tracker.safeId()).toBe(99n);
+    expect(tracker.pending()).toEqual([100n]);
     await tracker.complete(100);
     expect(await store.getWatermark(key)).toBe("102");
   });
@@ -37,25 +51,75 @@ describe("watermark tracker", () => {
     await tracker.complete(13);
     await tracker.complete(11);
     expect(await store.getWatermark(key)).toBe("11");
-    expect(tracker.safeId()).toBe(11);
+    expect(tracker.safeId()).toBe(11n);
   });
 
-  it("keeps an update whose ack is `retry` unfinished, and ignores redeliveries below the watermark", async () => {
+  it("keeps an update whose ack is `retry` unfinished", async () => {
     const store = new SqliteStateStore({ path: ":memory:" });
     await store.setWatermark(key, "50");
     const tracker = createWatermarkTracker({ store, key });
-    expect(await tracker.load()).toBe(50);
+    expect(await tracker.load()).toBe(50n);
     const retry: Promise<ReceiveAckSignal> = Promise.resolve({ kind: "retry", reason: "failed" });
     const accept: Promise<ReceiveAckSignal> = Promise.resolve({ kind: "accept" });
     tracker.begin(51);
     tracker.begin(52);
-    await Promise.all([
-      tracker.track(51, retry),
-      tracker.track(52, accept),
-      tracker.track(49, accept),
-    ]);
-    expect(tracker.pending()).toEqual([51]);
+    await Promise.all([tracker.track(51, retry), tracker.track(52, accept)]);
+    expect(tracker.pending()).toEqual([51n]);
     expect(await store.getWatermark(key)).toBe("50");
+  });
+
+  it("compares Discord snowflakes (beyond 2^53) exactly, as bigint", async () => {
+    const store = new SqliteStateStore({ path: ":memory:" });
+    const tracker = createWatermarkTracker({ store, key });
+    await tracker.load();
+    // 2^53 + 1 and + 2 are the same JavaScript number: as numbers they would collide.
+    const a = "9007199254740993";
+    const b = "9007199254740994";
+    tracker.begin(a);
+    tracker.begin(b);
+    await tracker.complete(b);
+    expect(await store.getWatermark(key)).toBe("9007199254740992"); // a − 1: a is unfinished
+    await tracker.complete(a);
+    expect(await store.getWatermark(key)).toBe(b);
+    expect(tracker.safeId()).toBe(9007199254740994n);
+    expect(() => tracker.begin(1.5)).toThrow(/integers/);
+  });
+
+  it("logs a stored watermark that is not an integer instead of ignoring it silently", async () => {
+    const store = new SqliteStateStore({ path: ":memory:" });
+    await store.setWatermark(key, "s72_1234_5"); // e.g. a Matrix token stored under this key
+    const lines: { level: string; msg?: string; stored?: string }[] = [];
+    const tracker = createWatermarkTracker({ store, key, logger: capture(lines) });
+    expect(await tracker.load()).toBeUndefined();
+    expect(lines).toContainEqual(expect.objectContaining({ level: "error", stored: "s72_1234_5" }));
+  });
+
+  it("follows a restart of the platform's id sequence below the watermark, logged and counted", async () => {
+    const store = new SqliteStateStore({ path: ":memory:" });
+    await store.setWatermark(key, "1000");
+    const lines: { level: string; msg?: string }[] = [];
+    const restarts: bigint[] = [];
+    const tracker = createWatermarkTracker({
+      store,
+      key,
+      logger: capture(lines),
+      onRestart: (r) => restarts.push(r.id),
+    });
+    await tracker.load();
+    tracker.begin(1001); // in flight when the sequence restarts
+    expect(tracker.resumeAfter()).toBe(1000n);
+    // Telegram after a week idle: the next update_id is chosen at random, lower.
+    tracker.begin(37);
+    tracker.begin(38);
+    expect(restarts).toEqual([37n]);
+    expect(lines.some((l) => l.level === "warn" && /restarted/.test(l.msg ?? ""))).toBe(true);
+    await tracker.complete(38);
+    expect(await store.getWatermark(key)).toBe("36"); // 37 unfinished
+    await tracker.complete(1001); // of the old sequence: moves nothing
+    expect(await store.getWatermark(key)).toBe("36");
+    await tracker.complete(37);
+    expect(await store.getWatermark(key)).toBe("38");
+    expect(tracker.resumeAfter()).toBe(38n); // the next fetch asks for 39
   });
 
   it("writes the watermark again after a failed write", async () => {

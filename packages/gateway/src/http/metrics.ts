@@ -6,6 +6,9 @@
  * - `herald_send_latency_seconds` — enqueue (or last attempt start) → settled, per channel;
  * - `herald_delivery_failures_total{channel,kind}` — classified failures;
  * - `herald_inbound_total{channel,outcome}` and `herald_inbound_dedupe_hits_total{channel}`;
+ * - `herald_inbound_ignored_total{channel,reason}` — events the adapter answered `ignore(reason)`;
+ * - `herald_watermark_restarts_total{channel,account}` — a platform's id sequence restarted
+ *   below the watermark and the watermark followed it;
  * - `herald_live_edits_total{channel}` — preview edits sent.
  *
  * @module
@@ -20,6 +23,8 @@ export class GatewayMetrics {
   readonly failures: Counter<"channel" | "kind">;
   readonly inbound: Counter<"channel" | "outcome">;
   readonly dedupeHits: Counter<"channel">;
+  readonly ignored: Counter<"channel" | "reason">;
+  readonly watermarkRestarts: Counter<"channel" | "account">;
   readonly liveEdits: Counter<"channel">;
 
   constructor(store: MessageStateStore) {
@@ -57,6 +62,18 @@ export class GatewayMetrics {
       name: "herald_inbound_dedupe_hits_total",
       help: "Inbound events recognised as already processed or in flight",
       labelNames: ["channel"],
+      registers,
+    });
+    this.ignored = new Counter({
+      name: "herald_inbound_ignored_total",
+      help: "Inbound events the channel adapter answered ignore(reason) (logged, never silent)",
+      labelNames: ["channel", "reason"],
+      registers,
+    });
+    this.watermarkRestarts = new Counter({
+      name: "herald_watermark_restarts_total",
+      help: "Polling id sequences that restarted below the watermark (the watermark followed)",
+      labelNames: ["channel", "account"],
       registers,
     });
     this.liveEdits = new Counter({

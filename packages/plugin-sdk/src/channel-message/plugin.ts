@@ -4,14 +4,7 @@
  *
  * @module
  */
-import type {
-  ChannelMessageAdapter,
-  HeraldLogger,
-  ReceiveAckSignal,
-  ReceiveOutcome,
-  ReceiveSource,
-  WatermarkTracker,
-} from "@herald/core";
+import type { ChannelMessageAdapter, HeraldLogger, ReceiverSink } from "@herald/core";
 import type { z } from "zod";
 
 /** What the host (the gateway) hands a plugin when it builds the adapter and receiver. */
@@ -28,24 +21,12 @@ export type ChannelPluginDeps = {
   secret(name: string): string;
 };
 
-/** Where a receiver hands inbound platform events. */
-export type ChannelReceiverSink = {
-  /**
-   * Runs one raw platform event through herald's receive lifecycle. Answer the platform (HTTP
-   * status, polling offset) when `ack` resolves; `done` resolves when processing ended.
-   */
-  receive(
-    raw: unknown,
-    source?: Partial<Omit<ReceiveSource, "channel">>,
-  ): { ack: Promise<ReceiveAckSignal>; done: Promise<ReceiveOutcome> };
-  /**
-   * The polling watermark of this account (`source` separates several cursors): fetch from
-   * `(await load()) + 1`, `begin(id)` each update, `track(id, ack)` — the persisted offset
-   * never passes unfinished work.
-   */
-  watermark(source?: string): WatermarkTracker;
-  logger: HeraldLogger;
-};
+/**
+ * Where a receiver hands inbound platform events: `receive(raw, { accountId? })`, the
+ * integer `watermark(source)` and the opaque `cursor(source)` trackers, and a logger.
+ * See `ReceiverSink` in `@herald/core` (DESIGN §8).
+ */
+export type ChannelReceiverSink = ReceiverSink;
 
 /** A running inbound receiver: a polling loop or socket (start/stop), or a webhook handler. */
 export type ChannelReceiver = {

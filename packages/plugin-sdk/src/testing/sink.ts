@@ -1,11 +1,11 @@
 /**
  * A {@link ChannelReceiverSink} over a message runtime, for plugin tests: what the gateway hands
- * a plugin's `createReceiver`, built the same way (receive through the runtime, watermarks in its
- * store).
+ * a plugin's receiver, built the same way (`createReceiverSinkFor` of `@herald/core`: receive
+ * through the runtime, watermarks and cursors in its store).
  *
  * @module
  */
-import { createWatermarkTracker, type HeraldLogger, type MessageRuntime } from "@herald/core";
+import { createReceiverSinkFor, type HeraldLogger, type MessageRuntime } from "@herald/core";
 import type { ChannelReceiverSink } from "../channel-message/plugin.ts";
 
 /**
@@ -23,29 +23,12 @@ export function createReceiverSink(
     onTicket?: (ticket: ReturnType<MessageRuntime["receive"]>) => void;
   },
 ): ChannelReceiverSink {
-  const account = options.accountId === undefined ? {} : { accountId: options.accountId };
-  const logger = options.logger ?? silent;
-  return {
-    receive(raw, source = {}) {
-      const ticket = runtime.receive(raw, { ...account, ...source, channel: options.channel });
-      options.onTicket?.(ticket);
-      return ticket;
-    },
-    watermark(source) {
-      return createWatermarkTracker({
-        store: runtime.store,
-        key: { channel: options.channel, ...account, ...(source ? { source } : {}) },
-        logger,
-      });
-    },
-    logger,
-  };
+  return createReceiverSinkFor({
+    receive: (raw, source) => runtime.receive(raw, source),
+    store: runtime.store,
+    channel: options.channel,
+    ...(options.accountId === undefined ? {} : { accountId: options.accountId }),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.onTicket ? { onTicket: options.onTicket } : {}),
+  });
 }
-
-const silent: HeraldLogger = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-  child: () => silent,
-};

@@ -66,9 +66,23 @@ export class UpdateQueue {
     return this.#all.get(updateId);
   }
 
+  /**
+   * Restarts the id sequence at `firstUpdateId` (lower than before), as Telegram does after a
+   * week without updates ("the identifier of the next update will be chosen randomly"): the
+   * old confirmation is forgotten, and an offset above every id issued since confirms nothing.
+   */
+  restartSequence(firstUpdateId: number): void {
+    this.#nextId = firstUpdateId;
+    this.#confirmedBelow = 0;
+  }
+
   /** `getUpdates`: confirms below `offset`, then answers or waits up to `timeoutSeconds`. */
   async getUpdates(request: { offset?: number; limit?: number; timeoutSeconds?: number }) {
-    if (request.offset !== undefined && request.offset > this.#confirmedBelow) {
+    if (
+      request.offset !== undefined &&
+      request.offset > this.#confirmedBelow &&
+      request.offset <= this.#nextId
+    ) {
       this.#confirmedBelow = request.offset;
       while ((this.#pending[0]?.update_id ?? Number.POSITIVE_INFINITY) < request.offset) {
         this.#pending.shift();

@@ -1,0 +1,52 @@
+/**
+ * Typed non-message events (DESIGN §5): `normalize` may return a `member_joined`,
+ * `message_deleted`, … event instead of a message. It is deduped by its id under the same
+ * lease as messages, handed to the event handler, and never starts a turn.
+ *
+ * @module
+ */
+import type { HeraldLogger } from "../logger.ts";
+import type { ReceiveAckPolicy } from "../message/policy.ts";
+import type { AckGate } from "./ack.ts";
+import type { DedupeLeases } from "./DedupeLeases.ts";
+import { asError, describeError } from "./errorInfo.ts";
+import type { AcceptedEvent } from "./intake.ts";
+import type { ReceiveEventHandler, ReceiveOutcome } from "./types.ts";
+
+/** What {@link processEvent} needs from the runtime. */
+export type EventDeps = {
+  leases: DedupeLeases;
+  log: HeraldLogger;
+  clock: () => number;
+  handler: () => ReceiveEventHandler | undefined;
+};
+
+/**
+ * Dedupe lease → handler → `done`. Acks at once under an `immediate` policy, else once the
+ * handler returned; a throwing handler releases the lease (the platform is asked to redeliver).
+ */
+export async function processEvent(
+  input: AcceptedEvent,
+  policy: ReceiveAckPolicy | undefined,
+  ack: AckGate,
+  deps: EventDeps,
+): Promise<ReceiveOutcome> {
+  const { key, event } = input;
+  const got = await deps.leases.acquire(key);
+  if (got.status === "in_flight")
+    return { status: "busy", key, retryAfterMs: Math.max(0, got.leaseExpiresAt - deps.clock()) };
+  if (got.status === "done") return { status: "duplicate", key };
+  if (policy?.kind === "immediate") ack.accept();
+  const log = deps.log.child({ event: event.type, key });
+  try {
+    const handler = deps.handler();
+    if (handler) await handler(event, { dedupeKey: key, log });
+    else log.debug({}, "no event handler: event acked");
+    await deps.leases.complete(key, { outcome: "event", type: event.type });
+    return { status: "event", key, event };
+  } catch (error) {
+    await deps.leases.release(key);
+    log.error({ error: describeError(error) }, "event handler failed: lease released");
+    return { status: "failed", error: asError(error), key, acked: ack.answered, recorded: false };
+  }
+}
