@@ -27,10 +27,18 @@ export { type HeraldLogger, silentLogger } from "./logger.ts";
 export * from "./message/index.ts";
 export * from "./receive/index.ts";
 export {
+  MIN_REDACTED_LENGTH,
+  REDACTED,
+  redactSecrets,
+  SecretRedactor,
+  secretForms,
+} from "./redact.ts";
+export {
   createMessageRuntime,
   type MessageRuntime,
   type MessageRuntimeOptions,
 } from "./runtime.ts";
 export type { SendApi, SendContext, SendOptions } from "./send/SendRuntime.ts";
+export { sleep } from "./sleep.ts";
 export * from "./state/index.ts";
 export * from "./turn/index.ts";

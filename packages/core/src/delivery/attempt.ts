@@ -11,25 +11,13 @@ import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch.ts";
 import { type DeliveryFailure, decideRetry } from "../message/failure.ts";
 import type { DurableSendIntent } from "../message/intent.ts";
+import { sleep } from "../sleep.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import type { RateLimitSubject } from "./RateLimitScheduler.ts";
 import { deliverUnits } from "./units.ts";
 
-/** Sleeps `ms`, resolving early (false) when `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
+/** Abortable sleep, re-exported for the worker (the one copy is `../sleep.ts`). */
+export { sleep };
 
 /** The rate-limit subject of an intent's platform call. */
 export function subjectOf(intent: DurableSendIntent, unit?: RenderedMessageUnit): RateLimitSubject {

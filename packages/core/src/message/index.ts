@@ -1,5 +1,6 @@
 export * from "./batch.ts";
 export * from "./capabilities.ts";
+export * from "./card.ts";
 export * from "./failure.ts";
 export * from "./intent.ts";
 export * from "./live.ts";

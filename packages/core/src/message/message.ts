@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { ChannelOptions, MessageCard } from "./card.ts";
 import type { MessageOrigin } from "./origin.ts";
 
 /** Where a message lives. `id` is the platform's chat / channel / room id. */
@@ -123,6 +124,17 @@ export type ChannelMessage = {
   platformMessageId?: string;
   /** Mention flags computed by the adapter for inbound messages. */
   mentions?: { self?: boolean; users?: string[] };
-  /** The platform payload, kept for adapters; must be JSON-serializable. */
+  /**
+   * A card (rendered natively where the channel has cards, else as its text fallback after the
+   * body).
+   */
+  card?: MessageCard;
+  /**
+   * Options for particular channels, keyed by channel id (`{ telegram: { inlineKeyboard } }`);
+   * each channel reads only its own key. Set and read them with the SDK's `withChannelOptions` /
+   * `channelOptionsOf`.
+   */
+  channelOptions?: ChannelOptions;
+  /** The platform payload of an inbound message, kept for adapters; must be JSON-serializable. */
   raw?: unknown;
 };

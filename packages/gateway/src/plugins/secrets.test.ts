@@ -45,4 +45,12 @@ describe("secrets", () => {
     expect(lines[0]).not.toContain("ABC-secret");
     expect(lines[0]).toContain("[redacted]");
   });
+
+  it("redacts the trimmed token when the environment holds it with a trailing newline", () => {
+    const token = "123456:ABC-secret_part";
+    const secrets = new SecretReader({ TOKEN: `${token}\n` }); // a k8s secret / .env line
+    secrets.read("TOKEN", "x");
+    const echoed = `proxy said: bad token ${token} at /bot${encodeURIComponent(token)}/getMe`;
+    expect(secrets.redact(echoed)).toBe("proxy said: bad token [redacted] at /bot[redacted]/getMe");
+  });
 });

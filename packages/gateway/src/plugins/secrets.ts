@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { SecretRedactor } from "@herald/core";
 import { ConfigError } from "../config/errors.ts";
 
 /**
@@ -20,7 +21,7 @@ const PUBLIC_DEFAULTS: Readonly<Record<string, { value: string; why: string }>> 
 /** Reads secrets from the environment and remembers them for redaction. */
 export class SecretReader {
   readonly #env: NodeJS.ProcessEnv;
-  readonly #values = new Set<string>();
+  readonly #redactor = new SecretRedactor();
 
   constructor(env: NodeJS.ProcessEnv = process.env) {
     this.#env = env;
@@ -44,21 +45,21 @@ export class SecretReader {
         },
       ]);
     }
-    if (value.length >= 6) this.#values.add(value);
+    this.#redactor.add(value);
     return value;
   }
 
-  /** Replaces every secret value read so far (and URL-embedded copies) with `[redacted]`. */
+  /**
+   * Replaces every secret value read so far with `[redacted]`, in every form it may take in
+   * output: raw, trimmed (a value ending in a newline is trimmed by the client that sends it),
+   * URL- and form-encoded (core's {@link SecretRedactor}).
+   */
   redact(text: string): string {
-    let out = text;
-    for (const v of this.#values) {
-      out = out.split(v).join("[redacted]").split(encodeURIComponent(v)).join("[redacted]");
-    }
-    return out;
+    return this.#redactor.redact(text);
   }
 
   /** How many distinct secrets were read. */
   get size(): number {
-    return this.#values.size;
+    return this.#redactor.size;
   }
 }

@@ -51,22 +51,32 @@ export type {
   WatermarkId,
   WatermarkTracker,
 } from "@herald/core";
+// Shared plugin utilities (DESIGN §8 "Shared utilities"): one tested copy of each.
 export {
+  type ChannelOptions,
+  cardFallbackMarkdown,
   gatewayFailureOrigin,
   HeraldError,
   ignore,
   joinIssuePath,
+  type MessageCard,
+  type MessageCardAction,
+  type MessageCardField,
+  MIN_REDACTED_LENGTH,
   mergeReceipts,
   NotImplementedError,
   parseInbound,
+  REDACTED,
   ReceiveValidationError,
   receiptFromParts,
+  redactSecrets,
+  SecretRedactor,
+  secretForms,
   shouldDropHeraldEcho,
+  sleep,
 } from "@herald/core";
-
 // zod, for `configSchema` and payload validation (plugins do not depend on zod directly).
 export { z } from "zod";
-
 // The plugin shape.
 export {
   type ChannelPlugin,
@@ -76,7 +86,6 @@ export {
   defineChannelMessageAdapter,
   defineChannelPlugin,
 } from "./plugin.ts";
-
 // Render helpers: markdown AST, UTF-16 lengths, chunkers, text + entities, captions.
 export {
   type CaptionSplit,
@@ -112,3 +121,41 @@ export {
   utf8ByteLength,
   utf16Length,
 } from "./render/index.ts";
+export { type HostResolver, isPublicAddress } from "./util/address-guard.ts";
+export {
+  ChannelOptionsError,
+  channelOptionsOf,
+  withChannelOptions,
+} from "./util/channel-options.ts";
+export {
+  fetchRemoteMedia,
+  type RemoteMedia,
+  RemoteMediaError,
+  type RemoteMediaFailure,
+  type RemoteMediaOptions,
+} from "./util/media-fetch.ts";
+export {
+  classifyNetworkError,
+  type NetworkFailure,
+  type NetworkFailureReason,
+  networkFailureOf,
+  PlatformNetworkError,
+} from "./util/network.ts";
+export {
+  PLATFORM_KEY_ALPHABETS,
+  type PlatformKeyOptions,
+  platformKey,
+} from "./util/platform-key.ts";
+export { type RetryOptions, retry } from "./util/retry.ts";
+export { formatRetryAfter, parseRetryAfter } from "./util/retry-after.ts";
+export {
+  constantTimeEqual,
+  type Ed25519Check,
+  ed25519PublicKey,
+  type HmacSha256Check,
+  hmacSha256Hex,
+  type SignedData,
+  verifyEd25519,
+  verifyHmacSha256,
+} from "./util/verify.ts";
+export { type AckResponseOptions, ackToResponse } from "./util/webhook-response.ts";

@@ -10,6 +10,7 @@
  * @module
  */
 import type { AddressInfo } from "node:net";
+import { sleep } from "@herald/core";
 import { type HttpBindings, type ServerType, serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import { FaultQueue, type PlatformFault, type PlatformOp, retryAfterHeader } from "./faults.ts";
@@ -299,8 +300,4 @@ export class FakePlatformServer {
       via !== "body" ? { "retry-after": retryAfterHeader(fault.retryAfterMs) } : {};
     return this.error(answer, headers);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

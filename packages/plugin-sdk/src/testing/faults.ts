@@ -133,6 +133,4 @@ export class FaultQueue {
 }
 
 /** `Retry-After` header value for a wait in ms: whole seconds, rounded up (RFC 9110 §10.2.3). */
-export function retryAfterHeader(retryAfterMs: number): string {
-  return String(Math.max(0, Math.ceil(retryAfterMs / 1000)));
-}
+export { formatRetryAfter as retryAfterHeader } from "../channel-message/util/retry-after.ts";
