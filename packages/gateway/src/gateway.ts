@@ -82,12 +82,17 @@ export function createGateway(options: GatewayOptions): Gateway {
   const logger = options.logger ?? silentLogger;
   let handler = options.handler;
   const eventHandlers = new Map<InboundEventType, Set<BotEventHandler>>();
+  const metrics = new GatewayMetrics(options.store);
   const runtime: MessageRuntime = createMessageRuntime({
     store: options.store,
     // One adapter per (channel, account): two bots of one platform never share a client.
     adapters: options.channels.map((c) => ({ accountId: c.account, adapter: c.adapter })),
     logger,
     ...(options.delivery ? { delivery: options.delivery } : {}),
+    live: {
+      onReconcileError: (e) =>
+        metrics.reconcileErrors.inc({ channel: e.channel, account: e.accountId ?? "" }),
+    },
     receive: {
       ...options.receive,
       handler: async (ctx) => {
@@ -106,7 +111,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     options.activityLog === false
       ? undefined
       : new ActivityLogForwarder(runtime, options.activityLog ?? {});
-  const metrics = new GatewayMetrics(options.store);
   runtime.worker.on((event) => {
     if (event.type !== "settled") return;
     const i = event.intent;

@@ -6,7 +6,7 @@
  */
 import { HeraldError } from "../errors.ts";
 import type { DeliveryFailure } from "../message/failure.ts";
-import type { DurableSendIntent } from "../message/intent.ts";
+import { type DurableSendIntent, isHeldForOperator } from "../message/intent.ts";
 
 /** The message will not be delivered automatically: the failure kind is terminal or retries ran out. */
 export class DeliveryFailedError extends HeraldError {
@@ -34,18 +34,34 @@ export class DeliveryCancelledError extends HeraldError {
 /**
  * The message is durable but not delivered yet when the caller stopped waiting: a retry is
  * scheduled, it waits behind an earlier message to the same chat, or it is held for an
- * operator (`unknown_after_send`). It will be delivered (or failed) by the delivery worker.
+ * operator (`unknown_after_send`). It will be delivered (or failed) by the delivery worker, or
+ * — when held — once an operator decides (`herald queue retry | cancel`).
  */
 export class DeliveryPendingError extends HeraldError {
   readonly intent: DurableSendIntent;
+  /** How long the caller actually waited for the receipt, in ms (0 when it returned at once). */
+  readonly waitedMs: number;
+  /**
+   * @param waitedMs - the time actually spent waiting, in ms — not the `waitMs` limit: a held
+   *   intent returns at once.
+   */
   constructor(intent: DurableSendIntent, waitedMs: number) {
+    const held = isHeldForOperator(intent);
+    const state = held
+      ? "held for an operator (its send outcome is unknown)"
+      : `still ${intent.status}${waitedMs > 0 ? ` after waiting ${waitedMs} ms` : ""}`;
     super(
       "HERALD_DELIVERY_PENDING",
-      `intent ${intent.id} is still ${intent.status} after waiting ${waitedMs} ms${
+      `intent ${intent.id} is ${state}${
         intent.failure ? ` (last failure: ${intent.failure.kind}: ${intent.failure.message})` : ""
-      }; it stays queued and the delivery worker will finish it`,
+      }; ${
+        held
+          ? `it stays stored: \`herald queue retry ${intent.id}\` or \`herald queue cancel ${intent.id}\` decides`
+          : "it stays queued and the delivery worker will finish it"
+      }`,
     );
     this.intent = intent;
+    this.waitedMs = Math.max(0, waitedMs);
   }
 }
 

@@ -103,6 +103,7 @@ export function createLiveApi(
     worker,
     timers: options.timers ?? nodeTimers,
     maxPreviewFailures: options.maxPreviewFailures ?? 5,
+    ...(options.onReconcileError ? { onReconcileError: options.onReconcileError } : {}),
   };
   // The adapter of the target's own account (DESIGN §3 "Accounts").
   const adapterOf = (target: LiveTarget): ChannelMessageAdapter =>
@@ -137,6 +138,7 @@ export function createLiveApi(
         waitMs,
         existingFinal,
         waitFor: (id, ms) => worker.waitFor(id, ms),
+        clock: deps.clock,
       });
     }
     const previews = adapter.live?.previews ?? {};

@@ -53,6 +53,7 @@ export class LiveSession {
     | ((intentId: string, timeoutMs: number) => Promise<DurableSendIntent | undefined>)
     | undefined;
   readonly #waitMs: number;
+  readonly #clock: () => number;
   readonly #typing: TypingIndicator | undefined;
   readonly #feed: Feed = { text: "", progress: "", version: 0, failures: 0 };
   #inFlight: Promise<void> | undefined;
@@ -72,7 +73,10 @@ export class LiveSession {
     existingFinal?: DurableSendIntent;
     waitFor?: (intentId: string, timeoutMs: number) => Promise<DurableSendIntent | undefined>;
     typing?: TypingIndicator | undefined;
+    /** Epoch-ms clock. @defaultValue the ref's clock, else Date.now */
+    clock?: () => number;
   }) {
+    this.#clock = p.clock ?? p.ref?.env.deps.clock ?? Date.now;
     this.mode = p.mode;
     this.idempotencyKey = p.idempotencyKey;
     this.#waitMs = p.waitMs;
@@ -307,13 +311,15 @@ export class LiveSession {
   async #replayFinal(): Promise<MessageReceipt> {
     let existing = this.#existingFinal;
     if (!existing) throw new LiveSessionEndedError(this.idempotencyKey, "ended");
+    const clock = this.#clock;
+    const waitStarted = clock();
     if (existing.status !== "sent" && this.#waitFor) {
       existing = (await this.#waitFor(existing.id, this.#waitMs)) ?? existing;
     }
     if (existing.status === "sent") return existing.receipt ?? EMPTY_RECEIPT(existing.updatedAt);
     if (existing.status === "failed") throw new DeliveryFailedError(existing.failure, existing.id);
     if (existing.status === "cancelled") throw new DeliveryCancelledError(existing.id);
-    throw new DeliveryPendingError(existing, this.#waitMs);
+    throw new DeliveryPendingError(existing, clock() - waitStarted);
   }
 
   async #cancel(reason: LiveCancelReason): Promise<void> {

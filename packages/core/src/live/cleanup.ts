@@ -122,6 +122,28 @@ export function addPreview(ref: LiveRef, preview: LivePreview): void {
   delete record.sendingPreview;
 }
 
+/** Logs a failed reconciliation (never swallowed) and tells the runtime's `onReconcileError`. */
+function reportReconcileError(
+  ref: LiveRef,
+  marker: { index: number; idempotencyKey: string },
+  error: unknown,
+): void {
+  ref.log.error(
+    { err: error, index: marker.index, idempotencyKey: marker.idempotencyKey },
+    "could not reconcile an in-doubt preview; it may stay visible (retried on the next pass)",
+  );
+  try {
+    ref.env.onReconcileError?.({
+      channel: ref.base.channel,
+      ...(ref.base.accountId !== undefined ? { accountId: ref.base.accountId } : {}),
+      intentId: ref.intentId,
+      error,
+    });
+  } catch (hookError) {
+    ref.log.error({ err: hookError }, "onReconcileError hook threw");
+  }
+}
+
 /**
  * Settles a preview send that was in flight when the process died, whose answer was lost, or
  * that was answered without a message id (C12): asks the adapter (`reconcileUnknownSend`)
@@ -138,9 +160,24 @@ export async function resolveInDoubtPreview(ref: LiveRef): Promise<void> {
     );
     return;
   }
+  if (!marker.unit) {
+    reportReconcileError(
+      ref,
+      marker,
+      new Error("the in-doubt preview's payload was not recorded (written by an older version)"),
+    );
+    return;
+  }
   const ctx = liveContext(ref, marker.idempotencyKey, marker.index);
-  const unit = { index: marker.index, kind: "text" as const, payload: null, required: true };
-  const r = await reconcile(ctx, [unit]).catch(() => ({ status: "unresolved" as const }));
+  // The unit exactly as it was sent: reconcilers look for its payload (DESIGN §6).
+  const unit = { ...marker.unit, index: marker.index };
+  let r: Awaited<ReturnType<typeof reconcile>>;
+  try {
+    r = await reconcile(ctx, [unit]);
+  } catch (error) {
+    reportReconcileError(ref, marker, error);
+    return;
+  }
   if (r.status === "unresolved") return;
   if (r.status === "sent") {
     const part = r.parts[0];

@@ -11,7 +11,7 @@ import type { HeraldLogger } from "../logger.ts";
 import type { RateLimitScope } from "../message/capabilities.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import { isStale, type LiveRecord, previewsReceipt, withDerivedFields } from "./record.ts";
-import type { LiveTimers } from "./types.ts";
+import type { LiveRuntimeOptions, LiveTimers } from "./types.ts";
 
 /** Shared by every live session and recovery pass of one runtime. */
 export type LiveEnv = {
@@ -20,6 +20,8 @@ export type LiveEnv = {
   timers: LiveTimers;
   /** Consecutive preview failures before a session stops updating previews. */
   maxPreviewFailures: number;
+  /** Told about every failed reconciliation of an in-doubt preview (metrics). */
+  onReconcileError?: LiveRuntimeOptions["onReconcileError"];
 };
 
 /** True when the adapter can edit messages (`send.edit` and `capabilities.live.edit`). */

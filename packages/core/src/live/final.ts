@@ -100,7 +100,8 @@ export async function findFinal(
 
 /**
  * Enqueues the final and waits for its receipt (the same contract as `runtime.send`). A key
- * that was already delivered returns its receipt without sending.
+ * that was already delivered returns its receipt without sending. The intent is written before
+ * anything waits: a pending final is already stored when `DeliveryPendingError` is thrown.
  *
  * @throws DeliveryFailedError · DeliveryCancelledError · DeliveryPendingError — as `runtime.send`.
  */
@@ -113,6 +114,11 @@ export async function deliverFinal(
     batch: RenderedMessageBatch;
     kept?: MessageReceipt | undefined;
     waitMs: number;
+    /**
+     * Epoch ms before which the final must not be attempted (a rate-limit wait). The intent is
+     * written at once and waits in the queue, never in memory (DESIGN §3 "Waiting is durable").
+     */
+    notBefore?: number | undefined;
   },
 ): Promise<MessageReceipt> {
   const { deps, worker } = ref.env;
@@ -123,6 +129,7 @@ export async function deliverFinal(
       operation: p.operation,
       batch: p.batch,
       ...(ref.turnId ? { turnId: ref.turnId } : {}),
+      ...(p.notBefore !== undefined ? { nextAttemptAt: p.notBefore } : {}),
       claim: { owner: worker.owner, now: deps.clock(), leaseMs: deps.options.leaseMs },
     },
   ]);
@@ -145,13 +152,14 @@ export async function deliverFinal(
   }
   if (result.created && intent.leaseOwner === worker.owner) await worker.deliverLeased(intent);
   else worker.kick();
+  const waitStarted = deps.clock();
   const final = await worker.waitFor(intent.id, p.waitMs);
   if (!final) throw new DeliveryFailedError(undefined, intent.id);
   if (final.status === "sent")
     return final.receipt ?? { platformMessageIds: [], parts: [], sentAt: final.updatedAt };
   if (final.status === "failed") throw new DeliveryFailedError(final.failure, final.id);
   if (final.status === "cancelled") throw new DeliveryCancelledError(final.id);
-  throw new DeliveryPendingError(final, p.waitMs);
+  throw new DeliveryPendingError(final, deps.clock() - waitStarted);
 }
 
 /**

@@ -12,7 +12,7 @@
 import { DeliveryFailedError } from "../delivery/errors.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
-import { takeTokens } from "./calls.ts";
+import { reserveNow } from "./calls.ts";
 import { editRateOnly, type LiveRef } from "./env.ts";
 import { batchOf, deliverFinal, type FinalPlan, planInPlace, previewsDeletable } from "./final.ts";
 import { finishInPlace } from "./native.ts";
@@ -64,7 +64,9 @@ export async function finalizeOverPreviews(
     ref.log.debug({ reason: plan.reason }, "final sent fresh");
     return sendFreshFinal(c, message, key);
   }
-  if (plan.edits > 0) await takeTokens(ref, editRateOnly(ref.adapter), "edit:text");
+  // Never wait in memory before the final is written (DESIGN §3 "Waiting is durable"): when the
+  // edit rate or a platform pause (retry-after) holds the chat, the intent is due when it ends.
+  const wait = plan.edits > 0 ? reserveNow(ref, editRateOnly(ref.adapter), "edit:text") : 0;
   ref.record = { ...ref.record, phase: "finalizing", finalKey: key };
   await ref.save();
   try {
@@ -75,6 +77,7 @@ export async function finalizeOverPreviews(
       batch: batchOf(units, key),
       kept: plan.kept,
       waitMs: c.waitMs,
+      notBefore: wait > 0 ? ref.now + wait : undefined,
     });
   } catch (error) {
     // Only "not found" means a preview is gone (C13); rate limits and 5xx were retried.

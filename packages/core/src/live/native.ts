@@ -6,6 +6,7 @@
  *
  * @module
  */
+
 import { failpoint } from "../failpoint.ts";
 import { type MessageReceipt, receiptFromParts } from "../message/receipt.ts";
 import { liveContext, reserveNow, retryIdempotent, tryCall } from "./calls.ts";
@@ -15,6 +16,7 @@ import { scopesFor } from "./env.ts";
 import { commitVisibleFinal } from "./final.ts";
 import { degrade, type Feed, failed, type StepResult } from "./previews.ts";
 import { visiblePreviews } from "./record.ts";
+import { renderUnits } from "./segments.ts";
 
 const IDLE: StepResult = { next: "idle" };
 
@@ -29,7 +31,9 @@ export async function nativeStep(ref: LiveRef, feed: Feed): Promise<StepResult> 
     const wait = reserveNow(ref, scopesFor(ref.adapter, "preview"), "send:text");
     if (wait > 0) return { next: "wait", ms: wait };
     const key = `${ref.intentId}:stream`;
-    ref.record.sendingPreview = { index: 0, idempotencyKey: key };
+    // The stream's first text as the channel renders it: what a reconciler looks for.
+    const [unit] = await renderUnits(ref.adapter, { ...ref.base, body: { markdown: text } }, key);
+    ref.record.sendingPreview = { index: 0, idempotencyKey: key, ...(unit ? { unit } : {}) };
     await ref.save();
     const ctx = liveContext(ref, key, 0);
     const r = await tryCall(ref, ctx, () => stream.begin(ctx, text));

@@ -104,7 +104,7 @@ async function sendPreview(
   if (record.previews.some((p) => p.index === op.index && p.gone)) record.replacements += 1;
   const key = `${ref.intentId}:preview.${record.replacements}`;
   // Written before the call: if we die before the receipt is saved, recovery can look for it.
-  record.sendingPreview = { index: op.index, idempotencyKey: key };
+  record.sendingPreview = { index: op.index, idempotencyKey: key, unit: op.unit };
   await ref.save();
   const ctx = liveContext(ref, key, op.index);
   const r = await tryCall(ref, ctx, () => ref.adapter.send.send(ctx, op.unit));
@@ -115,7 +115,7 @@ async function sendPreview(
   feed.failures = 0;
   if (part.platformMessageId === "" && ref.adapter.send.reconcileUnknownSend) {
     // C12: answered without an id. Look it up by its key so it can still be edited.
-    ref.record.sendingPreview = { index: op.index, idempotencyKey: key };
+    ref.record.sendingPreview = { index: op.index, idempotencyKey: key, unit: op.unit };
     await resolveInDoubtPreview(ref);
   }
   await ref.save();

@@ -11,7 +11,9 @@
  *
  * @module
  */
+
 import type { LivePreviewPolicy } from "../adapter/live.ts";
+import type { RenderedMessageUnit } from "../message/batch.ts";
 import type { LiveMessageState } from "../message/live.ts";
 import {
   type MessageReceipt,
@@ -65,7 +67,15 @@ export type LiveRecord = LiveMessageState & {
    * A preview send (or stream begin) in flight, written before the call: if the process dies
    * before its receipt is saved, recovery asks the adapter (`reconcileUnknownSend`) for it.
    */
-  sendingPreview?: { index: number; idempotencyKey: string };
+  sendingPreview?: {
+    index: number;
+    idempotencyKey: string;
+    /**
+     * The unit the call sent (its payload is what a reconciler looks for). Absent on records of
+     * older versions: such a preview cannot be reconciled and is logged as such.
+     */
+    unit?: RenderedMessageUnit;
+  };
   /** Key of the final intent actually used (`key`, or `${key}:fresh` after a lost preview). */
   finalKey?: string;
   /** Native mode: the final text being written into the stream by `finish`. */

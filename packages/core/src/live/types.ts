@@ -127,6 +127,22 @@ export type LiveRuntimeOptions = {
    * updating previews; the final is still delivered. @defaultValue 5
    */
   maxPreviewFailures?: number;
+  /**
+   * Called for every failed `reconcileUnknownSend` of an in-doubt preview (live cleanup and
+   * live recovery), after it was logged; the gateway counts these in `/metrics`
+   * (`herald_reconcile_errors_total`). The preview is looked at again on the next pass.
+   */
+  onReconcileError?: (event: LiveReconcileError) => void;
+};
+
+/** One failed reconciliation of an in-doubt live preview. */
+export type LiveReconcileError = {
+  channel: string;
+  accountId?: string;
+  /** The live intent. */
+  intentId: string;
+  /** What the adapter threw (or why reconciling was impossible). */
+  error: unknown;
 };
 
 /** What one live recovery pass did. */

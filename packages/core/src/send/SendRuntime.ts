@@ -159,13 +159,14 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     if (begun.created && intent.leaseOwner === worker.owner) await worker.deliverLeased(intent);
     else worker.kick();
     const waitMs = options.waitMs ?? 30_000;
+    const waitStarted = deps.clock();
     const final = await worker.waitFor(intent.id, waitMs);
     if (!final) throw new DeliveryFailedError(undefined, intent.id);
     if (final.status === "sent")
       return final.receipt ?? { platformMessageIds: [], parts: [], sentAt: final.updatedAt };
     if (final.status === "failed") throw new DeliveryFailedError(final.failure, final.id);
     if (final.status === "cancelled") throw new DeliveryCancelledError(final.id);
-    throw new DeliveryPendingError(final, waitMs);
+    throw new DeliveryPendingError(final, deps.clock() - waitStarted);
   }
 
   const api: SendApi = {

@@ -9,7 +9,9 @@
  * - `herald_inbound_ignored_total{channel,reason}` — events the adapter answered `ignore(reason)`;
  * - `herald_watermark_restarts_total{channel,account}` — a platform's id sequence restarted
  *   below the watermark and the watermark followed it;
- * - `herald_live_edits_total{channel}` — preview edits sent.
+ * - `herald_live_edits_total{channel}` — preview edits sent;
+ * - `herald_reconcile_errors_total{channel,account}` — failed reconciliations of an in-doubt
+ *   live preview (each also logged); a preview may stay visible until a later pass succeeds.
  *
  * @module
  */
@@ -26,6 +28,7 @@ export class GatewayMetrics {
   readonly ignored: Counter<"channel" | "reason">;
   readonly watermarkRestarts: Counter<"channel" | "account">;
   readonly liveEdits: Counter<"channel">;
+  readonly reconcileErrors: Counter<"channel" | "account">;
 
   constructor(store: MessageStateStore) {
     const registers = [this.registry];
@@ -80,6 +83,12 @@ export class GatewayMetrics {
       name: "herald_live_edits_total",
       help: "Live preview edits sent",
       labelNames: ["channel"],
+      registers,
+    });
+    this.reconcileErrors = new Counter({
+      name: "herald_reconcile_errors_total",
+      help: "Failed reconciliations of in-doubt live previews (each is logged)",
+      labelNames: ["channel", "account"],
       registers,
     });
   }

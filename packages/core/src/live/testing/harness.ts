@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+import type { ChannelMessageAdapter } from "../../adapter/types.ts";
 import { createMessageRuntime, type MessageRuntime } from "../../runtime.ts";
 import { SqliteStateStore } from "../../state/sqlite/SqliteStateStore.ts";
 import {
@@ -12,7 +14,7 @@ import {
   inProcessTransport,
 } from "../../testing/fakeAdapter.ts";
 import { FakePlatform, type FakePlatformOptions } from "../../testing/fakePlatform.ts";
-import type { LiveTarget } from "../types.ts";
+import type { LiveRuntimeOptions, LiveTarget } from "../types.ts";
 import { type ManualTime, manualTime } from "./manualTime.ts";
 
 export type LiveHarness = {
@@ -43,24 +45,27 @@ export async function liveHarness(
     adapter?: Omit<FakeAdapterOptions, "transport">;
     platform?: FakePlatformOptions;
     path?: string;
+    /** Changes the adapter (say, a reconciler that reads payloads like a real one). */
+    wrap?: (adapter: ChannelMessageAdapter, platform: FakePlatform) => ChannelMessageAdapter;
+    /** Extra live runtime options (hooks). */
+    live?: Omit<LiveRuntimeOptions, "timers" | "recoveryIntervalMs">;
   } = {},
 ): Promise<LiveHarness> {
   const time = manualTime();
   const platform = new FakePlatform({ clock: time.now, ...opts.platform });
   const store = new SqliteStateStore({ path: opts.path ?? ":memory:", clock: time.now });
+  const adapter = createFakeAdapter({
+    live: TELEGRAM_LIKE,
+    ...opts.adapter,
+    transport: inProcessTransport(platform),
+  });
   const runtime = createMessageRuntime({
     store,
-    adapters: [
-      createFakeAdapter({
-        live: TELEGRAM_LIKE,
-        ...opts.adapter,
-        transport: inProcessTransport(platform),
-      }),
-    ],
+    adapters: [opts.wrap ? opts.wrap(adapter, platform) : adapter],
     clock: time.now,
     random: () => 0.5,
     delivery: { pollIntervalMs: 5, leaseMs: 10_000, backoff: { baseMs: 100, maxMs: 1_000 } },
-    live: { timers: time.timers, recoveryIntervalMs: 0 },
+    live: { ...opts.live, timers: time.timers, recoveryIntervalMs: 0 },
   });
   await runtime.start();
   const target: LiveTarget = {

@@ -1,0 +1,33 @@
+/**
+ * [H14] item 9 at the gateway: every failed reconciliation of an in-doubt live preview is
+ * counted in `/metrics` (`herald_reconcile_errors_total`), per channel and account.
+ */
+import { afterEach, expect, it } from "vitest";
+import { benchAccount, benchGateway } from "../testing/fakeChannels.ts";
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+it("counts reconcile errors of live previews", async () => {
+  const a = benchAccount("chat", "A", { live: {} });
+  a.adapter.send.reconcileUnknownSend = async () => {
+    throw new Error("probe failed: 502");
+  };
+  const bench = benchGateway([a]);
+  close = bench.close;
+  await bench.gateway.start();
+  a.platform.failNext({ type: "accept-then-drop" }, 1, "send");
+  const live = await bench.gateway.runtime.live({
+    channel: "chat",
+    accountId: "A",
+    target: { kind: "direct", id: "dm" },
+  });
+  live.update("Hello");
+  await live.idle();
+  const { body } = await bench.gateway.metrics.render();
+  expect(body).toContain('herald_reconcile_errors_total{channel="chat",account="A"} 1');
+  await live.cancel();
+});
