@@ -1,6 +1,7 @@
 /**
- * The threaded activity log's 22 end-to-end cases (seed `threaded-activity-log.md`, "E2E test
- * plan") against the QA channel: its real adapter over HTTP, threads on the QA platform.
+ * The threaded activity log's end-to-end cases (seed `threaded-activity-log.md`, "E2E test
+ * plan", and the suite's thread-anchor cases) against the QA channel: its real adapter over
+ * HTTP, threads on the QA platform, inbound messages made by the adapter's own `normalize`.
  */
 import { describeActivityLogSuite } from "@herald/plugin-sdk/contract";
 import { createMessageRuntime, SqliteStateStore } from "@herald/plugin-sdk/testing";
@@ -18,14 +19,14 @@ describeActivityLogSuite("qa-channel", async () => {
     delivery: "idempotent",
   });
   const store = new SqliteStateStore({ path: ":memory:" });
+  const adapter = createQaAdapter(config, DEFAULT_QA_BOT.token);
   const runtime = createMessageRuntime({
     store,
-    adapters: [createQaAdapter(config, DEFAULT_QA_BOT.token)],
+    adapters: [adapter],
     delivery: { pollIntervalMs: 5 },
     live: { recoveryIntervalMs: 0 },
   });
   await runtime.start();
-  let n = 0;
   return {
     runtime,
     async say(text, where) {
@@ -36,21 +37,21 @@ describeActivityLogSuite("qa-channel", async () => {
         author: { id: "alice", name: "Alice", bot: false },
         ...(where.thread ? { thread: where.thread } : {}),
       });
-      n += 1;
-      return {
-        id: `qa-in-${n}`,
+      // Through the adapter's own normalize, so the suite sees the threadAnchor it sets.
+      const event = {
+        seq: platform.lastSeq,
+        type: "message.created",
+        message: platform.toWire(posted),
+      };
+      const inbound = await adapter.receive?.normalize(event, {
         channel: QA_CHANNEL_ID,
         accountId: DEFAULT_QA_BOT.id,
-        direction: "inbound",
-        target: {
-          kind: where.dm ? "direct" : "group",
-          id: where.chat,
-          ...(where.thread ? { threadId: where.thread } : {}),
-          ...(where.spaceId ? { spaceId: where.spaceId } : {}),
-        },
-        body: { markdown: text },
-        platformMessageId: posted.id,
-      };
+        receivedAt: Date.now(),
+      });
+      if (!inbound || !("direction" in inbound))
+        throw new Error("the QA normalize gave no message");
+      const spaceId = where.spaceId;
+      return spaceId ? { ...inbound, target: { ...inbound.target, spaceId } } : inbound;
     },
     async visible(chat) {
       return platform.state.messages({ chat }).map((m) => ({

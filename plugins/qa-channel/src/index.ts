@@ -50,7 +50,7 @@ export type { QaWireEvent, QaWireMessage } from "./wire.ts";
 export function qaCapabilities(config: QaConfig): MessageCapabilities {
   return {
     text: { maxLength: config.maxLength, chunking: true },
-    threads: { reply: true, nativeThread: true },
+    threads: { reply: true, nativeThread: true, inDirect: true },
     live: { edit: true, delete: true, progress: true, editRate: config.editRate },
     delivery: {
       idempotencyKey: config.delivery === "idempotent",

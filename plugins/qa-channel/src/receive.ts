@@ -75,6 +75,8 @@ export function createReceive(botId: string): MessageReceiveAdapter {
         },
         body: { markdown: m.text },
         platformMessageId: m.id,
+        // Threads are named by their root message, in every chat (DMs included).
+        threadAnchor: { threadId: m.thread_id ?? m.id },
         timestamp: m.edited_at ?? m.created_at,
         mentions: { self: m.text.includes(`@${botId}`) },
         ...(m.reply_to_id !== undefined

@@ -29,6 +29,18 @@ export function threadIdOf(ctx: MessageSendContext): string | undefined {
   return target.threadId ?? (relation?.kind === "reply" ? relation.threadId : undefined);
 }
 
+/**
+ * The message a send quotes (`reply_to_id`): the reply relation's `replyToId` under placement
+ * `quote` (the QA channel's default); none for `inline`, `thread` and `broadcast` (the QA
+ * platform has no broadcast: the reply is in the thread only).
+ */
+export function replyToOf(ctx: MessageSendContext): string | undefined {
+  const { relation } = ctx.message;
+  if (relation?.kind !== "reply") return undefined;
+  const placement = relation.placement ?? "quote";
+  return placement === "quote" ? relation.replyToId : undefined;
+}
+
 function textOf(unit: RenderedMessageUnit): string {
   return (unit.payload as QaUnitPayload).text;
 }
@@ -53,10 +65,9 @@ export function createSend(client: QaClient, delivery: QaDeliveryMode): MessageS
   const sendsKey = delivery === "idempotent" || delivery === "reconcile";
   const adapter: MessageSendAdapter = {
     async send(ctx, unit) {
-      const { relation, origin } = ctx.message;
+      const { origin } = ctx.message;
       const thread = threadIdOf(ctx);
-      const replyTo =
-        relation?.kind === "reply" && unit.index === 0 ? relation.replyToId : undefined;
+      const replyTo = unit.index === 0 ? replyToOf(ctx) : undefined;
       const metadata = encodeOrigin(origin);
       const { message } = await client.postMessage(
         chatIdOf(ctx.message.target),

@@ -79,7 +79,8 @@ export function telegramCapabilities(config: TelegramConfig): MessageCapabilitie
       voice: true,
       maxCaptionLength: config.maxCaptionLength,
     },
-    threads: { reply: true, topic: true },
+    // Private-chat topics (Bot API 9.x) are not mapped yet: no threads in DMs.
+    threads: { reply: true, topic: true, inDirect: false },
     live: {
       edit: true,
       delete: true,

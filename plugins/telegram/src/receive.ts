@@ -7,6 +7,8 @@
  * - Targets: a private chat is `direct`; a group or supergroup `group`; a forum topic
  *   (`is_topic_message`) a `thread` with `threadId` = `message_thread_id`; the General topic is
  *   the group itself (no thread); a channel is `channel`.
+ * - Thread anchor: the forum topic a message is in (`message_thread_id`); none elsewhere, since
+ *   a bot can post into topics only (a reply chain is not a thread; the General topic is none).
  * - Ids: `<chat_id>:<message_id>` (message ids are per chat), the form receipts use too, so the
  *   outbound registry recognises the bot's own messages. The dedupe identity is that id; an
  *   edit adds `:edit:<edit_date>`; a callback query is `callback:<id>`.
@@ -154,6 +156,8 @@ function fromMessage(
         }
       : {}),
     platformMessageId: ref,
+    // A thread under a message exists only as a forum topic: the topic it is in (none elsewhere).
+    ...(target.threadId ? { threadAnchor: { threadId: target.threadId } } : {}),
     timestamp: ((edited ? m.edit_date : undefined) ?? m.date) * 1_000,
     mentions: { self: mentionsSelf(m, botId, username) },
     raw,

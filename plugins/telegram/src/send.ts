@@ -10,12 +10,14 @@
  * @module
  */
 import type { MessageEntity } from "@grammyjs/types";
-import type {
-  MessageReceiptPart,
-  MessageSendAdapter,
-  MessageSendContext,
-  MessageTarget,
-  RenderedMessageUnit,
+import {
+  composeRef,
+  type MessageReceiptPart,
+  type MessageSendAdapter,
+  type MessageSendContext,
+  type MessageTarget,
+  parseRef,
+  type RenderedMessageUnit,
 } from "@herald/plugin-sdk/channel-message";
 import type { Api } from "grammy";
 import { InputFile } from "grammy";
@@ -37,21 +39,21 @@ export function chatParam(chat: string): number | string {
   return /^-?\d+$/.test(chat) ? Number(chat) : chat;
 }
 
-/** herald's id of a Telegram message: `<chat_id>:<message_id>`. */
+/** herald's id of a Telegram message: the ref `<chat_id>:<message_id>` (`composeRef`). */
 export function messageRef(chat: string, messageId: number): string {
-  return `${chat}:${messageId}`;
+  return composeRef(chat, String(messageId));
 }
 
 /**
  * Splits `<chat_id>:<message_id>` (a bare `<message_id>` belongs to `fallbackChat`).
+ * @throws MalformedRefError when the ref is malformed.
  * @throws TelegramRenderError when the message id is not an integer.
  */
 export function parseMessageRef(ref: string, fallbackChat: string): { chat: string; id: number } {
-  const cut = ref.lastIndexOf(":");
-  const chat = cut > 0 ? ref.slice(0, cut) : fallbackChat;
-  const id = Number(cut > 0 ? ref.slice(cut + 1) : ref);
+  const parsed = parseRef(ref, { fallbackContainer: fallbackChat, label: "Telegram message ref" });
+  const id = Number(parsed.id);
   if (!Number.isSafeInteger(id)) throw new TelegramRenderError(`not a Telegram message id: ${ref}`);
-  return { chat, id };
+  return { chat: parsed.container, id };
 }
 
 /**
@@ -68,9 +70,11 @@ export function threadParamOf(ctx: MessageSendContext): number | undefined {
   return id === GENERAL_TOPIC_ID ? undefined : id;
 }
 
+/** `reply_parameters` of a send: only for placement `quote`, Telegram's default. */
 function replyParametersOf(ctx: MessageSendContext, chat: string) {
   const { relation } = ctx.message;
   if (relation?.kind !== "reply" || !relation.replyToId) return undefined;
+  if ((relation.placement ?? "quote") !== "quote") return undefined;
   const ref = parseMessageRef(relation.replyToId, chat);
   return {
     message_id: ref.id,

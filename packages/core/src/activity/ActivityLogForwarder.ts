@@ -13,7 +13,7 @@
 
 import { nodeTimers } from "../live/timers.ts";
 import { silentLogger } from "../logger.ts";
-import type { ChannelMessage, MessageTarget } from "../message/message.ts";
+import type { ChannelMessage } from "../message/message.ts";
 import { describeError } from "../receive/errorInfo.ts";
 import type { MessageRuntime } from "../runtime.ts";
 import type { TurnLifecycleEvent, TurnMessage } from "../turn/types.ts";
@@ -48,13 +48,16 @@ export const ACTIVITY_LOG_DEFAULTS = {
 /**
  * Forwards a runtime's turn activity into per-turn threaded logs.
  *
- * - **Turn root**: the log goes into the user's thread when the user posted inside one, else
- *   a thread anchored on the user's message (`target.threadId` = its platform id).
+ * - **Turn root**: the log goes into the thread under the user's message, where the channel's
+ *   `normalize` says it lives (`root.threadAnchor`: the user's own thread when they posted
+ *   inside one, else one the reply starts). A message id is never used as a thread id; a root
+ *   without an anchor gets its activity top-level.
  * - **Edits**: the first log entry posts at once; later ones are coalesced into one edit per
  *   `editDebounceMs`; the turn's end flushes at once.
  * - **Overflow**: the condenser decides (`condenseStrategy`); `rollover` continues in a new
  *   message in the same thread.
- * - **DMs**: no thread; log entries are dropped, policy requests go top-level.
+ * - **DMs**: on a channel without `capabilities.threads.inDirect`, no thread: log entries are
+ *   dropped, policy requests go top-level. With it, DMs are threaded like any chat.
  * - **Opt-out**: `threads: false` globally, `threadsDisabled` per space, or a channel without
  *   thread replies and edits: activity goes top-level.
  * - **Failures**: opening the log fails → top-level for the rest of the turn; an edit fails →
@@ -62,8 +65,8 @@ export const ACTIVITY_LOG_DEFAULTS = {
  *   on the next entry; the message was deleted (404) → a fresh one on the next entry.
  * - **No `turnId`**: a warning and top-level, never a second thread.
  *
- * The turn's final reply (`turn.reply`) is the bot's own top-level send; the forwarder never
- * posts `assistant` messages again. State is in memory, per process (seed "Known
+ * The turn's final reply (`turn.reply`) is the bot's own send, to the root's own target (top
+ * level when the user wrote top level); the forwarder never posts `assistant` messages again. State is in memory, per process (seed "Known
  * limitations"): after a restart a still-running turn's next entry opens a new log message.
  *
  * @example
@@ -181,7 +184,8 @@ export class ActivityLogForwarder {
     const caps = adapter?.capabilities;
     const capable =
       caps?.threads?.reply === true && caps.live?.edit === true && adapter?.send.edit !== undefined;
-    const dm = root.target.kind === "direct";
+    // A DM is threaded only where the channel has threads in DMs (DESIGN §8).
+    const dm = root.target.kind === "direct" && caps?.threads?.inDirect !== true;
     const spaceId = root.target.spaceId ?? root.target.id;
     const disabled = this.#options.threadsDisabled;
     const spaceOff =
@@ -192,20 +196,19 @@ export class ActivityLogForwarder {
             ...(root.accountId === undefined ? {} : { accountId: root.accountId }),
           })
         : (disabled?.includes(spaceId) ?? false);
-    const threadTarget = threadOf(root.target, root.platformMessageId);
+    const anchored = root.threadAnchor !== undefined;
     const wanted = capable && this.#options.threads !== false && !spaceOff && !dm;
-    if (wanted && !threadTarget) {
+    if (wanted && !anchored) {
       this.#host.log.warn(
         { turnId, channel: root.channel },
-        "the turn's root message has no platform id to anchor a thread on: activity goes top-level",
+        "the turn's root message has no threadAnchor (its channel's normalize sets none): activity goes top-level",
       );
     }
     return new TurnLogThread({
       turnId,
       root,
       dm,
-      threaded: wanted && threadTarget !== undefined,
-      threadTarget: threadTarget ?? root.target,
+      threaded: wanted && anchored,
       host: this.#host,
     });
   }
@@ -260,15 +263,4 @@ export class ActivityLogForwarder {
     void work.finally(() => this.#loose.delete(work));
     return work;
   }
-}
-
-/**
- * The thread of a turn: the user's own thread when they posted in one, else one anchored on
- * their message. Undefined when there is nothing to anchor on.
- */
-function threadOf(target: MessageTarget, platformMessageId: string | undefined) {
-  if (target.threadId !== undefined) return target;
-  if (target.kind === "thread") return target;
-  if (platformMessageId === undefined) return undefined;
-  return { ...target, threadId: platformMessageId };
 }

@@ -13,8 +13,9 @@ import { DeliveryFailedError, DeliveryPendingError } from "../delivery/errors.ts
 import { delay } from "../live/timers.ts";
 import type { LiveTimers } from "../live/types.ts";
 import type { HeraldLogger } from "../logger.ts";
-import type { ChannelMessage, MessageTarget } from "../message/message.ts";
+import type { ChannelMessage } from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
+import { placeReply, type ReplyAddress } from "../message/reply.ts";
 import { describeError } from "../receive/errorInfo.ts";
 import type { SendApi } from "../send/SendRuntime.ts";
 import { condenseTurnLog } from "./condense.ts";
@@ -47,8 +48,8 @@ export class TurnLogThread {
   readonly dm: boolean;
   /** Activity may go into a thread (channel capable, threads on for the space, anchor known). */
   readonly threaded: boolean;
-  /** The thread: the user's own, or one anchored on the user's message. */
-  readonly threadTarget: MessageTarget;
+  /** Where thread messages go: the thread under the root (`root.threadAnchor`). */
+  readonly thread: ReplyAddress;
   readonly #host: TurnLogHost;
   readonly #log: HeraldLogger;
   #entries: TurnLogEntry[] = [];
@@ -69,14 +70,13 @@ export class TurnLogThread {
     root: ChannelMessage;
     dm: boolean;
     threaded: boolean;
-    threadTarget: MessageTarget;
     host: TurnLogHost;
   }) {
     this.turnId = p.turnId;
     this.root = p.root;
     this.dm = p.dm;
     this.threaded = p.threaded;
-    this.threadTarget = p.threadTarget;
+    this.thread = placeReply(p.root, "thread");
     this.#host = p.host;
     this.#log = p.host.log.child({ turnId: p.turnId });
   }
@@ -289,19 +289,14 @@ export class TurnLogThread {
   }
 
   #threadMessage(text: string, extra: Partial<ChannelMessage> = {}): ChannelMessage {
-    const { root, threadTarget } = this;
+    const { root, thread } = this;
     return {
       id: randomUUID(),
       channel: root.channel,
       direction: "outbound",
-      target: threadTarget,
+      target: thread.target,
       body: { markdown: text },
-      relation: {
-        kind: "reply",
-        inboundMessageId: root.id,
-        ...(root.platformMessageId === undefined ? {} : { replyToId: root.platformMessageId }),
-        ...(threadTarget.threadId === undefined ? {} : { threadId: threadTarget.threadId }),
-      },
+      relation: thread.relation,
       ...(root.accountId === undefined ? {} : { accountId: root.accountId }),
       ...extra,
     };

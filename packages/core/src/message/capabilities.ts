@@ -33,7 +33,17 @@ export type MessageCapabilities = {
     chunking?: boolean;
   };
   attachments?: { upload: boolean; remoteUrl: boolean; voice?: boolean; maxCaptionLength?: number };
-  threads?: { reply: boolean; topic?: boolean; nativeThread?: boolean };
+  threads?: {
+    reply: boolean;
+    topic?: boolean;
+    nativeThread?: boolean;
+    /**
+     * Threads exist in direct chats too (Slack, Matrix, Telegram private-chat topics). Without
+     * it a DM gets no thread: the activity log drops its entries there (seed "DM behavior").
+     * @defaultValue false
+     */
+    inDirect?: boolean;
+  };
   live?: {
     edit: boolean;
     delete: boolean;

@@ -8,3 +8,4 @@ export * from "./message.ts";
 export * from "./origin.ts";
 export * from "./policy.ts";
 export * from "./receipt.ts";
+export * from "./reply.ts";

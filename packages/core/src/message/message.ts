@@ -73,6 +73,40 @@ export type MessageQuote = {
 };
 
 /**
+ * Where a thread under an inbound message lives on its platform (DESIGN §7–8), set by the
+ * adapter's `normalize`. Core never derives a thread id from a message id: on Google Chat a
+ * message name (`spaces/S/messages/M`) is not a thread name (`spaces/S/threads/T`).
+ *
+ * | platform | `threadId` |
+ * |---|---|
+ * | Slack | the root's `ts` (`thread_ts` when the message is a thread reply, else its own `ts`) |
+ * | Google Chat | `message.thread.name` (`spaces/S/threads/T`) |
+ * | Matrix | the thread root's event id (the message's own id when it is not in a thread) |
+ * | Discord | the thread's channel id (a thread started from a message has the message's id) |
+ * | Telegram | the forum topic's `message_thread_id`; absent outside topics (no threads there) |
+ *
+ * Absent when no thread can live under the message (a DM on a platform without threads in
+ * DMs, a Telegram group without topics).
+ */
+export type MessageThreadAnchor = {
+  /** The platform's thread id, in the form the adapter's send reads from `target.threadId`. */
+  threadId: string;
+};
+
+/**
+ * Where a reply is shown, relative to the inbound message it answers:
+ * - `inline`: in the conversation the inbound was in (its thread, if it was in one), no quote;
+ * - `quote`: like `inline`, with the platform's reply reference to `replyToId` (Telegram
+ *   `reply_parameters`, Discord `message_reference`, Matrix `m.in_reply_to`);
+ * - `thread`: in the thread under the inbound (`threadId` = its {@link MessageThreadAnchor});
+ * - `broadcast`: like `thread`, and also shown in the channel (Slack `reply_broadcast`);
+ *   channels without it treat it as `thread`.
+ *
+ * Absent: the channel's default (Telegram and the QA channel quote).
+ */
+export type ReplyPlacement = "inline" | "quote" | "thread" | "broadcast";
+
+/**
  * How an outbound message relates to other messages. Reply is a relation, not an API root
  * (seed, "Relation").
  */
@@ -83,8 +117,11 @@ export type MessageRelation =
       inboundMessageId?: string;
       /** Platform message id to reply to. */
       replyToId?: string;
+      /** The thread the reply goes into (with `placement` `thread`: the inbound's anchor). */
       threadId?: string;
       quote?: MessageQuote;
+      /** Where the reply is shown. @defaultValue the channel's default */
+      placement?: ReplyPlacement;
     }
   | { kind: "followup"; sessionKey?: string; previousMessageId?: string }
   | { kind: "broadcast"; reason?: string }
@@ -122,6 +159,11 @@ export type ChannelMessage = {
   timestamp?: number;
   /** Platform message id of an inbound message. */
   platformMessageId?: string;
+  /**
+   * Inbound: where a thread under this message lives (set by the adapter's `normalize`);
+   * absent when none can. The activity log and `placement: "thread"` replies use it.
+   */
+  threadAnchor?: MessageThreadAnchor;
   /** Mention flags computed by the adapter for inbound messages. */
   mentions?: { self?: boolean; users?: string[] };
   /**

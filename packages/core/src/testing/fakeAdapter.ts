@@ -48,8 +48,11 @@ export type FakeAdapterOptions = {
    * @defaultValue true
    */
   freshSendOnEditNotFound?: boolean;
-  /** Declare `capabilities.threads.reply` (sends honour `target.threadId` either way). */
-  threads?: boolean;
+  /**
+   * Declare `capabilities.threads.reply` (sends honour `target.threadId` either way); with
+   * `{ inDirect: true }` also `threads.inDirect`.
+   */
+  threads?: boolean | { inDirect: boolean };
   /** Live capabilities: edit rate, typing indicator, native stream, preview policy. */
   live?: {
     /** `capabilities.live.editRate`: edits per chat, e.g. `{ limit: 1, intervalMs: 1_000 }`. */
@@ -142,7 +145,14 @@ export function createFakeAdapter(options: FakeAdapterOptions): ChannelMessageAd
         freshSendOnEditNotFound: options.freshSendOnEditNotFound ?? true,
       },
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
-      ...(options.threads ? { threads: { reply: true } } : {}),
+      ...(options.threads
+        ? {
+            threads: {
+              reply: true,
+              inDirect: typeof options.threads === "object" && options.threads.inDirect,
+            },
+          }
+        : {}),
     },
     render: {
       render(message, ctx) {

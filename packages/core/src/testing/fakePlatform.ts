@@ -82,6 +82,14 @@ export type FakePlatformOptions = {
   clock?: () => number;
   /** How long a shown typing indicator stays up, in ms (Telegram: 5 s). @defaultValue 5_000 */
   typingLapseMs?: number;
+  /**
+   * Threads have names of their own, as on Google Chat (`spaces/S/threads/T` is not a message
+   * name): the thread under message `M` is {@link FakePlatform.threadUnder}`(M)` = `thread-M`,
+   * and a send into anything else (a message id, say) fails 400 `invalid_thread`. Otherwise a
+   * thread is named by its root message's id (Slack `thread_ts`, Matrix).
+   * @defaultValue false
+   */
+  namedThreads?: boolean;
 };
 
 /** The fake platform's state and rules. */
@@ -118,6 +126,11 @@ export class FakePlatform {
     };
     this.messages.push(message);
     return message;
+  }
+
+  /** The id of the thread under message `messageId` (see `namedThreads`). */
+  threadUnder(messageId: string): string {
+    return this.#options.namedThreads ? `thread-${messageId}` : messageId;
   }
 
   /** Visible (not deleted) messages of a chat, in order. */
@@ -206,6 +219,17 @@ export class FakePlatform {
     return 0;
   }
 
+  /** Refuses a thread that is not one on a `namedThreads` platform (Google Chat's 400). */
+  #checkThread(chat: string, thread: string | undefined): void {
+    if (!this.#options.namedThreads || thread === undefined) return;
+    const root = thread.startsWith("thread-") ? thread.slice("thread-".length) : undefined;
+    if (root !== undefined && this.messages.some((m) => m.id === root && m.chat === chat)) return;
+    throw new FakePlatformError(400, `invalid thread resource name: ${thread}`, {
+      code: "invalid_thread",
+      dispatched: false,
+    });
+  }
+
   #find(id: string, what: string): VisibleMessage {
     const m = this.messages.find((x) => x.id === id && !x.deleted);
     if (!m)
@@ -224,6 +248,7 @@ export class FakePlatform {
         return {};
       }
       case "stream_begin": {
+        this.#checkThread(call.chat, call.thread);
         const id = String(this.#nextId++);
         this.messages.push({
           id,
@@ -256,6 +281,7 @@ export class FakePlatform {
           const existing = this.messages.find((m) => m.key === call.key);
           if (existing) return { id: existing.id };
         }
+        this.#checkThread(call.chat, call.thread);
         const id = String(this.#nextId++);
         this.messages.push({
           id,

@@ -10,8 +10,9 @@ import type { LiveTimers } from "../live/types.ts";
 import type { HeraldLogger } from "../logger.ts";
 import type { ChannelMessage, MessageBody } from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
+import { placeReply } from "../message/reply.ts";
 import { describeError } from "../receive/errorInfo.ts";
-import type { SendApi, SendOptions } from "../send/SendRuntime.ts";
+import type { SendApi } from "../send/SendRuntime.ts";
 import type { MessageStateStore } from "../state/MessageStateStore.ts";
 import { forkConversation } from "./fork.ts";
 import { messageEvent } from "./ledger.ts";
@@ -31,6 +32,7 @@ import type {
   TurnMessage,
   TurnMessageInput,
   TurnOptions,
+  TurnReplyOptions,
   TurnRuntimeOptions,
 } from "./types.ts";
 
@@ -195,23 +197,17 @@ export function createTurnRuntime(
     state: TurnState,
     n: number,
     text: string | MessageBody,
-    sendOptions: SendOptions = {},
+    options: TurnReplyOptions = {},
   ): Promise<MessageReceipt> {
     const { root } = state;
+    const { placement, ...sendOptions } = options;
     const body = typeof text === "string" ? { markdown: text } : text;
-    const threadId = root.target.threadId;
     const message: ChannelMessage = {
       id: randomUUID(),
       channel: root.channel,
       direction: "outbound",
-      target: root.target,
+      ...placeReply(root, placement),
       body,
-      relation: {
-        kind: "reply",
-        inboundMessageId: root.id,
-        ...(root.platformMessageId === undefined ? {} : { replyToId: root.platformMessageId }),
-        ...(threadId === undefined ? {} : { threadId }),
-      },
       ...(root.accountId === undefined ? {} : { accountId: root.accountId }),
     };
     await activity({ role: "assistant", text: body.markdown, messageId: message.id });

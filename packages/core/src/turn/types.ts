@@ -9,7 +9,12 @@
  *
  * @module
  */
-import type { ChannelMessage, MessageBody, MessageTarget } from "../message/message.ts";
+import type {
+  ChannelMessage,
+  MessageBody,
+  MessageTarget,
+  ReplyPlacement,
+} from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import type { SendOptions } from "../send/SendRuntime.ts";
 
@@ -176,6 +181,16 @@ export type TurnRuntimeOptions = {
   sweepWindow?: number;
 };
 
+/** Options of `turn.reply`: the send options plus where the reply is shown. */
+export type TurnReplyOptions = SendOptions & {
+  /**
+   * Where the reply is shown ({@link ReplyPlacement}); `thread` / `broadcast` fall back to
+   * `inline` when the root has no `threadAnchor`.
+   * @defaultValue the channel's default, in the root's own place
+   */
+  placement?: ReplyPlacement;
+};
+
 /**
  * The handle `runtime.turn` gives its callback. Its methods run in the caller's scope when the
  * caller is inside this turn (a subagent keeps its `subagentId`), else at the turn's top level.
@@ -189,11 +204,12 @@ export type Turn = {
   /** Aborted when the turn is aborted or interrupted. */
   readonly signal: AbortSignal;
   /**
-   * Sends the reply to the root's chat (top level, or the user's own thread), durably, and
-   * records it as an `assistant` node.
+   * Sends the reply to the root's chat (top level, or the user's own thread; `placement`
+   * `thread` puts it into the thread under the root), durably, and records it as an
+   * `assistant` node.
    * @throws what `runtime.send` throws.
    */
-  reply(text: string | MessageBody, options?: SendOptions): Promise<MessageReceipt>;
+  reply(text: string | MessageBody, options?: TurnReplyOptions): Promise<MessageReceipt>;
   /** Records an activity message (ledger node + activity log). Same as `runtime.activity`. */
   activity(message: TurnMessageInput): Promise<TurnMessage>;
   /**

@@ -13,20 +13,28 @@
  *
  * @module
  */
-import type {
-  ChannelMessage,
-  MessageReceipt,
-  MessageReceiveContext,
-  MessageRuntime,
-  Turn,
-  TurnMessage,
-  TurnMessageInput,
+import {
+  type ChannelMessage,
+  type MessageReceipt,
+  type MessageReceiveContext,
+  type MessageRuntime,
+  placeReply,
+  type ReplyPlacement,
+  type Turn,
+  type TurnMessage,
+  type TurnMessageInput,
 } from "@herald/core";
 
 /** Options of one reply. */
 export type ReplyOptions = {
   /** Live mode for streamed replies. @defaultValue "partial" */
   mode?: "partial" | "block" | "progress";
+  /**
+   * Where the reply is shown: `inline`, `quote`, `thread` (the thread under the message, where
+   * the channel has one), `broadcast` (Slack `reply_broadcast`).
+   * @defaultValue the channel's default, where the message was
+   */
+  placement?: ReplyPlacement;
 };
 
 /** What a bot handler gets for one inbound message. */
@@ -67,22 +75,16 @@ export function createBotTurn(
     signal: turn.signal,
     activity: (entry) => turn.activity(entry),
     async reply(content, options = {}) {
+      const placement = options.placement === undefined ? {} : { placement: options.placement };
       if (typeof content === "string") {
-        return turn.reply(content, { onDurable: () => ctx.repliesDurable() });
+        return turn.reply(content, { onDurable: () => ctx.repliesDurable(), ...placement });
       }
       streams += 1;
       const key = `stream:${input.channel}:${input.id}:${streams}`;
-      const relation = {
-        kind: "reply" as const,
-        inboundMessageId: input.id,
-        ...(input.platformMessageId ? { replyToId: input.platformMessageId } : {}),
-        ...(input.target.threadId ? { threadId: input.target.threadId } : {}),
-      };
       const session = await runtime.live(
         {
           channel: input.channel,
-          target: input.target,
-          relation,
+          ...placeReply(input, options.placement),
           id: key,
           ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
         },

@@ -38,6 +38,7 @@ export type {
   MessageSendAdapter,
   MessageSendContext,
   MessageTarget,
+  MessageThreadAnchor,
   NormalizeResult,
   RateLimitScope,
   ReceiveAckPolicy,
@@ -48,6 +49,8 @@ export type {
   ReconcileResult,
   RenderedMessageBatch,
   RenderedMessageUnit,
+  ReplyAddress,
+  ReplyPlacement,
   WatermarkId,
   WatermarkTracker,
 } from "@herald/core";
@@ -66,6 +69,7 @@ export {
   mergeReceipts,
   NotImplementedError,
   parseInbound,
+  placeReply,
   REDACTED,
   ReceiveValidationError,
   receiptFromParts,
@@ -86,6 +90,16 @@ export {
   defineChannelMessageAdapter,
   defineChannelPlugin,
 } from "./plugin.ts";
+
+// Ids that need their container (Slack channel + ts, Matrix room + event).
+export {
+  composeRef,
+  MalformedRefError,
+  type ParsedRef,
+  type ParseRefOptions,
+  parseRef,
+} from "./ref.ts";
+
 // Render helpers: markdown AST, UTF-16 lengths, chunkers, text + entities, captions.
 export {
   type CaptionSplit,

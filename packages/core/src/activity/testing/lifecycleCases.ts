@@ -38,7 +38,7 @@ export function lifecycleCases(ctx: () => SuiteContext): void {
     expect(shown[0]?.text).toContain("tool: Read(status.json)");
   });
 
-  it("14. DM chats never open a thread", async () => {
+  it("14. DM chats open a thread only where the channel has threads in DMs (threads.inDirect)", async () => {
     const c = ctx();
     c.forwarder();
     const dm = `${c.chat}-dm`;
@@ -48,7 +48,19 @@ export function lifecycleCases(ctx: () => SuiteContext): void {
       await c.settle();
       await turn.reply("Here you go.");
     });
-    expect((await c.bot(dm)).map((m) => [m.text, m.thread])).toEqual([["Here you go.", undefined]]);
+    const shown = (await c.bot(dm)).map((m) => [m.text.split("\n")[0], m.thread]);
+    const inDirect = c.h.runtime.adapter(user.channel)?.capabilities.threads?.inDirect === true;
+    if (inDirect) {
+      // Threaded like any chat; the reply stays top-level.
+      expect(shown).toEqual([
+        [expect.stringContaining("tool: Read(x)"), c.threadOf(user)],
+        ["Here you go.", undefined],
+      ]);
+      expect(c.threadOf(user)).toBeDefined();
+    } else {
+      // Seed "DM behavior": the log is dropped, only the reply is shown.
+      expect(shown).toEqual([["Here you go.", undefined]]);
+    }
   });
 
   it("15. falls back to top-level when the thread-log create fails", async () => {

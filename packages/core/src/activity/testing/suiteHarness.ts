@@ -43,7 +43,8 @@ export type ActivityLogSuiteHarness = {
   runtime: MessageRuntime;
   /**
    * Posts `text` as a user and returns it as an inbound message (with `platformMessageId`,
-   * and `target.threadId` when posted in a thread), ready for `runtime.turn`.
+   * `target.threadId` when posted in a thread, and the `threadAnchor` the channel's normalize
+   * sets — best made by the adapter's own `normalize`), ready for `runtime.turn`.
    */
   say(text: string, where: SuiteWhere): Promise<ChannelMessage>;
   /** The chat's visible (not deleted) messages, in order. */
@@ -57,7 +58,7 @@ export type ActivityLogSuiteHarness = {
   deleteAsUser(chat: string, messageId: string): Promise<void>;
   /**
    * The thread id a log anchored on `inbound` is expected to show.
-   * @defaultValue `inbound.target.threadId ?? inbound.platformMessageId`
+   * @defaultValue `inbound.threadAnchor?.threadId`
    */
   expectedThread?(inbound: ChannelMessage): string | undefined;
   close(): Promise<void>;
@@ -195,9 +196,7 @@ export function suiteContext(
       return (await h.visible(c)).filter((m) => m.byBot);
     },
     threadOf(inbound) {
-      return h.expectedThread
-        ? h.expectedThread(inbound)
-        : (inbound.target.threadId ?? inbound.platformMessageId);
+      return h.expectedThread ? h.expectedThread(inbound) : inbound.threadAnchor?.threadId;
     },
     async intents(turnId) {
       const all = await h.runtime.store.listIntents({ limit: 1_000 });

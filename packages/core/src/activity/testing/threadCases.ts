@@ -44,8 +44,11 @@ export function threadCases(ctx: () => SuiteContext): void {
     expect(create?.message.relation).toMatchObject({
       kind: "reply",
       replyToId: user.platformMessageId,
+      placement: "thread",
     });
-    expect(create?.message.target.threadId).toBe(user.target.threadId ?? user.platformMessageId);
+    // The thread is where the channel's normalize said it lives, never the message id reused.
+    expect(user.threadAnchor).toBeDefined();
+    expect(create?.message.target.threadId).toBe(user.threadAnchor?.threadId);
   });
 
   it("2. edits the same log message on subsequent thread-log events", async () => {
@@ -92,11 +95,17 @@ export function threadCases(ctx: () => SuiteContext): void {
     const c = ctx();
     c.forwarder();
     const user = await c.h.say("ship it", { chat: c.chat });
+    let turnId = "";
     await c.h.runtime.turn(user, async (turn) => {
+      turnId = turn.turnId;
       await turn.activity(tool("Bash", "make release"));
       await c.settle();
       await turn.reply("Shipped version 1.2.");
     });
+    const reply = (await c.intents(turnId)).find((i) =>
+      i.message.body?.markdown.startsWith("Shipped"),
+    );
+    expect(reply?.message.target.threadId).toBeUndefined();
     const shown = await c.bot();
     expect(
       shown.map((m) => [m.thread === undefined ? "top" : "thread", m.text.split("\n")[0]]),
@@ -160,7 +169,7 @@ export function threadCases(ctx: () => SuiteContext): void {
       i.message.body?.markdown.startsWith("Allow deleting"),
     );
     expect(policy?.message.raw).toEqual({ card });
-    expect(policy?.message.target.threadId).toBe(user.target.threadId ?? user.platformMessageId);
+    expect(policy?.message.target.threadId).toBe(user.threadAnchor?.threadId);
   });
 
   it("8. honours the filters config (verbose off hides subagent_update)", async () => {

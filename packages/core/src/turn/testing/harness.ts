@@ -99,6 +99,8 @@ export async function turnHarness(
         sender: { id: "user-1", displayName: "Ada" },
         body: { markdown: text },
         platformMessageId: posted.id,
+        // As a normalize would: the user's thread, else the one under the message.
+        threadAnchor: { threadId: o.thread ?? platform.threadUnder(posted.id) },
         timestamp: time.now(),
       };
     },
