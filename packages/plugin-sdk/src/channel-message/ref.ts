@@ -46,9 +46,9 @@ export type ParseRefOptions = {
   label?: string;
 };
 
-const escape = (part: string) => part.replaceAll("%", "%25").replaceAll(":", "%3A");
+const escapeHalf = (part: string) => part.replaceAll("%", "%25").replaceAll(":", "%3A");
 
-function unescape(part: string, ref: string, label: string | undefined): string {
+function unescapeHalf(part: string, ref: string, label: string | undefined): string {
   return part.replace(/%(..)?/g, (match, hex: string | undefined, offset: number) => {
     const code = hex?.toUpperCase();
     if (code === "25") return "%";
@@ -76,7 +76,7 @@ export function composeRef(container: string, id: string): string {
     const which = container === "" ? "container" : "id";
     throw new MalformedRefError(`${container}:${id}`, `the ${which} is empty`);
   }
-  return `${escape(container)}:${escape(id)}`;
+  return `${escapeHalf(container)}:${escapeHalf(id)}`;
 }
 
 /**
@@ -106,9 +106,9 @@ export function parseRef(ref: string, options: ParseRefOptions = {}): ParsedRef 
     if (fallbackContainer === undefined) {
       throw new MalformedRefError(ref, 'no container (expected "<container>:<id>")', label);
     }
-    return { container: fallbackContainer, id: unescape(first, ref, label) };
+    return { container: fallbackContainer, id: unescapeHalf(first, ref, label) };
   }
   if (first === "") throw new MalformedRefError(ref, "the container is empty", label);
   if (second === "") throw new MalformedRefError(ref, "the id is empty", label);
-  return { container: unescape(first, ref, label), id: unescape(second, ref, label) };
+  return { container: unescapeHalf(first, ref, label), id: unescapeHalf(second, ref, label) };
 }
