@@ -1,7 +1,7 @@
 /**
  * `pnpm check`: everything CI runs, in order, failing fast —
- * format + lint, typecheck, build, all tests, package checks (publint, attw), API reports,
- * boundaries.
+ * format + lint, typecheck, build, all tests, package checks (publint, attw), packaging (every
+ * package installed outside the repo with npm and pnpm), API reports, boundaries.
  */
 import { spawnSync } from "node:child_process";
 
@@ -16,6 +16,10 @@ const steps: Array<[string, string[]]> = [
   [
     "package checks (publint, attw)",
     ["turbo", "run", "check:package", "--output-logs=errors-only"],
+  ],
+  [
+    "packaging (pack, install from a local registry with npm and pnpm, a new user's bot)",
+    ["node", "scripts/check-packaging.ts"],
   ],
   [
     "API reports (api-extractor; update: pnpm --filter @herald/plugin-sdk api:update)",

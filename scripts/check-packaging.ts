@@ -1,0 +1,71 @@
+/**
+ * `pnpm check`'s packaging step: every publishable package is packed once (`pnpm pack`), served
+ * by a registry on 127.0.0.1 (`lib/packaging/registry.ts`), and installed into blank projects
+ * outside the repository with npm and with pnpm — no workspace, no overrides — where a new
+ * user's path must work (`lib/packaging/scenario.ts`). Run the build first.
+ *
+ *   node scripts/check-packaging.ts                 # npm and pnpm, in parallel
+ *   node scripts/check-packaging.ts --manager npm   # one of them
+ *   node scripts/check-packaging.ts --keep          # keep the blank projects for a look
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { checkTarballFiles } from "./lib/packaging/files.ts";
+import { packAll, publishableDirs } from "./lib/packaging/pack.ts";
+import type { Manager } from "./lib/packaging/project.ts";
+import { startRegistry } from "./lib/packaging/registry.ts";
+import { userScenario } from "./lib/packaging/scenario.ts";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const { values } = parseArgs({
+  options: { manager: { type: "string", multiple: true }, keep: { type: "boolean" } },
+});
+const managers = (values.manager ?? ["npm", "pnpm"]) as Manager[];
+const t0 = Date.now();
+
+const dirs = publishableDirs(root);
+const missing = dirs.filter((d) => !existsSync(join(d, "dist")));
+if (missing.length > 0) {
+  console.error(`✗ not built: ${missing.join(", ")} — run pnpm build first`);
+  process.exit(1);
+}
+const packDir = mkdtempSync(join(tmpdir(), "herald-pack-"));
+const tarballs = await packAll(dirs, packDir);
+console.log(
+  `  packed ${tarballs.map((t) => `${t.name}@${t.version}`).join(", ")} (${((Date.now() - t0) / 1000).toFixed(1)}s)`,
+);
+const fileProblems = checkTarballFiles(root, tarballs);
+if (fileProblems.length > 0) {
+  console.error(`✗ package contents:\n${fileProblems.map((p) => `  - ${p}`).join("\n")}`);
+  process.exit(1);
+}
+const registry = await startRegistry(tarballs);
+const results = await Promise.allSettled(
+  managers.map((manager) =>
+    userScenario({
+      manager,
+      registryUrl: registry.url,
+      tarballs,
+      root,
+      fixtureDir: join(root, "scripts/lib/packaging/fixture"),
+      log: (line) => console.log(line),
+    }),
+  ),
+);
+await registry.close();
+let failed = false;
+for (const [i, r] of results.entries()) {
+  if (r.status === "rejected") {
+    failed = true;
+    console.error(`\n✗ ${managers[i]}: ${(r.reason as Error).message}`);
+  } else if (!values.keep) rmSync(r.value.project.dir, { recursive: true, force: true });
+  else console.log(`  kept ${r.value.project.dir}`);
+}
+rmSync(packDir, { recursive: true, force: true });
+console.log(
+  `  packaging check ${failed ? "failed" : "passed"} in ${((Date.now() - t0) / 1000).toFixed(1)}s`,
+);
+process.exit(failed ? 1 : 0);
