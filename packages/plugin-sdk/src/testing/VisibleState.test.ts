@@ -14,6 +14,25 @@ describe("VisibleState", () => {
     expect(state.messages({ chat: "c1" })).toHaveLength(2);
   });
 
+  it("forgets a client key after the platform's dedupe window (keyTtlMs)", () => {
+    let now = 1_000_000;
+    const state = new VisibleState({ idempotentKeys: true, keyTtlMs: 60_000, clock: () => now });
+    const first = state.post({ chat: "c1", text: "hi", author: bot, key: "nonce-1" });
+    now += 59_999;
+    expect(state.post({ chat: "c1", text: "hi", author: bot, key: "nonce-1" }).duplicate).toBe(
+      true,
+    );
+    now += 1;
+    const late = state.post({ chat: "c1", text: "hi", author: bot, key: "nonce-1" });
+    expect(late.duplicate).toBe(false);
+    expect(late.message.id).not.toBe(first.message.id);
+    now += 30_000; // within the window of the second post
+    expect(state.post({ chat: "c1", text: "hi", author: bot, key: "nonce-1" }).message.id).toBe(
+      late.message.id,
+    );
+    expect(state.byKey("nonce-1", "c1")).toHaveLength(2);
+  });
+
   it("keeps every text a message showed; identical text is not a change", () => {
     const state = new VisibleState();
     const { message } = state.post({ chat: "c1", text: "draft", author: bot });

@@ -68,6 +68,12 @@ export type VisibleStateOptions = {
    * @defaultValue false
    */
   idempotentKeys?: boolean;
+  /**
+   * The platform's dedupe window for client keys, in ms: a key posted again later than this
+   * after the first post makes a new message (Discord enforces a nonce for a few minutes).
+   * Switchable at run time. @defaultValue undefined (keys never expire)
+   */
+  keyTtlMs?: number;
   /** How long a shown typing indicator stays up without a refresh, in ms. @defaultValue 5_000 */
   typingLapseMs?: number;
   /** First message id; ids are decimal strings counting up from it. @defaultValue 1 */
@@ -96,6 +102,8 @@ export type MessageFilter = {
 export class VisibleState {
   /** Whether posts are deduplicated by client key (see {@link VisibleStateOptions}). */
   idempotentKeys: boolean;
+  /** The dedupe window of client keys in ms (see {@link VisibleStateOptions}); undefined = forever. */
+  keyTtlMs: number | undefined;
   readonly #messages: VisibleMessage[] = [];
   readonly #typingUntil = new Map<string, number>();
   readonly #listeners = new Set<(change: VisibleChange) => void>();
@@ -105,15 +113,26 @@ export class VisibleState {
 
   constructor(options: VisibleStateOptions = {}) {
     this.idempotentKeys = options.idempotentKeys ?? false;
+    this.keyTtlMs = options.keyTtlMs;
     this.#clock = options.clock ?? Date.now;
     this.#typingLapseMs = options.typingLapseMs ?? 5_000;
     this.#nextId = options.firstId ?? 1;
   }
 
-  /** Posts a message; with {@link idempotentKeys}, a known key returns the first message. */
+  /**
+   * Posts a message; with {@link idempotentKeys}, a key posted in the same chat within
+   * {@link keyTtlMs} of its first post returns that first message.
+   */
   post(input: PostInput): { message: VisibleMessage; duplicate: boolean } {
     if (this.idempotentKeys && input.key !== undefined) {
-      const existing = this.#messages.find((m) => m.chat === input.chat && m.key === input.key);
+      const now = this.#clock();
+      const ttl = this.keyTtlMs;
+      const existing = this.#messages.find(
+        (m) =>
+          m.chat === input.chat &&
+          m.key === input.key &&
+          (ttl === undefined || now - m.createdAt < ttl),
+      );
       if (existing) return { message: copy(existing), duplicate: true };
     }
     const text = input.text;

@@ -42,6 +42,7 @@ export {
 export { type Context, Hono } from "hono";
 export { streamSSE } from "hono/streaming";
 export { CHROMIUM_LAUNCH_OPTIONS, CHROMIUM_PATH, chromiumAvailable } from "./browser.ts";
+export { captureLogger, serializeLogEntry } from "./captureLogger.ts";
 export { eventually } from "./eventually.ts";
 export {
   type FakeCallRecord,
@@ -53,6 +54,13 @@ export {
   type FakeRouteHandler,
   PlatformFaults,
 } from "./FakePlatformServer.ts";
+export {
+  type FakeSocketClose,
+  FakeSocketConnection,
+  type FakeSocketFrame,
+  FakeSocketServer,
+  type FakeSocketServerOptions,
+} from "./FakeSocketServer.ts";
 export {
   FaultQueue,
   type FaultTarget,
@@ -68,6 +76,12 @@ export {
   runNodeChild,
 } from "./process.ts";
 export { createReceiverSink } from "./sink.ts";
+export {
+  openTestRun,
+  TEST_RUN_DELIVERY,
+  type TestRun,
+  type TestRunOptions,
+} from "./testRun.ts";
 export {
   type MessageFilter,
   type PostInput,

@@ -6,66 +6,28 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto";
 import type {
   ChannelMessage,
   ChannelMessageAdapter,
-  ChannelPluginDeps,
   ChannelReceiver,
   MessageTarget,
 } from "@herald/plugin-sdk/channel-message";
 import {
-  createMessageRuntime,
-  createReceiverSink,
+  type DeliveryOptions,
   type DurableSendIntent,
-  eventually,
-  isHeldForOperator,
   type MessageReceiveContext,
   type MessageRuntime,
+  openTestRun,
   type ReceiveOutcome,
   type ReceiveRuntimeOptions,
-  SqliteStateStore,
+  type SqliteStateStore,
+  TEST_RUN_DELIVERY,
 } from "@herald/plugin-sdk/testing";
 import { onTestFinished } from "vitest";
 import type { TelegramConfig, TelegramConfigInput } from "../config.ts";
 import { createTelegramAdapter, createTelegramReceiver } from "../index.ts";
 import { FAKE_BOT, type FakeChat, FakeTelegram, type FakeTelegramOptions } from "./FakeTelegram.ts";
 import { testConfig } from "./harness.ts";
-
-type Logger = ChannelPluginDeps["logger"];
-
-/** Serializes a log entry with every error field (message, stack, causes, own properties). */
-function serialize(value: unknown): string {
-  const seen = new WeakSet<object>();
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v instanceof Error) {
-      const out: Record<string, unknown> = { name: v.name, message: v.message, stack: v.stack };
-      for (const k of Object.getOwnPropertyNames(v))
-        out[k] = (v as unknown as Record<string, unknown>)[k];
-      if (v.cause !== undefined) out.cause = v.cause;
-      return out;
-    }
-    if (v && typeof v === "object") {
-      if (seen.has(v)) return "[circular]";
-      seen.add(v);
-    }
-    return v;
-  });
-}
-
-/** A logger that records every line. */
-export function recordingLogger(lines: string[], bindings: object = {}): Logger {
-  const write = (level: string) => (obj: object, msg?: string) => {
-    lines.push(serialize({ level, ...bindings, ...obj, msg }));
-  };
-  return {
-    debug: write("debug"),
-    info: write("info"),
-    warn: write("warn"),
-    error: write("error"),
-    child: (more) => recordingLogger(lines, { ...bindings, ...more }),
-  };
-}
 
 /** Options of {@link openBench}. */
 export type BenchOptions = {
@@ -78,7 +40,7 @@ export type BenchOptions = {
   /** Options of the fake Bot API. */
   fake?: FakeTelegramOptions;
   /** Delivery backoff and waits (fast by default). */
-  delivery?: Parameters<typeof createMessageRuntime>[0]["delivery"];
+  delivery?: DeliveryOptions;
 };
 
 /** A running bench. */
@@ -105,14 +67,8 @@ export type Bench = {
   startReceiver(): Promise<ChannelReceiver>;
 };
 
-/** Fast delivery settings for tests. */
-export const BENCH_DELIVERY = {
-  pollIntervalMs: 10,
-  leaseMs: 5_000,
-  maxInMemoryWaitMs: 2_000,
-  recoveryBudgetMs: 2_000,
-  backoff: { baseMs: 40, maxMs: 300, maxAttempts: 8 },
-};
+/** Fast delivery settings for tests (the SDK's test-run defaults). */
+export const BENCH_DELIVERY = TEST_RUN_DELIVERY;
 
 /** Opens a bench for the current test. */
 export async function openBench(options: BenchOptions = {}): Promise<Bench> {
@@ -128,36 +84,21 @@ export async function openBench(options: BenchOptions = {}): Promise<Bench> {
     options.config,
   );
   const adapter = createTelegramAdapter(config, FAKE_BOT.token);
-  const store = new SqliteStateStore({ path: ":memory:" });
-  const logLines: string[] = [];
-  const logger = recordingLogger(logLines);
-  const handled: MessageReceiveContext[] = [];
-  const outcomes: ReceiveOutcome[] = [];
-  const runtime = createMessageRuntime({
-    store,
+  const run = await openTestRun({
     adapters: [adapter],
-    logger,
-    random: () => 0.5,
+    accountId: "main",
     ...(options.clock ? { clock: options.clock } : {}),
-    delivery: options.delivery ?? BENCH_DELIVERY,
-    live: { recoveryIntervalMs: 0 },
-    receive: {
-      loopGuard: false,
-      ...options.receive,
-      handler: async (ctx) => {
-        handled.push(ctx);
-        await options.handler?.(ctx);
-      },
-    },
+    ...(options.delivery ? { delivery: options.delivery } : {}),
+    ...(options.receive ? { receive: options.receive } : {}),
+    ...(options.handler ? { handler: options.handler } : {}),
   });
-  await runtime.start();
   let receiver: ChannelReceiver | undefined;
+  run.onClose(() => receiver?.stop?.());
   onTestFinished(async () => {
-    await receiver?.stop?.();
-    await runtime.stop(1_000);
-    await store.close();
+    await run.close();
     await fake.close();
   });
+  const { runtime, store, logLines, handled, outcomes } = run;
   const bench: Bench = {
     fake,
     config,
@@ -175,35 +116,16 @@ export async function openBench(options: BenchOptions = {}): Promise<Bench> {
       const chat = fake.createChat({ type: "supergroup", title: "forum", forum: true });
       return { chat, target: { kind: "group", id: String(chat.id) } };
     },
-    message: (target, markdown, extra = {}) => ({
-      id: randomUUID(),
-      channel: adapter.id,
-      accountId: "main",
-      direction: "outbound",
-      target,
-      body: { markdown },
-      ...extra,
-    }),
-    intent: (key) => store.getIntentByIdempotencyKey(key),
-    settled: (key, timeoutMs = 8_000) =>
-      eventually(
-        () => store.getIntentByIdempotencyKey(key),
-        (i) =>
-          i !== undefined &&
-          (i.status === "sent" ||
-            i.status === "failed" ||
-            i.status === "cancelled" ||
-            isHeldForOperator(i)),
-        { timeoutMs, what: `intent ${key} to settle` },
-      ) as Promise<DurableSendIntent>,
+    message: (target, markdown, extra = {}) => run.message(adapter.id, target, markdown, extra),
+    intent: run.intent,
+    settled: run.settled,
     async startReceiver() {
-      const sink = createReceiverSink(runtime, {
-        channel: adapter.id,
-        accountId: "main",
-        logger,
-        onTicket: (ticket) => void ticket.done.then((o) => outcomes.push(o)),
-      });
-      receiver = createTelegramReceiver(config, FAKE_BOT.token, sink, "webhook-secret_token-123");
+      receiver = createTelegramReceiver(
+        config,
+        FAKE_BOT.token,
+        run.sink(adapter.id),
+        "webhook-secret_token-123",
+      );
       await receiver.start?.();
       return receiver;
     },

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto";
 import type {
   ChannelMessage,
   ChannelMessageAdapter,
@@ -13,16 +12,14 @@ import type {
   MessageTarget,
 } from "@herald/plugin-sdk/channel-message";
 import {
-  createMessageRuntime,
-  createReceiverSink,
   type DurableSendIntent,
-  eventually,
-  isHeldForOperator,
   type MessageReceiveContext,
   type MessageRuntime,
+  openTestRun,
   type ReceiveOutcome,
   type ReceiveRuntimeOptions,
-  SqliteStateStore,
+  type SqliteStateStore,
+  TEST_RUN_DELIVERY,
   type VisibleMessage,
 } from "@herald/plugin-sdk/testing";
 import { onTestFinished } from "vitest";
@@ -31,14 +28,8 @@ import type { ContractHarness, ContractPlatform, JsonValue } from "./types.ts";
 /** The text limit the suite asks platforms for (small, so multi-part tests stay cheap). */
 export const CONTRACT_MAX_LENGTH = 120;
 
-/** Fast delivery settings: tests wait for retries, so backoff is short. */
-export const CONTRACT_DELIVERY = {
-  pollIntervalMs: 10,
-  leaseMs: 5_000,
-  maxInMemoryWaitMs: 2_000,
-  recoveryBudgetMs: 2_000,
-  backoff: { baseMs: 40, maxMs: 300, maxAttempts: 8 },
-} as const;
+/** Fast delivery settings: tests wait for retries, so backoff is short (the SDK's test-run defaults). */
+export const CONTRACT_DELIVERY = TEST_RUN_DELIVERY;
 
 /** A running contract test. */
 export type ContractRun = {
@@ -59,6 +50,8 @@ export type ContractRun = {
   visible(target: MessageTarget): Promise<VisibleMessage[]>;
   /** Reads an intent by idempotency key. */
   intent(key: string): Promise<DurableSendIntent | undefined>;
+  /** Waits until the intent under `key` settles (see {@link settled}). */
+  settled(key: string, timeoutMs?: number): Promise<DurableSendIntent>;
   /** Starts the channel's receiver (throws when the harness has none). */
   startReceiver(): Promise<void>;
 };
@@ -77,35 +70,20 @@ export async function openRun(
 ): Promise<ContractRun> {
   const platform = await harness.platform({ maxLength: CONTRACT_MAX_LENGTH });
   const adapter = harness.createAdapter(platform.connection as JsonValue);
-  const store = new SqliteStateStore({ path: ":memory:" });
-  const handled: MessageReceiveContext[] = [];
-  const outcomes: ReceiveOutcome[] = [];
-  const runtime = createMessageRuntime({
-    store,
-    adapters: [adapter],
-    random: () => 0.5,
-    delivery: { ...CONTRACT_DELIVERY, backoff: { ...CONTRACT_DELIVERY.backoff } },
-    live: { recoveryIntervalMs: 0 },
-    receive: {
-      loopGuard: false,
-      ...options.receive,
-      handler: async (ctx) => {
-        handled.push(ctx);
-        await options.handler?.(ctx);
-      },
-    },
-  });
-  await runtime.start();
-  let receiver: ChannelReceiver | undefined;
-  let deliveries = 0;
   const accountId = harness.accountId ?? "contract";
-
+  const run = await openTestRun({
+    adapters: [adapter],
+    accountId,
+    ...(options.receive ? { receive: options.receive } : {}),
+    ...(options.handler ? { handler: options.handler } : {}),
+  });
+  let receiver: ChannelReceiver | undefined;
+  run.onClose(() => receiver?.stop?.());
   onTestFinished(async () => {
-    await receiver?.stop?.();
-    await runtime.stop(1_000);
-    await store.close();
+    await run.close();
     await platform.close();
   });
+  const { runtime, store, handled, outcomes } = run;
 
   return {
     harness,
@@ -116,31 +94,16 @@ export async function openRun(
     handled,
     outcomes,
     get deliveries() {
-      return deliveries;
+      return run.deliveries;
     },
-    message: (target, text, extra = {}) => ({
-      id: randomUUID(),
-      channel: adapter.id,
-      accountId,
-      direction: "outbound",
-      target,
-      body: { markdown: text },
-      ...extra,
-    }),
+    message: (target, text, extra = {}) => run.message(adapter.id, target, text, extra),
     visible: async (target) => platform.visible(target),
-    intent: (key) => store.getIntentByIdempotencyKey(key),
+    intent: run.intent,
+    settled: run.settled,
     async startReceiver() {
       if (!harness.createReceiver)
         throw new Error(`${harness.name}: the harness has no createReceiver`);
-      const sink = createReceiverSink(runtime, {
-        channel: adapter.id,
-        accountId,
-        onTicket: (ticket) => {
-          deliveries += 1;
-          void ticket.done.then((outcome) => outcomes.push(outcome));
-        },
-      });
-      receiver = harness.createReceiver(platform.connection as JsonValue, sink);
+      receiver = harness.createReceiver(platform.connection as JsonValue, run.sink(adapter.id));
       if (receiver.webhook && platform.inbound?.connectWebhook) {
         const webhook = receiver.webhook.bind(receiver);
         platform.inbound.connectWebhook((request) => webhook(request));
@@ -151,17 +114,12 @@ export async function openRun(
 }
 
 /** Waits until the intent under `key` settles: sent, failed, cancelled or held for an operator. */
-export async function settled(run: ContractRun, key: string, timeoutMs = 8_000) {
-  return eventually(
-    () => run.intent(key),
-    (i) =>
-      i !== undefined &&
-      (i.status === "sent" ||
-        i.status === "failed" ||
-        i.status === "cancelled" ||
-        isHeldForOperator(i)),
-    { timeoutMs, what: `intent ${key} to settle` },
-  ) as Promise<DurableSendIntent>;
+export async function settled(
+  run: ContractRun,
+  key: string,
+  timeoutMs = 8_000,
+): Promise<DurableSendIntent> {
+  return run.settled(key, timeoutMs);
 }
 
 /** What an adapter promises for a send whose outcome is unknown. */
