@@ -11,7 +11,7 @@ import type { DeliveryWorker } from "../delivery/DeliveryWorker.ts";
 import type { DeliveryDeps } from "../delivery/deps.ts";
 import { NotImplementedError } from "../errors.ts";
 import type { ChannelMessage } from "../message/message.ts";
-import { currentTurnId, trackInTurn } from "../turn/scope.ts";
+import { currentTurnId, trackInTurn, turnOwner } from "../turn/scope.ts";
 import { canEdit, type LiveEnv, LiveRef } from "./env.ts";
 import { LiveSessionBusyError } from "./errors.ts";
 import { findFinal } from "./final.ts";
@@ -119,9 +119,16 @@ export function createLiveApi(
   };
 
   // Opened inside a turn scope: tracked, and the scope's root turn id is stamped unless given.
+  // The session belongs to the turn: cancelled when the turn ends without finalizing it.
   const open = (target: LiveTarget, o: LiveOptions = {}): Promise<LiveSession> => {
     const turnId = o.turnId ?? currentTurnId();
-    return trackInTurn(openSession(target, turnId === undefined ? o : { ...o, turnId }));
+    const own = turnOwner();
+    return trackInTurn(
+      openSession(target, turnId === undefined ? o : { ...o, turnId }).then((session) => {
+        own({ close: (outcome) => session.cancel(outcome === "error" ? "error" : "aborted") });
+        return session;
+      }),
+    );
   };
 
   async function openSession(target: LiveTarget, o: LiveOptions): Promise<LiveSession> {
@@ -222,7 +229,7 @@ export function createLiveApi(
       );
     }
     const base = baseMessage(target);
-    return new TypingIndicator({
+    const handle = new TypingIndicator({
       adapter: typingAdapter,
       ctx: contextFor(deps, base, `${target.channel}:${base.id}:typing`),
       clock: deps.clock,
@@ -230,6 +237,9 @@ export function createLiveApi(
       ttlMs: o.ttlMs,
       log: deps.logger.child({ channel: target.channel }),
     }).start();
+    // Inside a turn the indicator belongs to it: stopped when the turn ends, whatever the outcome.
+    turnOwner()({ close: () => handle.stop() });
+    return handle;
   }
 
   return {

@@ -229,8 +229,11 @@ export class LiveSession {
     this.#open = false;
     if (this.#timer !== undefined) ref?.env.timers.clearTimeout(this.#timer);
     this.#timer = undefined;
-    void this.#typing?.stop(); // never awaited: an indicator call must not delay the final
+    // No typing call may land after the final: abort the one in flight and let it settle
+    // (bounded by the indicator's stop grace; the platform's hide runs in the background).
+    const halted = this.#typing?.halt();
     await this.idle();
+    await halted;
   }
 
   #end(ref: LiveRef | undefined): void {

@@ -98,7 +98,11 @@ export type TypingOptions = {
 export type TypingHandle = {
   /** False once stopped (by `stop()` or the TTL). */
   readonly active: boolean;
-  /** Hides the indicator. Idempotent; never throws; resolves when the platform answered. */
+  /**
+   * Hides the indicator: stops refreshing, aborts a call in flight (`ctx.signal`) and, once it
+   * settled, hides it where the platform can. Resolves when the platform answered; nothing is
+   * sent for this indicator afterwards. Idempotent; never throws.
+   */
   stop(): Promise<void>;
 };
 

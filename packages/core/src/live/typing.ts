@@ -3,6 +3,9 @@
  * `refreshMs` of the adapter, and stopped on every exit path — or at the hard TTL counted from
  * the start, whatever happened in between. Indicator calls run in the background: a failing or
  * hanging call never extends the TTL, never delays a send, and never throws to the caller.
+ * `stop()` aborts a call in flight (its `ctx.signal`) and resolves once that call settled (or
+ * a short grace passed) and the indicator was hidden: nothing is sent for it afterwards, so a
+ * typing call never lands after the reply that follows (Telegram would show "typing…" under it).
  *
  * @module
  */
@@ -15,6 +18,12 @@ import type { LiveTimers, TypingHandle } from "./types.ts";
 /** Default hard TTL of a typing indicator, in ms. */
 export const DEFAULT_TYPING_TTL_MS = 60_000;
 
+/**
+ * Longest `stop()` waits for an aborted call in flight to settle, in ms (an adapter that ignores
+ * its signal cannot hold a reply back longer than this).
+ */
+export const TYPING_STOP_GRACE_MS = 1_000;
+
 /** A typing indicator for one chat. Create it, then `start()`; `stop()` is idempotent. */
 export class TypingIndicator implements TypingHandle {
   readonly #adapter: MessageTypingAdapter;
@@ -25,9 +34,11 @@ export class TypingIndicator implements TypingHandle {
   readonly #log: HeraldLogger;
   #startedAt = 0;
   #timer: unknown;
-  #calling = false;
+  /** The call in flight: its abort controller and its settlement. */
+  #inFlight: { controller: AbortController; done: Promise<void> } | undefined;
   #state: "idle" | "active" | "stopped" = "idle";
   #stopping: Promise<void> | undefined;
+  #halted: Promise<void> | undefined;
 
   /** @param p.ttlMs - hard limit in ms from `start()`. @defaultValue 60_000 */
   constructor(p: {
@@ -62,16 +73,19 @@ export class TypingIndicator implements TypingHandle {
 
   #show(): void {
     // One call at a time: a hanging call is not stacked, and it does not move the schedule.
-    if (this.#state !== "active" || this.#calling) return;
-    this.#calling = true;
-    this.#adapter
-      .start(this.#ctx)
+    if (this.#state !== "active" || this.#inFlight) return;
+    const controller = new AbortController();
+    const call = { controller, done: Promise.resolve() };
+    call.done = this.#adapter
+      .start({ ...this.#ctx, signal: controller.signal })
       .catch((error: unknown) => {
+        if (controller.signal.aborted) return;
         this.#log.debug({ err: error }, "typing indicator call failed (ignored)");
       })
       .finally(() => {
-        this.#calling = false;
+        if (this.#inFlight === call) this.#inFlight = undefined;
       });
+    this.#inFlight = call;
   }
 
   /** Next wake-up: the next refresh on the fixed grid from the start, or the TTL. */
@@ -100,20 +114,50 @@ export class TypingIndicator implements TypingHandle {
     );
   }
 
-  /** Hides the indicator (when the platform can) and stops refreshing. Idempotent; never throws. */
+  /**
+   * Stops refreshing, aborts a call in flight and waits for it to settle (at most
+   * {@link TYPING_STOP_GRACE_MS}), then hides the indicator when the platform can. Once it
+   * resolves nothing more is sent for this indicator. Idempotent; never throws.
+   */
   stop(): Promise<void> {
     if (this.#stopping) return this.#stopping;
     const wasActive = this.#state === "active";
     this.#state = "stopped";
     if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
     this.#timer = undefined;
+    const inFlight = this.#inFlight;
+    inFlight?.controller.abort(new Error("typing indicator stopped"));
     const hide = this.#adapter.stop;
-    this.#stopping =
-      wasActive && hide
-        ? hide(this.#ctx).catch((error: unknown) => {
-            this.#log.debug({ err: error }, "typing indicator stop failed (ignored)");
-          })
-        : Promise.resolve();
+    this.#halted = inFlight
+      ? this.#settleWithin(inFlight.done, TYPING_STOP_GRACE_MS)
+      : Promise.resolve();
+    this.#stopping = this.#halted.then(async () => {
+      if (!wasActive || !hide) return;
+      await hide({ ...this.#ctx, signal: new AbortController().signal }).catch((error: unknown) => {
+        this.#log.debug({ err: error }, "typing indicator stop failed (ignored)");
+      });
+    });
     return this.#stopping;
+  }
+
+  /**
+   * Stops the indicator and resolves once no `start` call can still be sent (the call in flight
+   * settled or the grace passed), without waiting for the platform to hide it. What a reply
+   * awaits before it is sent.
+   */
+  halt(): Promise<void> {
+    void this.stop();
+    return this.#halted ?? Promise.resolve();
+  }
+
+  /** Resolves when `work` settled or `ms` passed (on the live timers), whichever is first. */
+  #settleWithin(work: Promise<void>, ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = unref(this.#timers.setTimeout(resolve, ms));
+      void work.finally(() => {
+        this.#timers.clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 }

@@ -1,11 +1,13 @@
 /**
  * Dispatch and commit of one recorded message (seed, "Receive context": dispatch → commit):
  * the handler runs under a renewed dedupe lease; success marks the lease `done` and the record
- * committed, failure releases the lease and marks the record failed. Used by fresh deliveries
+ * committed, failure releases the lease and marks the record failed. A handler that ends with
+ * `DeliveryPendingError` succeeded: its reply is stored and the delivery worker delivers it. Used by fresh deliveries
  * and by recovery alike.
  *
  * @module
  */
+import { DeliveryPendingError } from "../delivery/errors.ts";
 import { HeraldError } from "../errors.ts";
 import { failpoint } from "../failpoint.ts";
 import type { HeraldLogger } from "../logger.ts";
@@ -84,7 +86,19 @@ export async function dispatchRecorded(
   try {
     const handler = deps.handler();
     if (!handler) throw new ReceiveHandlerMissingError();
-    await handler(ctx);
+    try {
+      await handler(ctx);
+    } catch (cause) {
+      // The reply is durable and still being delivered (DESIGN §3 "Waiting is durable"): the
+      // inbound is complete. Running the handler again (an LLM call, a tool with side effects)
+      // would only repeat its work; the delivery worker finishes the reply.
+      if (!(cause instanceof DeliveryPendingError)) throw cause;
+      entry.ack.reached("replies_durable");
+      log.info(
+        { intentId: cause.intent.id, status: cause.intent.status, attempt: job.attempt },
+        "reply stored but not delivered yet; the inbound message is complete",
+      );
+    }
     failpoint("receive.after_dispatch");
   } catch (cause) {
     clearInterval(renew);

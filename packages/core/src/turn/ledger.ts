@@ -33,7 +33,10 @@ export type TurnStartData = {
 /** Data of `turn/end`. */
 export type TurnEndData = {
   outcome: TurnOutcome;
-  /** Why, for `interrupted`: `watchdog` or `stale` (closed by a later turn). */
+  /**
+   * Why, for `interrupted`: `watchdog` or `stale` (closed by a later turn); for `completed`:
+   * `delivery_pending` when a reply was stored but not delivered yet when the turn ended.
+   */
   reason?: string;
   error?: { name: string; message: string };
 };

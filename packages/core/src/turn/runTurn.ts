@@ -6,6 +6,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
+import { DeliveryPendingError } from "../delivery/errors.ts";
 import type { LiveTimers } from "../live/types.ts";
 import type { HeraldLogger } from "../logger.ts";
 import type { ChannelMessage } from "../message/message.ts";
@@ -64,7 +65,9 @@ type Settled<T> =
  *
  * @throws StoreUnavailableError when `turn/start` cannot be written (the handler is not run).
  * @throws TurnInterruptedError when the watchdog TTL ran out first.
- * @throws the handler's error, or the first error of spawned work (after `turn/end`).
+ * @throws the handler's error, or the first error of spawned work (after `turn/end`). A
+ *   `DeliveryPendingError` is rethrown too, but the turn ends `completed` (reason
+ *   `delivery_pending`): the reply is stored and the delivery worker finishes it.
  */
 export async function runRootTurn<T>(
   deps: TurnRunDeps,
@@ -145,20 +148,45 @@ export async function runRootTurn<T>(
 
   if (settled.kind === "watchdog") {
     const interrupted = new TurnInterruptedError(turnId, watchdogMs);
+    await closeOwned(state, log, "interrupted");
     await endTurn(deps, state, log, "interrupted", { reason: "watchdog" });
     state.controller.abort(interrupted);
     throw interrupted;
   }
   const error = settled.failed ? settled.error : state.errors[0];
+  // A reply that is durable but not delivered yet is not a failed turn (DESIGN §3 "Waiting is
+  // durable"): the queue delivers it; running the handler again would only repeat its work.
+  const deliveryPending =
+    error instanceof DeliveryPendingError &&
+    state.errors.every((e) => e instanceof DeliveryPendingError);
   const outcome: TurnOutcome = state.signal.aborted
     ? "aborted"
-    : settled.failed || state.errors.length > 0
-      ? "error"
-      : "completed";
-  await endTurn(deps, state, log, outcome, error === undefined ? {} : { error });
+    : deliveryPending
+      ? "completed"
+      : settled.failed || state.errors.length > 0
+        ? "error"
+        : "completed";
+  await closeOwned(state, log, outcome);
+  await endTurn(
+    deps,
+    state,
+    log,
+    outcome,
+    deliveryPending ? { reason: "delivery_pending" } : error === undefined ? {} : { error },
+  );
   if (settled.failed) throw settled.error;
   if (error !== undefined) throw error;
   return settled.value as T;
+}
+
+/**
+ * Stops what the turn opened and did not end itself: typing indicators, live sessions left
+ * without a final (DESIGN §7). Failures are logged; they do not change the outcome.
+ */
+async function closeOwned(state: TurnState, log: HeraldLogger, outcome: TurnOutcome) {
+  for (const error of await state.closeOwned(outcome)) {
+    log.warn({ error: describeError(error), outcome }, "could not close a resource of the turn");
+  }
 }
 
 /** Writes `turn/end` (with an `error` node first for outcome `error`) and tells subscribers. */

@@ -15,6 +15,15 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ChannelMessage } from "../message/message.ts";
 
+/** How a turn ended, as its owned resources learn it (`TurnOutcome` of `./types.ts`). */
+export type TurnEndOutcome = "completed" | "aborted" | "error" | "interrupted";
+
+/**
+ * Something a turn opened that must not outlive it: a live session (cancelled unless it was
+ * finalized), a typing indicator (stopped). Closed when the turn ends, whatever the outcome.
+ */
+export type TurnOwned = { close(outcome: TurnEndOutcome): Promise<void> };
+
 /** The shared state of one running turn (one per root turn, in this process). */
 export class TurnState {
   readonly turnId: string;
@@ -28,6 +37,8 @@ export class TurnState {
   readonly errors: unknown[] = [];
   /** Set once this process wrote (or tried to write) `turn/end`. */
   ended = false;
+  /** Live sessions and typing indicators opened in the turn (closed when it ends). */
+  readonly owned = new Set<TurnOwned>();
   #subagents = 0;
 
   constructor(p: {
@@ -66,6 +77,21 @@ export class TurnState {
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (this.pending.size === 0) return;
     }
+  }
+
+  /**
+   * Closes everything the turn opened (each once; errors are returned, not thrown). Resources
+   * opened while closing are closed too.
+   */
+  async closeOwned(outcome: TurnEndOutcome): Promise<unknown[]> {
+    const errors: unknown[] = [];
+    while (this.owned.size > 0) {
+      const batch = [...this.owned];
+      this.owned.clear();
+      const results = await Promise.allSettled(batch.map((r) => r.close(outcome)));
+      for (const r of results) if (r.status === "rejected") errors.push(r.reason);
+    }
+    return errors;
   }
 
   /** A fresh subagent id: `${name}#${n}`, unique within the turn. */
@@ -135,4 +161,19 @@ export function runInFrame<T>(frame: TurnFrame, fn: () => T): T {
 export function trackInTurn<T>(work: Promise<T>): Promise<T> {
   const state = storage.getStore()?.state;
   return state ? state.track(work) : work;
+}
+
+/**
+ * Binds resources to the calling code's turn: returns a function that registers one (closed
+ * when the turn ends, whatever the outcome — DESIGN §7). Call it synchronously where the
+ * resource is requested; the returned function may be called later. Outside a turn (or after
+ * it ended) the resource is not owned and `false` is returned.
+ */
+export function turnOwner(): (resource: TurnOwned) => boolean {
+  const state = storage.getStore()?.state;
+  return (resource) => {
+    if (!state || state.ended) return false;
+    state.owned.add(resource);
+    return true;
+  };
 }
