@@ -21,7 +21,7 @@ import {
   silentLogger,
 } from "@herald/core";
 import type { ChannelReceiver, ChannelReceiverSink } from "@herald/plugin-sdk/channel-message";
-import { type BotTurn, createBotTurn } from "./bot/BotTurn.ts";
+import { type BotTurn, type BotTurnOptions, createBotTurn } from "./bot/BotTurn.ts";
 import { GatewayMetrics } from "./http/metrics.ts";
 import { type HttpServerHandle, startHttpServer } from "./http/server.ts";
 import type { LoadedChannel } from "./plugins/loadPlugins.ts";
@@ -48,6 +48,11 @@ export type GatewayOptions = {
   logger?: HeraldLogger;
   delivery?: DeliveryOptions;
   receive?: Omit<ReceiveRuntimeOptions, "handler">;
+  /**
+   * Show the typing indicator while the handler works, on channels that have one, until the
+   * first reply or the end of the turn (`turn.typing()` shows it on demand). @defaultValue false
+   */
+  typing?: BotTurnOptions["typing"];
   /**
    * The threaded activity log for channels with thread replies and edits; `false` turns it off.
    * @defaultValue `{}` (on, default options)
@@ -99,7 +104,14 @@ export function createGateway(options: GatewayOptions): Gateway {
         const bot = handler;
         if (!bot) throw new Error("no bot handler registered: call gateway.onMessage(handler)");
         await runtime.turn({ input: ctx.input, signal: ctx.signal }, (turn) =>
-          bot(createBotTurn(runtime, ctx, turn)),
+          bot(
+            createBotTurn(
+              runtime,
+              ctx,
+              turn,
+              options.typing === undefined ? {} : { typing: options.typing },
+            ),
+          ),
         );
       },
       eventHandler: async (event) => {

@@ -38,7 +38,7 @@ export async function herald(
     env?: NodeJS.ProcessEnv;
     /** Where the start notice (the HTTP address) is written. @defaultValue process.stderr */
     notice?: { write(text: string): unknown };
-  } & Pick<GatewayOptions, "handler" | "activityLog"> = {},
+  } & Pick<GatewayOptions, "handler" | "activityLog" | "typing"> = {},
 ): Promise<Gateway> {
   const parsed = parseConfig(config);
   const dir = options.dir ?? process.cwd();
@@ -59,6 +59,7 @@ export async function herald(
       ),
       ...(options.handler ? { handler: options.handler } : {}),
       ...(options.activityLog !== undefined ? { activityLog: options.activityLog } : {}),
+      ...(options.typing !== undefined ? { typing: options.typing } : {}),
     });
   } catch (error) {
     await store.close();

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-export type { BotTurn, ReplyOptions } from "./bot/BotTurn.ts";
+export type { BotTurn, BotTurnOptions, ReplyOptions } from "./bot/BotTurn.ts";
 export { ConfigError, type ConfigIssue } from "./config/errors.ts";
 export { CONFIG_FILE_NAMES, type LoadedConfig, loadConfig, parseConfig } from "./config/load.ts";
 export { type HeraldConfig, heraldConfigSchema } from "./config/schema.ts";

@@ -6,7 +6,13 @@
  * - `reply(text)` sends durably to the conversation (and thread) the message came from;
  * - `reply(asyncIterable)` streams: a live preview edited as chunks arrive where the channel can
  *   edit, then the final through the durable send path;
- * - `activity(entry)` records tool calls, reasoning and the like for the activity log.
+ * - `activity(entry)` records tool calls, reasoning and the like for the activity log;
+ * - `typing()` shows the channel's typing indicator until the next reply or the end of the
+ *   turn (the gateway's `typing` option shows it automatically while the handler works).
+ *
+ * Everything a turn opens (typing indicators, live sessions) is stopped when the turn ends,
+ * whatever the outcome. A reply that is stored but not delivered yet (`DeliveryPendingError`)
+ * does not fail the turn: the message counts as handled and is not run again.
  *
  * Reply idempotency keys derive from the inbound message, so a redelivered or recovered message
  * never answers twice.
@@ -23,6 +29,7 @@ import {
   type Turn,
   type TurnMessage,
   type TurnMessageInput,
+  type TypingHandle,
 } from "@herald/core";
 
 /** Options of one reply. */
@@ -58,6 +65,22 @@ export type BotTurn = {
    * ledger; the activity log shows it in a thread under the user's message.
    */
   activity(entry: TurnMessageInput): Promise<TurnMessage>;
+  /**
+   * Shows the channel's typing indicator in the conversation, refreshed until `stop()`, the
+   * next `reply` (stopped before the reply is sent, so it never shows under the answer), the
+   * end of the turn, or `ttlMs` (default 60 s).
+   * @throws NotImplementedError when the channel has no typing indicator.
+   */
+  typing(options?: { ttlMs?: number }): TypingHandle;
+};
+
+/** Options of {@link createBotTurn}. */
+export type BotTurnOptions = {
+  /**
+   * Show the typing indicator while the handler works (on channels that have one), until the
+   * first reply or the end of the turn. @defaultValue false
+   */
+  typing?: boolean | { ttlMs?: number };
 };
 
 /** Builds the bot turn for one receive context inside a core turn. */
@@ -65,16 +88,41 @@ export function createBotTurn(
   runtime: MessageRuntime,
   ctx: MessageReceiveContext,
   turn: Turn,
+  options: BotTurnOptions = {},
 ): BotTurn {
   const input = ctx.input;
   let streams = 0;
+  const typings = new Set<TypingHandle>();
+  const showTyping = (o: { ttlMs?: number } = {}) => {
+    const handle = runtime.typing(
+      {
+        channel: input.channel,
+        target: input.target,
+        ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
+      },
+      o,
+    );
+    typings.add(handle);
+    return handle;
+  };
+  // Stopped (the call in flight aborted and settled) before a reply is sent.
+  const stopTyping = async () => {
+    const open = [...typings];
+    typings.clear();
+    await Promise.all(open.map((h) => h.stop()));
+  };
+  if (options.typing && runtime.adapter(input.channel, input.accountId)?.live?.typing) {
+    showTyping(typeof options.typing === "object" ? options.typing : {});
+  }
   return {
     message: input,
     text: input.body?.plain ?? input.body?.markdown ?? "",
     turnId: turn.turnId,
     signal: turn.signal,
     activity: (entry) => turn.activity(entry),
+    typing: (o) => showTyping(o),
     async reply(content, options = {}) {
+      await stopTyping();
       const placement = options.placement === undefined ? {} : { placement: options.placement };
       if (typeof content === "string") {
         return turn.reply(content, { onDurable: () => ctx.repliesDurable(), ...placement });

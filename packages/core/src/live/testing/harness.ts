@@ -46,7 +46,11 @@ export async function liveHarness(
     platform?: FakePlatformOptions;
     path?: string;
     /** Changes the adapter (say, a reconciler that reads payloads like a real one). */
-    wrap?: (adapter: ChannelMessageAdapter, platform: FakePlatform) => ChannelMessageAdapter;
+    wrap?: (
+      adapter: ChannelMessageAdapter,
+      platform: FakePlatform,
+      time: ManualTime,
+    ) => ChannelMessageAdapter;
     /** Extra live runtime options (hooks). */
     live?: Omit<LiveRuntimeOptions, "timers" | "recoveryIntervalMs">;
   } = {},
@@ -61,7 +65,7 @@ export async function liveHarness(
   });
   const runtime = createMessageRuntime({
     store,
-    adapters: [opts.wrap ? opts.wrap(adapter, platform) : adapter],
+    adapters: [opts.wrap ? opts.wrap(adapter, platform, time) : adapter],
     clock: time.now,
     random: () => 0.5,
     delivery: { pollIntervalMs: 5, leaseMs: 10_000, backoff: { baseMs: 100, maxMs: 1_000 } },
