@@ -24,6 +24,39 @@ import type { MessageSendContext } from "./context.ts";
 export type LivePreviewPolicy = "delete" | "keep";
 
 /**
+ * What `finish` is to leave visible: the whole final text, and what the stream already shows.
+ * A platform whose stop call *appends* its text (Slack `chat.stopStream` with `markdown_text`)
+ * must send only what is not shown yet, or the reply shows twice (PLATFORMS §8, case C24):
+ * {@link unshownStreamText} says what that is, or that the text must be replaced instead.
+ */
+export type LiveStreamFinal = {
+  /** The whole final text (markdown). */
+  markdown: string;
+  /** What core knows the stream shows: the text `begin` opened it with plus every acknowledged `append`. */
+  shown: string;
+  /**
+   * False when an append's outcome is unknown (it may or may not have landed): the stream
+   * shows `shown` or more, so appending the rest could double text; replace it instead.
+   */
+  shownExact: boolean;
+};
+
+/**
+ * The text a stop call that appends should carry: the final's part after `shown`, when the
+ * stream is known to show exactly `shown` and the final continues it (`""` when it shows all
+ * of it already). `undefined` when the shown text is uncertain or the final rewrote it: the
+ * adapter must then replace the stream's text (Slack: stop without text, then `chat.update`).
+ *
+ * @example
+ * unshownStreamText({ markdown: "Hello world", shown: "Hello ", shownExact: true }) // → "world"
+ * unshownStreamText({ markdown: "Hi there", shown: "Hello ", shownExact: true })     // → undefined
+ */
+export function unshownStreamText(final: LiveStreamFinal): string | undefined {
+  if (!final.shownExact || !final.markdown.startsWith(final.shown)) return undefined;
+  return final.markdown.slice(final.shown.length);
+}
+
+/**
  * A platform's own streaming API (Slack `chat.startStream` / `appendStream` / `stopStream`).
  * The stream's message is identified by the receipt part `begin` returns; core saves it on the
  * live intent so recovery can finish or delete the stream after a crash.
@@ -32,8 +65,9 @@ export type LivePreviewPolicy = "delete" | "keep";
  */
 export type MessageLiveStreamAdapter = {
   /**
-   * Whether this message can be streamed natively. Slack streams only replies in a thread;
-   * when false, core falls back to a `partial` preview. @defaultValue always true
+   * Whether this message can be streamed natively (its target, relation and `recipient`:
+   * Slack streams only replies in a thread, and needs the recipient outside DMs); when false,
+   * mode `native` / `auto` fall back to previews. @defaultValue always true
    */
   supports?(message: ChannelMessage): boolean;
   /** Opens a stream showing `markdown`. @returns the part of the stream's platform message. */
@@ -44,13 +78,15 @@ export type MessageLiveStreamAdapter = {
    */
   append(ctx: MessageSendContext, stream: MessageReceiptPart, deltaMarkdown: string): Promise<void>;
   /**
-   * Stops the stream, replacing its content with `finalMarkdown` when given. Must be
+   * Stops the stream. With `final`, the stream must end up showing exactly `final.markdown`:
+   * a platform whose stop appends sends only {@link unshownStreamText}`(final)`, or replaces
+   * the text when that is undefined. Without it (cleanup), the text stays as it is. Must be
    * idempotent: finishing a finished stream again succeeds (recovery relies on it).
    */
   finish(
     ctx: MessageSendContext,
     stream: MessageReceiptPart,
-    finalMarkdown?: string,
+    final?: LiveStreamFinal,
   ): Promise<MessageReceiptPart>;
 };
 

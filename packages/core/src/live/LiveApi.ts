@@ -12,15 +12,15 @@ import type { DeliveryDeps } from "../delivery/deps.ts";
 import { NotImplementedError } from "../errors.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import { currentTurnId, trackInTurn, turnOwner } from "../turn/scope.ts";
-import { canEdit, type LiveEnv, LiveRef } from "./env.ts";
+import { type LiveEnv, LiveRef } from "./env.ts";
 import { LiveSessionBusyError } from "./errors.ts";
 import { findFinal } from "./final.ts";
 import { LiveSession } from "./LiveSession.ts";
+import { resolveLiveMode } from "./mode.ts";
 import { LIVE_RECORD_TAG, type LiveRecord, liveIntentKey, liveOrderingKey } from "./record.ts";
 import { leaseGone, recoverLive, recoverLiveIntent } from "./recovery.ts";
 import { nodeTimers } from "./timers.ts";
 import type {
-  LiveMode,
   LiveOptions,
   LiveRecoveryReport,
   LiveRuntimeOptions,
@@ -52,6 +52,7 @@ function baseMessage(target: LiveTarget): ChannelMessage {
     ...(target.accountId !== undefined ? { accountId: target.accountId } : {}),
     ...(target.relation ? { relation: target.relation } : {}),
     ...(target.origin ? { origin: target.origin } : {}),
+    ...(target.recipient ? { recipient: target.recipient } : {}),
   };
 }
 
@@ -66,30 +67,6 @@ function contextFor(deps: DeliveryDeps, message: ChannelMessage, key: string): M
     log: deps.logger.child({ channel: message.channel, typing: true }),
     ...(message.accountId !== undefined ? { accountId: message.accountId } : {}),
   };
-}
-
-function resolveMode(
-  adapter: ChannelMessageAdapter,
-  base: ChannelMessage,
-  wanted: LiveMode,
-  deps: DeliveryDeps,
-): LiveMode {
-  let mode = wanted;
-  const stream = adapter.live?.stream;
-  if (mode === "native" && (!stream || (stream.supports && !stream.supports(base)))) {
-    deps.logger.info(
-      { channel: adapter.id },
-      "no native stream for this target; using partial previews",
-    );
-    mode = "partial";
-  }
-  if ((mode === "partial" || mode === "progress") && !canEdit(adapter)) {
-    throw new NotImplementedError(
-      `live mode "${mode}" on channel ${adapter.id}`,
-      'the channel cannot edit messages (send.edit and capabilities.live.edit); use mode "block"',
-    );
-  }
-  return mode;
 }
 
 /** Builds the live API over the delivery engine. */
@@ -134,7 +111,7 @@ export function createLiveApi(
   async function openSession(target: LiveTarget, o: LiveOptions): Promise<LiveSession> {
     const adapter = adapterOf(target);
     const base = baseMessage(target);
-    const mode = resolveMode(adapter, base, o.mode ?? "partial", deps);
+    const mode = resolveLiveMode(adapter, base, o.mode ?? "partial", deps.logger);
     const key = o.idempotencyKey ?? `${target.channel}:${base.id}`;
     const waitMs = o.waitMs ?? 30_000;
     const existingFinal = await findFinal(deps.store, key);

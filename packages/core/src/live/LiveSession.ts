@@ -271,7 +271,7 @@ export class LiveSession {
         const hasMedia = attachments.length > 0;
         const receipt =
           this.mode === "native"
-            ? await finalizeNative(how, message, text, hasMedia)
+            ? await finalizeNative(how, message, text, hasMedia, this.#feed)
             : await finalizeOverPreviews(how, message, text, hasMedia);
         failpoint("live.after_final_accept");
         await this.#cleanUp(ref, receipt);

@@ -15,7 +15,8 @@ import type { MessageReceipt } from "../message/receipt.ts";
 import { reserveNow } from "./calls.ts";
 import { editRateOnly, type LiveRef } from "./env.ts";
 import { batchOf, deliverFinal, type FinalPlan, planInPlace, previewsDeletable } from "./final.ts";
-import { finishInPlace } from "./native.ts";
+import { finishInPlace, streamFinalOf } from "./native.ts";
+import type { Feed } from "./previews.ts";
 import { renderUnits, segmentsOf } from "./segments.ts";
 import type { LiveMode } from "./types.ts";
 
@@ -87,17 +88,22 @@ export async function finalizeOverPreviews(
   }
 }
 
-/** The final of a `native` session: finish the stream in place when the final fits one message. */
+/**
+ * The final of a `native` session: finish the stream in place when the final fits one message,
+ * handing the adapter what the stream already shows (`feed`), so a stop that appends cannot
+ * double the text.
+ */
 export async function finalizeNative(
   c: FinalizeContext,
   message: ChannelMessage,
   text: string,
   hasMedia: boolean,
+  feed: Feed,
 ): Promise<MessageReceipt> {
   if (!hasMedia) {
     const units = await renderUnits(c.ref.adapter, message, c.key);
     if (units.length === 1 && units[0]?.kind === "text") {
-      const receipt = await finishInPlace(c.ref, c.key, text);
+      const receipt = await finishInPlace(c.ref, c.key, streamFinalOf(feed, text));
       if (receipt) return receipt;
     }
   }

@@ -5,8 +5,10 @@
  * @module
  */
 export type * from "../adapter/live.ts";
+export { unshownStreamText } from "../adapter/live.ts";
 export { LiveSessionBusyError, LiveSessionEndedError } from "./errors.ts";
 export { LiveSession } from "./LiveSession.ts";
+export { resolveLiveMode } from "./mode.ts";
 export {
   isLiveRecord,
   LIVE_RECORD_TAG,

@@ -1,12 +1,15 @@
 /**
  * Live mode `native`: the platform's own streaming API (`adapter.live.stream`). The stream
  * begins with the first text, then grows by appends of what is new (throttled like edits); the
- * final `finish`es it with the final text. An append is not idempotent, so one whose outcome is
- * unknown stops appending and `finish` sets the text; so does a rewrite of earlier text.
+ * final `finish`es it with the final text and what the stream already shows (so a stop call
+ * that appends sends only the rest). An append is not idempotent, so one whose outcome is
+ * unknown stops appending and marks the shown text uncertain: `finish` then replaces the text;
+ * so does a rewrite of earlier text.
  *
  * @module
  */
 
+import type { LiveStreamFinal } from "../adapter/live.ts";
 import { failpoint } from "../failpoint.ts";
 import { type MessageReceipt, receiptFromParts } from "../message/receipt.ts";
 import { liveContext, reserveNow, retryIdempotent, tryCall } from "./calls.ts";
@@ -67,6 +70,8 @@ export async function nativeStep(ref: LiveRef, feed: Feed): Promise<StepResult> 
       open.gone = true;
       await ref.save();
     }
+    // It may have landed: the stream shows `shown` or more, and `finish` must replace the text.
+    if (f.evidence !== "not_dispatched") feed.streamUncertain = true;
     return degrade(ref, feed, `stream append failed: ${f.kind} (${f.evidence}): ${f.message}`);
   }
   feed.streamed = text;
@@ -80,19 +85,32 @@ export function finishableStream(ref: LiveRef) {
   return p && p.part.platformMessageId !== "" ? p : undefined;
 }
 
+/** What the stream shows per the session's feed, for `finish` ({@link LiveStreamFinal}). */
+export function streamFinalOf(feed: Feed, markdown: string): LiveStreamFinal {
+  return { markdown, shown: feed.streamed ?? "", shownExact: feed.streamUncertain !== true };
+}
+
 /**
- * Finishes the stream with the final text (retried: `finish` is idempotent) and records it as
- * the delivered final under `key`. @returns undefined when the stream could not be finished.
+ * Finishes the stream with the final text (retried: `finish` is idempotent), handing the
+ * adapter what is already shown so a stop that appends cannot double the text, and records it
+ * as the delivered final under `key`. @returns undefined when the stream could not be finished.
  */
 export async function finishInPlace(
   ref: LiveRef,
   key: string,
-  finalMarkdown: string,
+  final: LiveStreamFinal,
 ): Promise<MessageReceipt | undefined> {
   const stream = ref.adapter.live?.stream;
   const open = finishableStream(ref);
   if (!stream || !open) return undefined;
-  ref.record = { ...ref.record, phase: "finalizing", finalKey: key, nativeFinal: finalMarkdown };
+  const finalMarkdown = final.markdown;
+  ref.record = {
+    ...ref.record,
+    phase: "finalizing",
+    finalKey: key,
+    nativeFinal: finalMarkdown,
+    nativeShown: { text: final.shown, exact: final.shownExact },
+  };
   await ref.save();
   const ctx = liveContext(ref, `${ref.intentId}:stream`, 0);
   let part = open.part;
@@ -101,7 +119,7 @@ export async function finishInPlace(
     route: "edit:text",
     ctx,
     fn: async () => {
-      part = await stream.finish(ctx, open.part, finalMarkdown);
+      part = await stream.finish(ctx, open.part, final);
     },
     notFoundIsSuccess: false,
   });

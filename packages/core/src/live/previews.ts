@@ -35,8 +35,10 @@ export type Feed = {
   degraded?: string;
   /** Rendered units of `version`. */
   cache?: { version: number; units: RenderedMessageUnit[] };
-  /** Native mode: the text the stream shows. */
+  /** Native mode: the text the stream shows (begin's text plus every acknowledged append). */
   streamed?: string;
+  /** Native mode: an append's outcome is unknown, so the stream may show more than `streamed`. */
+  streamUncertain?: boolean;
 };
 
 /** What the session does after a step. */

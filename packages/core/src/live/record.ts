@@ -80,6 +80,11 @@ export type LiveRecord = LiveMessageState & {
   finalKey?: string;
   /** Native mode: the final text being written into the stream by `finish`. */
   nativeFinal?: string;
+  /**
+   * Native mode: what the stream showed when `finish` was asked (`exact: false` after an append
+   * of unknown outcome), so a recovered `finish` does not double text either.
+   */
+  nativeShown?: { text: string; exact: boolean };
   /** Why the session ended. */
   outcome?: "finalized" | "cancelled" | "kept" | "deleted";
 };

@@ -91,7 +91,12 @@ export async function recoverLiveIntent(
     return "waiting";
   }
   if (!final && ref.record.phase === "finalizing" && ref.record.nativeFinal !== undefined) {
-    const receipt = await finishInPlace(ref, ref.record.key, ref.record.nativeFinal);
+    const shown = ref.record.nativeShown ?? { text: "", exact: false };
+    const receipt = await finishInPlace(ref, ref.record.key, {
+      markdown: ref.record.nativeFinal,
+      shown: shown.text,
+      shownExact: shown.exact,
+    });
     if (receipt) return (await completeAfterFinal(ref, receipt)) ? "finalized" : "waiting";
   }
   await resolveInDoubtPreview(ref);

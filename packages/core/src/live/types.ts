@@ -4,7 +4,12 @@
  * @module
  */
 import type { LivePreviewPolicy } from "../adapter/live.ts";
-import type { MessageAttachment, MessageRelation, MessageTarget } from "../message/message.ts";
+import type {
+  MessageAttachment,
+  MessageRecipient,
+  MessageRelation,
+  MessageTarget,
+} from "../message/message.ts";
 import type { MessageOrigin } from "../message/origin.ts";
 
 /**
@@ -19,6 +24,13 @@ import type { MessageOrigin } from "../message/origin.ts";
  */
 export type LiveMode = "partial" | "block" | "progress" | "native";
 
+/**
+ * The mode asked of `runtime.live`: a {@link LiveMode}, or `auto` — `native` where the channel
+ * streams natively for this target (`live.stream`, and its `supports(message)`), else `partial`
+ * previews where it can edit, else `block`. The session's `mode` is the one chosen.
+ */
+export type LiveModeOption = LiveMode | "auto";
+
 /** Where a live message goes. */
 export type LiveTarget = {
   /** Channel plugin id, e.g. `"telegram"`. */
@@ -30,6 +42,11 @@ export type LiveTarget = {
   id?: string;
   relation?: MessageRelation;
   origin?: MessageOrigin;
+  /**
+   * Whom the message is for, where the channel's native stream needs it (Slack: the user and
+   * team of the message being answered). Carried on the outbound message (`recipient`).
+   */
+  recipient?: MessageRecipient;
 };
 
 /**
@@ -55,7 +72,7 @@ export type LiveCancelReason = "error" | "aborted" | "silent" | "superseded";
 /** Options of `runtime.live(target, options)`. */
 export type LiveOptions = {
   /** @defaultValue "partial" */
-  mode?: LiveMode;
+  mode?: LiveModeOption;
   /**
    * The idempotency key of the final message. Opening a session again with a key whose final
    * was delivered gives a finished session: updates are ignored and `finalize` returns the

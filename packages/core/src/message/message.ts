@@ -140,6 +140,17 @@ export type MessageRelation =
         | "error";
     };
 
+/**
+ * The person an outbound message is for inside a shared conversation, where the platform needs
+ * to know (Slack streams: `recipient_user_id` / `recipient_team_id`, required outside DMs).
+ */
+export type MessageRecipient = {
+  /** Platform user id. */
+  userId: string;
+  /** Workspace / team id of that user (Slack `team`), when the platform has one. */
+  teamId?: string;
+};
+
 /** A normalized, platform-neutral message, inbound or outbound. */
 export type ChannelMessage = {
   /** herald's id for this message (inbound: derived from the platform event; outbound: generated). */
@@ -164,6 +175,8 @@ export type ChannelMessage = {
    * absent when none can. The activity log and `placement: "thread"` replies use it.
    */
   threadAnchor?: MessageThreadAnchor;
+  /** Outbound: whom the message is for (live streams on Slack). */
+  recipient?: MessageRecipient;
   /** Mention flags computed by the adapter for inbound messages. */
   mentions?: { self?: boolean; users?: string[] };
   /**

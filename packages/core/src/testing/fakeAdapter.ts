@@ -7,10 +7,15 @@
  *
  * @module
  */
-import type { LivePreviewPolicy, MessageLiveAdapter } from "../adapter/live.ts";
+import {
+  type LivePreviewPolicy,
+  type MessageLiveAdapter,
+  unshownStreamText,
+} from "../adapter/live.ts";
 import type { ChannelMessageAdapter, ClassifiedFailure } from "../adapter/types.ts";
 import type { RenderedMessageUnit } from "../message/batch.ts";
 import type { MessageCapabilities } from "../message/capabilities.ts";
+import type { ChannelMessage } from "../message/message.ts";
 import type { MessageReceiptPart } from "../message/receipt.ts";
 import {
   type FakePlatform,
@@ -59,8 +64,16 @@ export type FakeAdapterOptions = {
     editRate?: { limit: number; intervalMs: number };
     /** Provide a typing indicator repeated every `refreshMs` (default 4_000). */
     typing?: boolean | { refreshMs: number };
-    /** Provide a native stream (the platform's `stream_begin` / `stream_append` / `stream_finish`). */
-    stream?: boolean;
+    /**
+     * Provide a native stream (the platform's `stream_begin` / `stream_append` /
+     * `stream_finish`). `stop: "append"` makes it a platform whose stop call appends its text
+     * (Slack): `finish` then sends only what is not shown yet, or replaces the text by an edit
+     * when that is uncertain. `supports` limits it to some messages.
+     * @defaultValue stop `"replace"`, every message supported
+     */
+    stream?:
+      | boolean
+      | { stop?: "replace" | "append"; supports?: (message: ChannelMessage) => boolean };
     /** Declare `capabilities.live.edit`. @defaultValue true */
     edit?: boolean;
     onCancel?: LivePreviewPolicy;
@@ -242,7 +255,10 @@ function fakeLiveAdapter(
     };
   }
   if (o.stream) {
+    const streamOptions = typeof o.stream === "object" ? o.stream : {};
+    const appends = streamOptions.stop === "append";
     live.stream = {
+      ...(streamOptions.supports ? { supports: streamOptions.supports } : {}),
       async begin(ctx, markdown) {
         const target = ctx.message.target;
         const answer = await transport({
@@ -257,12 +273,28 @@ function fakeLiveAdapter(
       async append(_ctx, stream, deltaMarkdown) {
         await transport({ op: "stream_append", id: stream.platformMessageId, text: deltaMarkdown });
       },
-      async finish(_ctx, stream, finalMarkdown) {
-        await transport({
-          op: "stream_finish",
-          id: stream.platformMessageId,
-          ...(finalMarkdown !== undefined ? { text: finalMarkdown } : {}),
-        });
+      async finish(_ctx, stream, final) {
+        const id = stream.platformMessageId;
+        if (!appends || final === undefined) {
+          await transport({
+            op: "stream_finish",
+            id,
+            ...(final !== undefined ? { text: final.markdown } : {}),
+          });
+          return stream;
+        }
+        const rest = unshownStreamText(final);
+        if (rest !== undefined) {
+          await transport({ op: "stream_finish", id, append: rest });
+          return stream;
+        }
+        // What the stream shows is uncertain: stop it as it is, then replace the text.
+        await transport({ op: "stream_finish", id });
+        try {
+          await transport({ op: "edit", id, text: final.markdown });
+        } catch (error) {
+          if (!(error instanceof FakePlatformError && error.code === "not_modified")) throw error;
+        }
         return stream;
       },
     };

@@ -44,8 +44,11 @@ export type PlatformCall =
   | { op: "typing"; chat: string; thread?: string; on: boolean }
   | { op: "stream_begin"; chat: string; thread?: string; text: string; key?: string }
   | { op: "stream_append"; id: string; text: string }
-  /** Finishes a stream (idempotent), replacing its text when `text` is given. */
-  | { op: "stream_finish"; id: string; text?: string };
+  /**
+   * Finishes a stream (idempotent), replacing its text when `text` is given, or appending
+   * `append` to it while it still streams (like Slack's `chat.stopStream` with `markdown_text`).
+   */
+  | { op: "stream_finish"; id: string; text?: string; append?: string };
 
 /** What a call answers. */
 export type PlatformAnswer = { id?: string; found?: VisibleMessage | null };
@@ -272,6 +275,7 @@ export class FakePlatform {
       }
       case "stream_finish": {
         const m = this.#find(call.id, "finish");
+        if (call.append !== undefined && m.streaming) m.text += call.append;
         m.streaming = false;
         if (call.text !== undefined) m.text = call.text;
         return { id: m.id };

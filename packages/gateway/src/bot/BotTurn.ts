@@ -4,8 +4,8 @@
  * activity entry carries the turn's root id and the activity log can thread them.
  *
  * - `reply(text)` sends durably to the conversation (and thread) the message came from;
- * - `reply(asyncIterable)` streams: a live preview edited as chunks arrive where the channel can
- *   edit, then the final through the durable send path;
+ * - `reply(asyncIterable)` streams: natively where the channel can (mode `auto`), else a live
+ *   preview edited as chunks arrive, then the final through the durable send path;
  * - `activity(entry)` records tool calls, reasoning and the like for the activity log;
  * - `typing()` shows the channel's typing indicator until the next reply or the end of the
  *   turn (the gateway's `typing` option shows it automatically while the handler works).
@@ -21,6 +21,7 @@
  */
 import {
   type ChannelMessage,
+  type LiveModeOption,
   type MessageReceipt,
   type MessageReceiveContext,
   type MessageRuntime,
@@ -34,8 +35,13 @@ import {
 
 /** Options of one reply. */
 export type ReplyOptions = {
-  /** Live mode for streamed replies. @defaultValue "partial" */
-  mode?: "partial" | "block" | "progress";
+  /**
+   * Live mode of a streamed reply: `auto` streams natively where the channel can for this
+   * conversation (Slack `chat.startStream`), else edits a preview (`partial`), else sends
+   * finished blocks; or one of `native`, `partial`, `block`, `progress` (see `LiveMode`).
+   * @defaultValue "auto"
+   */
+  mode?: LiveModeOption;
   /**
    * Where the reply is shown: `inline`, `quote`, `thread` (the thread under the message, where
    * the channel has one), `broadcast` (Slack `reply_broadcast`).
@@ -135,8 +141,17 @@ export function createBotTurn(
           ...placeReply(input, options.placement),
           id: key,
           ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
+          // Native streams may need whom they answer (Slack: recipient user and team).
+          ...(input.sender
+            ? {
+                recipient: {
+                  userId: input.sender.id,
+                  ...(input.target.spaceId !== undefined ? { teamId: input.target.spaceId } : {}),
+                },
+              }
+            : {}),
         },
-        { idempotencyKey: key, mode: options.mode ?? "partial" },
+        { idempotencyKey: key, mode: options.mode ?? "auto" },
       );
       ctx.repliesDurable(); // the live intent is written: the platform may be answered
       let text = "";

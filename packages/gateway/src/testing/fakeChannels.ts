@@ -46,6 +46,7 @@ export function benchReceive(
         sender: { id: u.from, isBot: u.isBot ?? false },
         body: { markdown: u.text },
         platformMessageId: `${u.chat}:${u.id}`,
+        threadAnchor: { threadId: `thread-${u.id}` },
         mentions: { self: u.mention ?? false },
         timestamp: ctx.receivedAt,
       };

@@ -21,6 +21,7 @@ export type {
   InboundEventType,
   InboundIgnore,
   LiveMessageState,
+  LiveStreamFinal,
   MessageActor,
   MessageAttachment,
   MessageBody,
@@ -33,6 +34,7 @@ export type {
   MessageReceipt,
   MessageReceiptPart,
   MessageReceiveAdapter,
+  MessageRecipient,
   MessageRelation,
   MessageRenderAdapter,
   MessageSendAdapter,
@@ -78,6 +80,7 @@ export {
   secretForms,
   shouldDropHeraldEcho,
   sleep,
+  unshownStreamText,
 } from "@herald/core";
 // zod, for `configSchema` and payload validation (plugins do not depend on zod directly).
 export { z } from "zod";
