@@ -21,6 +21,11 @@ import {
   silentLogger,
 } from "@herald/core";
 import type { ChannelReceiver, ChannelReceiverSink } from "@herald/plugin-sdk/channel-message";
+import {
+  type AccountHealth,
+  AccountSupervisor,
+  type SupervisionOptions,
+} from "./accounts/AccountSupervisor.ts";
 import { type BotTurn, type BotTurnOptions, createBotTurn } from "./bot/BotTurn.ts";
 import { GatewayMetrics } from "./http/metrics.ts";
 import { type HttpServerHandle, startHttpServer } from "./http/server.ts";
@@ -48,6 +53,8 @@ export type GatewayOptions = {
   logger?: HeraldLogger;
   delivery?: DeliveryOptions;
   receive?: Omit<ReceiveRuntimeOptions, "handler">;
+  /** Backoff of account (re)starts and the receiver health check interval. */
+  supervision?: SupervisionOptions;
   /**
    * Show the typing indicator while the handler works, on channels that have one, until the
    * first reply or the end of the turn (`turn.typing()` shows it on demand). @defaultValue false
@@ -66,6 +73,8 @@ export type Gateway = {
   readonly metrics: GatewayMetrics;
   /** The HTTP server's base URL once started (`http://127.0.0.1:8787`). */
   readonly url: string | undefined;
+  /** Each account's health: receiver state, since, detail, restarts (also in `/healthz`). */
+  accounts(): AccountHealth[];
   /** Registers the bot handler (replaces an earlier one). */
   onMessage(handler: BotHandler): void;
   /**
@@ -74,7 +83,12 @@ export type Gateway = {
    * per type run in order. @returns a function removing the handler.
    */
   onEvent<T extends InboundEventType>(type: T, handler: BotEventHandler<T>): () => void;
-  /** Starts delivery (with recovery), receivers and the HTTP server. */
+  /**
+   * Starts delivery (with recovery), then opens every account and starts its receiver
+   * concurrently (resolving once each first attempt settled: up, failed and retrying, or
+   * stopped for rejected credentials), then the HTTP server. One broken account never fails
+   * `start()`: see {@link Gateway.accounts}.
+   */
   start(): Promise<void>;
   /** Stops accepting, finishes in-flight sends (up to `drainMs`), releases leases. */
   stop(drainMs?: number): Promise<void>;
@@ -90,8 +104,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   const metrics = new GatewayMetrics(options.store);
   const runtime: MessageRuntime = createMessageRuntime({
     store: options.store,
-    // One adapter per (channel, account): two bots of one platform never share a client.
-    adapters: options.channels.map((c) => ({ accountId: c.account, adapter: c.adapter })),
+    // One adapter per (channel, account): two bots of one platform never share a client. An
+    // account opened with `createAccount` registers its adapter once it is open.
+    adapters: options.channels
+      .filter((c) => !c.plugin.createAccount)
+      .map((c) => ({ accountId: c.account, adapter: c.adapter })),
     logger,
     ...(options.delivery ? { delivery: options.delivery } : {}),
     live: {
@@ -142,8 +159,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 
   const receivers = new Map<string, ChannelReceiver>();
-  for (const c of options.channels) {
-    if (!c.plugin.createReceiver) continue;
+  const supervisors = options.channels.map((c) => {
     const channel = c.plugin.id;
     const sink: ChannelReceiverSink = createReceiverSinkFor({
       receive: (raw, source) => runtime.receive(raw, source),
@@ -155,8 +171,23 @@ export function createGateway(options: GatewayOptions): Gateway {
       onWatermarkRestart: (r) =>
         metrics.watermarkRestarts.inc({ channel, account: r.key.accountId ?? "" }),
     });
-    receivers.set(`${channel}/${c.account}`, c.plugin.createReceiver(c.config, sink, c.deps));
-  }
+    const supervisor = new AccountSupervisor({
+      loaded: c,
+      sink,
+      runtime,
+      logger,
+      clock: c.deps.clock,
+      ...(options.supervision ? { supervision: options.supervision } : {}),
+      onChange: () => {
+        const r = supervisor.receiver;
+        if (r) receivers.set(`${channel}/${c.account}`, r);
+        else receivers.delete(`${channel}/${c.account}`);
+      },
+    });
+    return supervisor;
+  });
+  const accountHealth = () => supervisors.map((s) => s.health());
+  metrics.watchAccounts(accountHealth);
 
   let http: HttpServerHandle | undefined;
   let stopping: Promise<void> | undefined;
@@ -176,11 +207,18 @@ export function createGateway(options: GatewayOptions): Gateway {
       set.add(added);
       return () => set.delete(added);
     },
+    accounts: accountHealth,
     async start() {
       await runtime.start();
-      for (const [key, r] of receivers) {
-        await r.start?.();
-        logger.info({ receiver: key }, "receiver started");
+      // Every account opens and starts concurrently; a broken one never holds up the others.
+      for (const s of supervisors) s.start();
+      await Promise.all(supervisors.map((s) => s.firstAttempt));
+      for (const h of accountHealth()) {
+        if (h.state !== "up")
+          logger.warn(
+            { channel: h.channel, account: h.account, state: h.state, detail: h.detail },
+            h.stopped ? "account stopped" : "account not up yet: retrying in the background",
+          );
       }
       if (options.http !== false) {
         http = await startHttpServer({
@@ -188,6 +226,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           store: options.store,
           metrics,
           receivers,
+          accounts: accountHealth,
           logger,
         });
         logger.info({ url: http.url }, "http server listening");
@@ -196,7 +235,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     stop(drainMs) {
       stopping ??= (async () => {
         await http?.close();
-        for (const r of receivers.values()) await r.stop?.();
+        await Promise.all(supervisors.map((s) => s.stop()));
         await activityLog?.close();
         await runtime.stop(drainMs);
       })();

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+export type { AccountHealth, SupervisionOptions } from "./accounts/AccountSupervisor.ts";
 export type { BotTurn, BotTurnOptions, ReplyOptions } from "./bot/BotTurn.ts";
 export { ConfigError, type ConfigIssue } from "./config/errors.ts";
 export { CONFIG_FILE_NAMES, type LoadedConfig, loadConfig, parseConfig } from "./config/load.ts";

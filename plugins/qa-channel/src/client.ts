@@ -49,6 +49,14 @@ export class QaClient {
     this.botId = botIdOfToken(options.token);
   }
 
+  /** `GET /api/v1/me`: who the token belongs to. */
+  async me(signal?: AbortSignal): Promise<{ id: string; name: string }> {
+    const res = await this.#call<{ bot: { id: string; name: string } }>("GET /me", "GET", "/me", {
+      signal,
+    });
+    return res.bot;
+  }
+
   /** `POST /api/v1/chats/:chat_id/messages`. A known `client_key` returns the first message. */
   async postMessage(
     chatId: string,

@@ -10,6 +10,9 @@
  * @packageDocumentation
  */
 import {
+  type ChannelAccount,
+  type ChannelAccountDeps,
+  ChannelAccountError,
   type ChannelMessageAdapter,
   type ChannelReceiver,
   type ChannelReceiverSink,
@@ -19,6 +22,7 @@ import {
 } from "@herald/plugin-sdk/channel-message";
 import { QaClient } from "./client.ts";
 import { type QaConfig, qaConfigSchema } from "./config.ts";
+import { QaApiError } from "./errors.ts";
 import { createLive } from "./live.ts";
 import { qaOrigin } from "./origin.ts";
 import { createReceive, QA_CHANNEL_ID } from "./receive.ts";
@@ -97,6 +101,38 @@ export function createQaReceiverFor(
   });
 }
 
+/**
+ * Opens one QA bot account: `GET /me` checks the token (a rejected one stops this account with
+ * the fix, the others start) and names the bot; then the adapter and the event-stream receiver.
+ *
+ * @throws ChannelAccountError when the platform answers 401/403.
+ */
+export async function createQaAccount(
+  config: QaConfig,
+  deps: ChannelAccountDeps,
+): Promise<ChannelAccount> {
+  const token = deps.secret(config.tokenSecret);
+  let me: { id: string; name: string };
+  try {
+    me = await clientOf(config, token).me(deps.signal);
+  } catch (error) {
+    if (error instanceof QaApiError && (error.status === 401 || error.status === 403))
+      throw new ChannelAccountError(
+        QA_CHANNEL_ID,
+        deps.accountId,
+        `the QA platform rejected the token (${error.status})`,
+        `check the token in ${config.tokenSecret} (and baseUrl ${config.baseUrl})`,
+      );
+    throw error;
+  }
+  return {
+    adapter: createQaAdapter(config, token),
+    receiver: createQaReceiverFor(config, token, deps.sink),
+    identity: { id: me.id, name: me.name },
+    close: async () => {},
+  };
+}
+
 /** The QA channel plugin. */
 const qaChannel = defineChannelPlugin<QaConfig>({
   id: QA_CHANNEL_ID,
@@ -104,6 +140,7 @@ const qaChannel = defineChannelPlugin<QaConfig>({
   createAdapter: (config, deps) => createQaAdapter(config, deps.secret(config.tokenSecret)),
   createReceiver: (config, sink, deps) =>
     createQaReceiverFor(config, deps.secret(config.tokenSecret), sink),
+  createAccount: createQaAccount,
 });
 
 export default qaChannel;

@@ -7,10 +7,11 @@
  *
  * @module
  */
-import type {
-  ChannelReceiver,
-  ChannelReceiverSink,
-  WatermarkTracker,
+import {
+  type ChannelReceiver,
+  type ChannelReceiverSink,
+  receiverHealth,
+  type WatermarkTracker,
 } from "@herald/plugin-sdk/channel-message";
 import type { QaClient } from "./client.ts";
 
@@ -31,6 +32,7 @@ export function createQaReceiver(
 ): ChannelReceiver {
   let controller: AbortController | undefined;
   let loop: Promise<void> | undefined;
+  const health = receiverHealth();
 
   async function run(
     tracker: WatermarkTracker,
@@ -41,7 +43,10 @@ export function createQaReceiver(
     let cursor = first;
     while (!signal.aborted) {
       try {
-        const events = client.events(cursor, signal, connected);
+        const events = client.events(cursor, signal, () => {
+          health.set("up");
+          connected();
+        });
         for await (const event of events) {
           cursor = Math.max(cursor, event.seq);
           const ticket = sink.receive(event);
@@ -52,6 +57,7 @@ export function createQaReceiver(
       } catch (error) {
         connected();
         if (signal.aborted) break;
+        health.set("connecting", `event stream failed: ${(error as Error).message}`);
         sink.logger.warn({ err: error }, "qa: event stream failed; reconnecting");
       }
       if (signal.aborted) break;
@@ -70,8 +76,10 @@ export function createQaReceiver(
   }
 
   return {
+    health: health.get,
     async start() {
       if (loop) return;
+      health.set("connecting", "connecting to the event stream");
       controller = new AbortController();
       const tracker = sink.watermark("events");
       await tracker.load();
@@ -84,6 +92,7 @@ export function createQaReceiver(
       controller?.abort();
       await loop;
       loop = undefined;
+      health.set("down", "stopped");
     },
   };
 }

@@ -10,17 +10,18 @@
  * @packageDocumentation
  */
 import {
+  type ChannelAccount,
+  type ChannelAccountDeps,
   type ChannelMessageAdapter,
-  type ChannelPluginDeps,
   type ChannelReceiver,
   type ChannelReceiverSink,
   defineChannelMessageAdapter,
   defineChannelPlugin,
   type MessageCapabilities,
 } from "@herald/plugin-sdk/channel-message";
+import { checkTelegramCredentials, getMe } from "./account.ts";
 import { botIdOfToken, createTelegramApi } from "./client.ts";
 import { type TelegramConfig, telegramConfigSchema } from "./config.ts";
-import { classifyError, redactToken } from "./errors.ts";
 import { OutboundLedger } from "./ledger.ts";
 import { createLive } from "./live.ts";
 import { BotIdentity, createReceive, TELEGRAM_CHANNEL_ID } from "./receive.ts";
@@ -30,6 +31,7 @@ import { createRender } from "./render.ts";
 import { createSend } from "./send.ts";
 import { createWebhookReceiver } from "./webhook.ts";
 
+export { checkTelegramCredentials } from "./account.ts";
 export { botIdOfToken, createTelegramApi, type TelegramApiOptions } from "./client.ts";
 export {
   TELEGRAM_ALLOWED_UPDATES,
@@ -174,34 +176,31 @@ export function createTelegramReceiver(
 }
 
 /**
- * Checks the bot token against the configured API root with `getMe`, for `herald doctor`.
- * Never returns or logs the token: failures are redacted and say what to fix.
+ * Opens one bot: `getMe` (identity and credentials check), then the adapter — with the
+ * username from `getMe` unless the config names one — and the receiver of `config.receive`.
  *
- * Source: https://core.telegram.org/bots/api#getme
+ * @throws ChannelAccountError when Telegram rejects the token (401/404) — the gateway stops this
+ *   account and starts the others; a network failure throws a plain error (retried).
  */
-export async function checkTelegramCredentials(
+export async function createTelegramAccount(
   config: TelegramConfig,
-  deps: Pick<ChannelPluginDeps, "secret">,
-): Promise<{ ok: boolean; detail: string }> {
-  let token: string | undefined;
-  try {
-    token = deps.secret(config.tokenEnv);
-    const me = await createTelegramApi({
-      token,
-      apiRoot: config.apiRoot,
-      timeoutMs: config.requestTimeoutMs,
-    }).getMe();
-    return { ok: true, detail: `bot @${me.username} (id ${me.id}) at ${config.apiRoot}` };
-  } catch (error) {
-    const failure = classifyError(error, token);
-    const hint =
-      failure.kind === "auth"
-        ? `the token in ${config.tokenEnv} was rejected — check it with @BotFather (and apiRoot ${config.apiRoot})`
-        : failure.kind === "transient"
-          ? `could not reach ${config.apiRoot}`
-          : `getMe failed`;
-    return { ok: false, detail: redactToken(`${hint}: ${failure.message}`, token) };
-  }
+  deps: ChannelAccountDeps,
+): Promise<ChannelAccount> {
+  const token = deps.secret(config.tokenEnv);
+  const secretToken =
+    config.receive.mode === "webhook" ? deps.secret(config.receive.secretTokenEnv) : undefined;
+  const me = await getMe(config, token, deps.accountId, deps.signal);
+  const adapter = createTelegramAdapter(
+    { ...config, botUsername: config.botUsername ?? me.username },
+    token,
+  );
+  const receiver = createTelegramReceiver(config, token, deps.sink, secretToken);
+  return {
+    adapter,
+    receiver,
+    identity: { id: String(me.id), name: me.username },
+    close: async () => {},
+  };
 }
 
 /** The Telegram channel plugin. */
@@ -216,6 +215,7 @@ const telegram = defineChannelPlugin<TelegramConfig>({
       sink,
       config.receive.mode === "webhook" ? deps.secret(config.receive.secretTokenEnv) : undefined,
     ),
+  createAccount: createTelegramAccount,
   checkCredentials: checkTelegramCredentials,
 });
 

@@ -17,10 +17,11 @@
  * @module
  */
 
-import type {
-  ChannelReceiver,
-  ChannelReceiverSink,
-  WatermarkTracker,
+import {
+  type ChannelReceiver,
+  type ChannelReceiverSink,
+  receiverHealth,
+  type WatermarkTracker,
 } from "@herald/plugin-sdk/channel-message";
 import type { Api } from "grammy";
 import { grammySignal } from "./client.ts";
@@ -44,6 +45,8 @@ export type PollingReceiverOptions = {
   api: Api;
   sink: ChannelReceiverSink;
   config: TelegramPollingConfig;
+  /** Epoch-ms clock of the health timestamps. @defaultValue Date.now */
+  clock?: () => number;
 };
 
 /**
@@ -54,6 +57,7 @@ export function createPollingReceiver(options: PollingReceiverOptions): ChannelR
   const { api, sink, config } = options;
   let controller: AbortController | undefined;
   let loop: Promise<void> | undefined;
+  const health = receiverHealth(options.clock);
 
   async function run(tracker: WatermarkTracker, signal: AbortSignal): Promise<void> {
     /** Update ids handed to herald in this process and not yet below the watermark. */
@@ -90,7 +94,21 @@ export function createPollingReceiver(options: PollingReceiverOptions): ChannelR
         );
       } catch (error) {
         if (signal.aborted) break;
+        if (
+          error instanceof TelegramApiError &&
+          (error.errorCode === 401 || error.errorCode === 404)
+        ) {
+          // The token was revoked while running: stop; the gateway re-opens the account, whose
+          // getMe check stops it with the fix.
+          health.set("down", `getUpdates: token rejected (${error.errorCode})`);
+          sink.logger.error(
+            { err: error },
+            "telegram: the bot token was rejected: polling stopped",
+          );
+          return;
+        }
         const conflict = error instanceof TelegramApiError && error.errorCode === 409;
+        health.set("connecting", conflict ? "getUpdates conflict (409)" : "getUpdates failing");
         sink.logger.warn(
           { err: error },
           conflict
@@ -102,6 +120,7 @@ export function createPollingReceiver(options: PollingReceiverOptions): ChannelR
         continue;
       }
       delayMs = config.retryDelayMs;
+      health.set("up");
       // Everything Telegram hands over goes to herald (dedupe stops replays): an id at or below
       // the offset asked for means the id sequence restarted, and the watermark follows it.
       // Only updates already handed over in this process and still unfinished are not re-sent.
@@ -150,8 +169,10 @@ export function createPollingReceiver(options: PollingReceiverOptions): ChannelR
   }
 
   return {
+    health: health.get,
     async start() {
       if (loop) return;
+      health.set("connecting", "starting");
       controller = new AbortController();
       const tracker = sink.watermark("updates");
       await tracker.load();
@@ -162,9 +183,15 @@ export function createPollingReceiver(options: PollingReceiverOptions): ChannelR
           sink.logger.warn({ err: error }, "telegram: deleteWebhook failed; polling anyway");
         }
       }
-      loop = run(tracker, controller.signal).catch((error: unknown) => {
-        sink.logger.error({ err: error }, "telegram: polling loop stopped");
-      });
+      loop = run(tracker, controller.signal).then(
+        () => {
+          if (health.get().state !== "down") health.set("down", "stopped");
+        },
+        (error: unknown) => {
+          health.set("down", `polling loop failed: ${(error as Error).message}`);
+          sink.logger.error({ err: error }, "telegram: polling loop stopped");
+        },
+      );
     },
     async stop() {
       controller?.abort();

@@ -12,7 +12,11 @@
  * @module
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { ChannelReceiver, ChannelReceiverSink } from "@herald/plugin-sdk/channel-message";
+import {
+  type ChannelReceiver,
+  type ChannelReceiverSink,
+  receiverHealth,
+} from "@herald/plugin-sdk/channel-message";
 import type { Api } from "grammy";
 import { TELEGRAM_ALLOWED_UPDATES, type TelegramWebhookConfig } from "./config.ts";
 import { answerCallback } from "./receiver.ts";
@@ -58,13 +62,21 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): ChannelR
       `the webhook secret in ${config.secretTokenEnv} must be 1–256 characters of A-Z a-z 0-9 _ -`,
     );
   }
+  const health = receiverHealth();
   return {
+    health: health.get,
     async start() {
-      if (!config.publicUrl) return;
-      await api.setWebhook(config.publicUrl, {
-        secret_token: secretToken,
-        allowed_updates: [...TELEGRAM_ALLOWED_UPDATES],
-      });
+      health.set("connecting", "registering the webhook");
+      if (config.publicUrl) {
+        await api.setWebhook(config.publicUrl, {
+          secret_token: secretToken,
+          allowed_updates: [...TELEGRAM_ALLOWED_UPDATES],
+        });
+      }
+      health.set("up");
+    },
+    async stop() {
+      health.set("down", "stopped");
     },
     async webhook(request) {
       if (request.method !== "POST") return empty(405, { allow: "POST" });

@@ -12,11 +12,17 @@
  * - `herald_live_edits_total{channel}` — preview edits sent;
  * - `herald_reconcile_errors_total{channel,account}` — failed reconciliations of an in-doubt
  *   live preview (each also logged); a preview may stay visible until a later pass succeeds.
+ * - `herald_account_up{channel,account}` — 1 while the account's receiver is up, else 0;
+ * - `herald_account_state{channel,account,state}` — 1 for the current state
+ *   (`connecting | up | down`);
+ * - `herald_account_restarts_total{channel,account}` — (re)starts after a failure (a gauge of
+ *   the supervisor's counter).
  *
  * @module
  */
 import { INTENT_STATUSES, type MessageStateStore } from "@herald/core";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { AccountHealth } from "../accounts/AccountSupervisor.ts";
 
 /** The gateway's metrics and their registry. */
 export class GatewayMetrics {
@@ -79,6 +85,41 @@ export class GatewayMetrics {
       labelNames: ["channel", "account"],
       registers,
     });
+    const accounts = () => this.#accounts();
+    new Gauge({
+      name: "herald_account_up",
+      help: "1 while the account's receiver is up, else 0",
+      labelNames: ["channel", "account"],
+      registers,
+      collect() {
+        this.reset();
+        for (const a of accounts())
+          this.set({ channel: a.channel, account: a.account }, a.state === "up" ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "herald_account_state",
+      help: "1 for the current receiver state of each account (connecting, up, down)",
+      labelNames: ["channel", "account", "state"],
+      registers,
+      collect() {
+        this.reset();
+        for (const a of accounts())
+          for (const state of ["connecting", "up", "down"])
+            this.set({ channel: a.channel, account: a.account, state }, a.state === state ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "herald_account_restarts_total",
+      help: "Account (re)starts after a failed start or a dropped connection",
+      labelNames: ["channel", "account"],
+      registers,
+      collect() {
+        this.reset();
+        for (const a of accounts())
+          this.set({ channel: a.channel, account: a.account }, a.restarts);
+      },
+    });
     this.liveEdits = new Counter({
       name: "herald_live_edits_total",
       help: "Live preview edits sent",
@@ -92,6 +133,13 @@ export class GatewayMetrics {
       registers,
     });
   }
+
+  /** Exposes each account's health (read at scrape time). */
+  watchAccounts(accounts: () => readonly AccountHealth[]): void {
+    this.#accounts = accounts;
+  }
+
+  #accounts: () => readonly AccountHealth[] = () => [];
 
   /** The exposition text and its content type. */
   async render(): Promise<{ body: string; contentType: string }> {

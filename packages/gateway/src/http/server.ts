@@ -10,6 +10,7 @@ import type { HeraldLogger, MessageStateStore } from "@herald/core";
 import type { ChannelReceiver } from "@herald/plugin-sdk/channel-message";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
+import type { AccountHealth } from "../accounts/AccountSupervisor.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 
 /** A listening server. */
@@ -20,15 +21,20 @@ export function createHttpApp(options: {
   store: MessageStateStore;
   metrics: GatewayMetrics;
   receivers: ReadonlyMap<string, ChannelReceiver>;
+  /** Each account's health, shown in `/healthz`. */
+  accounts?: () => readonly AccountHealth[];
   logger: HeraldLogger;
 }): Hono {
   const app = new Hono();
   app.get("/healthz", async (c) => {
+    const accounts = options.accounts?.() ?? [];
     try {
       const queue = await options.store.countIntents();
-      return c.json({ status: "ok", queue });
+      // One account down degrades the gateway; it is still serving the others (200).
+      const status = accounts.every((a) => a.state === "up") ? "ok" : "degraded";
+      return c.json({ status, queue, accounts });
     } catch (error) {
-      return c.json({ status: "unavailable", error: (error as Error).message }, 503);
+      return c.json({ status: "unavailable", error: (error as Error).message, accounts }, 503);
     }
   });
   app.get("/metrics", async (c) => {
@@ -59,6 +65,7 @@ export async function startHttpServer(options: {
   store: MessageStateStore;
   metrics: GatewayMetrics;
   receivers: ReadonlyMap<string, ChannelReceiver>;
+  accounts?: () => readonly AccountHealth[];
   logger: HeraldLogger;
 }): Promise<HttpServerHandle> {
   const app = createHttpApp(options);

@@ -86,13 +86,28 @@ export {
 export { z } from "zod";
 // The plugin shape.
 export {
+  type ChannelAccount,
+  type ChannelAccountDeps,
+  ChannelAccountError,
+  type ChannelIdentity,
+  type ChannelReceiver,
+  isChannelAccountError,
+  type ReceiverHealth,
+  type ReceiverState,
+  receiverHealth,
+} from "./account.ts";
+export {
   type ChannelPlugin,
   type ChannelPluginDeps,
-  type ChannelReceiver,
   type ChannelReceiverSink,
   defineChannelMessageAdapter,
   defineChannelPlugin,
 } from "./plugin.ts";
+export {
+  createRedelivery,
+  type Redelivery,
+  type RedeliveryOptions,
+} from "./redelivery.ts";
 
 // Ids that need their container (Slack channel + ts, Matrix room + event).
 export {

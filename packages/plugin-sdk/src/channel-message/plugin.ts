@@ -4,22 +4,16 @@
  *
  * @module
  */
-import type { ChannelMessageAdapter, HeraldLogger, ReceiverSink } from "@herald/core";
+import type { ChannelMessageAdapter, ReceiverSink } from "@herald/core";
 import type { z } from "zod";
+import type {
+  ChannelAccount,
+  ChannelAccountDeps,
+  ChannelPluginDeps,
+  ChannelReceiver,
+} from "./account.ts";
 
-/** What the host (the gateway) hands a plugin when it builds the adapter and receiver. */
-export type ChannelPluginDeps = {
-  /** Account id inside the channel (one bot); several accounts may run side by side. */
-  accountId: string;
-  logger: HeraldLogger;
-  /** Epoch-ms clock. */
-  clock: () => number;
-  /**
-   * Reads a secret named in the config (an env var name or a file path), never from the config
-   * itself. @throws when the secret is missing, naming the variable.
-   */
-  secret(name: string): string;
-};
+export type { ChannelPluginDeps } from "./account.ts";
 
 /**
  * Where a receiver hands inbound platform events: `receive(raw, { accountId? })`, the
@@ -28,24 +22,17 @@ export type ChannelPluginDeps = {
  */
 export type ChannelReceiverSink = ReceiverSink;
 
-/** A running inbound receiver: a polling loop or socket (start/stop), or a webhook handler. */
-export type ChannelReceiver = {
-  start?(): Promise<void>;
-  stop?(): Promise<void>;
-  /**
-   * Handles a webhook request (mounted by the gateway at `/webhooks/:channel/:account`).
-   * Authenticate before anything is recorded; answer 401 on failure.
-   */
-  webhook?(request: Request): Promise<Response>;
-};
-
 /** A channel plugin: config schema, adapter factory and optional receiver factory. */
 export type ChannelPlugin<TConfig = unknown> = {
   /** Channel id, e.g. `"telegram"`; messages carry it in `ChannelMessage.channel`. */
   id: string;
   /** zod schema of the account config; errors name the field path. */
   configSchema: z.ZodType<TConfig>;
-  /** Builds the channel adapter for one account. */
+  /**
+   * Builds the channel adapter for one account, synchronously and without platform I/O (CLI
+   * commands such as `herald send` and `herald recover` use it; the gateway uses
+   * `createAccount` when the plugin has one).
+   */
   createAdapter(config: TConfig, deps: ChannelPluginDeps): ChannelMessageAdapter;
   /**
    * Checks one account's credentials against the platform for `herald doctor` (for example
@@ -55,7 +42,17 @@ export type ChannelPlugin<TConfig = unknown> = {
     config: TConfig,
     deps: ChannelPluginDeps,
   ): Promise<{ ok: boolean; detail: string }>;
-  /** Builds the inbound receiver for one account, when the channel receives. */
+  /**
+   * Opens one account (preferred over `createAdapter` / `createReceiver` by the gateway): builds
+   * the platform client, asks the platform who the bot is (Telegram `getMe`, Slack `auth.test`,
+   * …) so the identity is known before the first echo check, and returns the adapter, the
+   * receiver and `close()`. The gateway calls it at start, for every account concurrently.
+   *
+   * @throws ChannelAccountError when the credentials are rejected (that account is stopped, the
+   *   others start); any other error is retried with backoff.
+   */
+  createAccount?(config: TConfig, deps: ChannelAccountDeps): Promise<ChannelAccount>;
+  /** Builds the inbound receiver for one account, when the channel receives (without `createAccount`). */
   createReceiver?(
     config: TConfig,
     sink: ChannelReceiverSink,
