@@ -76,6 +76,11 @@ export interface MessageRuntime extends SendApi, TurnRuntime {
   receive: ReceiveRuntime["receive"];
   /** Registers the bot's inbound handler. */
   onMessage: ReceiveRuntime["onMessage"];
+  /**
+   * Sets `allowBots` / `requireMention` for one channel or one account of it (most specific
+   * wins; see `receive.policies`).
+   */
+  setInboundPolicy: ReceiveRuntime["setPolicy"];
   /** Sets the handler of typed non-message events (`member_joined`, `message_deleted`, …). */
   onEvent: ReceiveRuntime["onEvent"];
   /** Inbound payloads that failed to normalize: list, replay, discard. */
@@ -171,6 +176,7 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     recoverLive: live.recover,
     receive: (raw, source) => inbound.receive(raw, source),
     onMessage: (handler) => inbound.onMessage(handler),
+    setInboundPolicy: (override) => inbound.setPolicy(override),
     onEvent: (handler) => inbound.onEvent(handler),
     deadLetters: inbound.deadLetters,
     recoverInbound: (opts) => inbound.recover({ channels: adapters.channels(), ...opts }),

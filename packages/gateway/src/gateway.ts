@@ -96,6 +96,14 @@ export type Gateway = {
   handleSignals(): () => void;
 };
 
+/** The fields of `policy` that are set (exact optional types: no `undefined` values). */
+function definedOf(policy: NonNullable<LoadedChannel["receive"]>) {
+  return {
+    ...(policy.allowBots === undefined ? {} : { allowBots: policy.allowBots }),
+    ...(policy.requireMention === undefined ? {} : { requireMention: policy.requireMention }),
+  };
+}
+
 /** Creates a gateway over a store and loaded channels. Call `start()`. */
 export function createGateway(options: GatewayOptions): Gateway {
   const logger = options.logger ?? silentLogger;
@@ -117,6 +125,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     receive: {
       ...options.receive,
+      // Per account, from the config (most specific wins over the channel and runtime-wide ones).
+      policies: [
+        ...(options.receive?.policies ?? []),
+        ...options.channels.flatMap((c) =>
+          c.receive
+            ? [{ channel: c.plugin.id, accountId: c.account, ...definedOf(c.receive) }]
+            : [],
+        ),
+      ],
       handler: async (ctx) => {
         const bot = handler;
         if (!bot) throw new Error("no bot handler registered: call gateway.onMessage(handler)");

@@ -6,7 +6,7 @@
  * @module
  */
 import { parseConfig } from "./config/load.ts";
-import type { HeraldConfig } from "./config/schema.ts";
+import { type HeraldConfig, receivePolicyOf } from "./config/schema.ts";
 import { createGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
 import { createLogger } from "./logger.ts";
 import { loadPlugins } from "./plugins/loadPlugins.ts";
@@ -57,6 +57,7 @@ export async function herald(
       delivery: Object.fromEntries(
         Object.entries(parsed.delivery).filter(([, v]) => v !== undefined),
       ),
+      receive: receivePolicyOf(parsed),
       ...(options.handler ? { handler: options.handler } : {}),
       ...(options.activityLog !== undefined ? { activityLog: options.activityLog } : {}),
       ...(options.typing !== undefined ? { typing: options.typing } : {}),

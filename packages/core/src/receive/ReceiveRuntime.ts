@@ -26,6 +26,7 @@ import { type InFlightEntry, InFlightRegistry, RecentEventClasses } from "./infl
 import { type AcceptedInput, deadLetterError, intake } from "./intake.ts";
 import { jsonSafe } from "./json.ts";
 import { LoopGuard } from "./LoopGuard.ts";
+import { InboundPolicies, type InboundPolicyOverride } from "./policy.ts";
 import { type PreflightPolicy, preflight } from "./preflight.ts";
 import { recoverInbox } from "./recover.ts";
 import type {
@@ -75,7 +76,8 @@ class DurableReceiveRuntime implements ReceiveRuntime {
   readonly #dispatchDeps: DispatchDeps;
   readonly #maxAttempts: number;
   readonly #ackPolicy: ReceiveAckPolicy;
-  readonly #policy: PreflightPolicy;
+  readonly #policies: InboundPolicies;
+  readonly #loopGuard: LoopGuard | undefined;
   readonly #inflight = new InFlightRegistry();
   readonly #recent = new RecentEventClasses();
   readonly #running = new Set<Promise<unknown>>();
@@ -114,11 +116,8 @@ class DurableReceiveRuntime implements ReceiveRuntime {
       clock: this.#clock,
       handler: () => this.#eventHandler,
     };
-    this.#policy = {
-      allowBots: options.allowBots ?? false,
-      requireMention: options.requireMention ?? false,
-      loopGuard: options.loopGuard === false ? undefined : new LoopGuard(options.loopGuard),
-    };
+    this.#policies = new InboundPolicies(options, options.policies);
+    this.#loopGuard = options.loopGuard === false ? undefined : new LoopGuard(options.loopGuard);
     this.deadLetters = {
       list: (query = {}) => this.#store.listDeadLetters({ status: "new", ...query }),
       replay: (id) => this.#replay(id),
@@ -127,6 +126,10 @@ class DurableReceiveRuntime implements ReceiveRuntime {
         await this.#store.markDeadLetter(id, "discarded", this.#clock());
       },
     };
+  }
+
+  setPolicy(override: InboundPolicyOverride): void {
+    this.#policies.set(override);
   }
 
   onMessage(handler: ReceiveHandler): void {
@@ -272,7 +275,11 @@ class DurableReceiveRuntime implements ReceiveRuntime {
       leased = true;
       failpoint("receive.after_dedupe");
 
-      const verdict = await preflight(message, entry.event, adapter, this.#policy, this.#clock());
+      const inbound: PreflightPolicy = {
+        ...this.#policies.resolve(message.channel, message.accountId),
+        loopGuard: this.#loopGuard,
+      };
+      const verdict = await preflight(message, entry.event, adapter, inbound, this.#clock());
       if (verdict.action === "drop") {
         if (verdict.reason === "mention_required") {
           // Another event type of this message may carry the mention: let it win.

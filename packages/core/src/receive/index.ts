@@ -14,6 +14,7 @@ export {
 } from "./cursor.ts";
 export * from "./errors.ts";
 export type { LoopGuardOptions } from "./LoopGuard.ts";
+export type { InboundPolicy, InboundPolicyOverride } from "./policy.ts";
 export { createReceiveRuntime } from "./ReceiveRuntime.ts";
 export {
   createReceiverSinkFor,

@@ -12,6 +12,7 @@ import type { ReceiveAckPolicy } from "../message/policy.ts";
 import type { MessageStateStore } from "../state/MessageStateStore.ts";
 import type { DeadLetter, DedupeKey } from "../state/types.ts";
 import type { LoopGuardOptions } from "./LoopGuard.ts";
+import type { InboundPolicyOverride } from "./policy.ts";
 
 /** The parts of a channel adapter the receive runtime uses. */
 export type ReceiveChannelAdapter = Pick<ChannelMessageAdapter, "id" | "receive" | "origin">;
@@ -188,6 +189,12 @@ export type ReceiveRuntimeOptions = {
    * @defaultValue false
    */
   requireMention?: boolean;
+  /**
+   * `allowBots` / `requireMention` per channel or per account; the most specific wins
+   * ((channel, account) → channel → the two options above). Change later with `setPolicy`.
+   * @defaultValue none: the runtime-wide values apply everywhere
+   */
+  policies?: readonly InboundPolicyOverride[];
   /** The per-pair loop guard for bot-authored messages, or `false` to switch it off. */
   loopGuard?: LoopGuardOptions | false;
   /**
@@ -259,6 +266,12 @@ export type ReceiveRuntime = {
   receive(raw: unknown, source: ReceiveSource): ReceiveTicket;
   /** Sets (replaces) the handler. */
   onMessage(handler: ReceiveHandler): void;
+  /**
+   * Sets `allowBots` / `requireMention` for one channel (`accountId` absent) or one account,
+   * merged into what was set before; applies to messages preflighted from now on.
+   * @throws TypeError when `channel` is empty.
+   */
+  setPolicy(override: InboundPolicyOverride): void;
   /** Sets (replaces) the handler of typed non-message events (none: they are acked and counted). */
   onEvent(handler: ReceiveEventHandler): void;
   /**

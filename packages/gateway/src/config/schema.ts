@@ -36,6 +36,19 @@ export const storeConfigSchema = z.union([
   }),
 ]);
 
+/**
+ * Inbound authorization of a channel or account (DESIGN §5). Unset fields fall through to the
+ * less specific level: account → channel → `receive` → `false`.
+ */
+export const inboundPolicySchema = z
+  .object({
+    /** Accept messages authored by other bots (our own are always dropped). */
+    allowBots: z.boolean().optional(),
+    /** In rooms, dispatch only messages that mention this bot (direct chats never need one). */
+    requireMention: z.boolean().optional(),
+  })
+  .strict();
+
 /** One channel account: which plugin package, which account id, its plugin config. */
 export const channelConfigSchema = z
   .object({
@@ -48,6 +61,8 @@ export const channelConfigSchema = z
       .default("main"),
     /** The plugin's own config, validated by its `configSchema`. */
     config: z.record(z.string(), z.unknown()).default({}),
+    /** `allowBots` / `requireMention` of this account (overrides `receive`). */
+    receive: inboundPolicySchema.optional(),
   })
   .strict();
 
@@ -56,6 +71,14 @@ export const heraldConfigSchema = z
   .object({
     store: storeConfigSchema.default({ sqlite: { path: ".herald/state.db", synchronous: "FULL" } }),
     channels: z.array(channelConfigSchema).default([]),
+    /**
+     * Inbound policy for every channel, and per channel id under `channels` (e.g.
+     * `{ "requireMention": false, "channels": { "telegram": { "requireMention": true } } }`).
+     */
+    receive: inboundPolicySchema
+      .extend({ channels: z.record(z.string().min(1), inboundPolicySchema).default({}) })
+      .strict()
+      .default({ channels: {} }),
     /** Module exporting the bot handler (`export default async (turn) => …`), relative to the config. */
     handler: z.string().min(1).optional(),
     http: z
@@ -86,3 +109,24 @@ export const heraldConfigSchema = z
 
 /** A validated gateway config. */
 export type HeraldConfig = z.infer<typeof heraldConfigSchema>;
+
+/**
+ * The receive options of a config's inbound policy: runtime-wide `allowBots` /
+ * `requireMention` and one override per channel id (accounts add theirs in `createGateway`).
+ */
+export function receivePolicyOf(config: HeraldConfig): {
+  allowBots?: boolean;
+  requireMention?: boolean;
+  policies: { channel: string; allowBots?: boolean; requireMention?: boolean }[];
+} {
+  const { channels, allowBots, requireMention } = config.receive;
+  return {
+    ...(allowBots === undefined ? {} : { allowBots }),
+    ...(requireMention === undefined ? {} : { requireMention }),
+    policies: Object.entries(channels).map(([channel, p]) => ({
+      channel,
+      ...(p.allowBots === undefined ? {} : { allowBots: p.allowBots }),
+      ...(p.requireMention === undefined ? {} : { requireMention: p.requireMention }),
+    })),
+  };
+}

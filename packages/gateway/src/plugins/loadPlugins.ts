@@ -22,6 +22,8 @@ export type LoadedChannel = {
   config: unknown;
   deps: ChannelPluginDeps;
   adapter: ChannelMessageAdapter;
+  /** `allowBots` / `requireMention` set on this account in the config. */
+  receive?: { allowBots?: boolean | undefined; requireMention?: boolean | undefined };
 };
 
 /** Resolves a plugin package from the app's folder, falling back to the gateway's own. */
@@ -98,7 +100,15 @@ export async function loadPlugins(
     };
     try {
       const adapter = plugin.createAdapter(parsed.data, deps);
-      loaded.push({ index, plugin, account: channel.account, config: parsed.data, deps, adapter });
+      loaded.push({
+        index,
+        plugin,
+        account: channel.account,
+        config: parsed.data,
+        deps,
+        adapter,
+        ...(channel.receive ? { receive: channel.receive } : {}),
+      });
     } catch (error) {
       issues.push({ path: `${at}.config`, message: (error as Error).message });
     }

@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ConfigError } from "../../config/errors.ts";
 import { loadConfig } from "../../config/load.ts";
+import { receivePolicyOf } from "../../config/schema.ts";
 import { type BotHandler, createGateway } from "../../gateway.ts";
 import { httpNotice } from "../../herald.ts";
 import { cliChannels, cliContext } from "../context.ts";
@@ -79,6 +80,7 @@ export async function startCommand(
       delivery: Object.fromEntries(
         Object.entries(config.delivery).filter(([, v]) => v !== undefined),
       ),
+      receive: receivePolicyOf(config),
     });
     gateway.handleSignals();
     await gateway.start();
