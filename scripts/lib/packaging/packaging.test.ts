@@ -4,7 +4,7 @@
  * the dependency declared passes); tarball contents and type errors are judged as documented.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,8 +45,10 @@ function fixturePackage(
 
 describe("packaging check", () => {
   let registry: LocalRegistry;
+  const cleanup: string[] = [];
   beforeAll(async () => {
     const dest = mkdtempSync(join(tmpdir(), "herald-pack-fixture-"));
+    cleanup.push(dest);
     const uses = 'import { z } from "zod";\nexport const name = z.string().parse("ok");\n';
     registry = await startRegistry([
       // Brings zod into node_modules (npm hoists it to the top).
@@ -65,7 +67,10 @@ describe("packaging check", () => {
       ),
     ]);
   });
-  afterAll(() => registry?.close());
+  afterAll(async () => {
+    await registry?.close();
+    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+  });
 
   const smoke = async (pkg: string) => {
     const project = createProject({
@@ -74,6 +79,7 @@ describe("packaging check", () => {
       dependencies: { [pkg]: "0.0.1" },
       fixtureDir,
     });
+    cleanup.push(project.dir);
     await install(project);
     expect(existsSync(join(project.dir, "node_modules/zod/package.json"))).toBe(true);
     return run("node", ["smoke.mjs"], { cwd: project.dir });

@@ -41,7 +41,9 @@ async function withContext(
 
 program
   .command("demo")
-  .description("start the QA web chat on 127.0.0.1 with a demo bot (SQLite under .herald/)")
+  .description(
+    "start the QA web chat on 127.0.0.1 with a demo bot (needs @herald/plugin-qa-channel; state in .herald/demo/)",
+  )
   .option("-p, --port <port>", "port of the web chat on 127.0.0.1 (0 = any free port)", "4610")
   .option("--dir <dir>", "the demo's own state folder (never another bot's store)", DEMO_DIR)
   .action((o: { port: string; dir: string }) => demoCommand({ port: Number(o.port), dir: o.dir }));

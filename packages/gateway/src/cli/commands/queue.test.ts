@@ -85,6 +85,9 @@ describe("herald queue", () => {
     expect(plain?.slice(2, 4)).toEqual(["pending", "send"]);
     expect(rows.filter((r) => r.includes("cancelled"))).toEqual([]);
     expect(out.text).toMatch(/legend:[\s\S]*edit #id[\s\S]*live: finalized/);
+    expect(out.text).toContain(
+      "note: 1 of the cancelled intents listed is a finished live session",
+    );
     await store.close();
   });
 

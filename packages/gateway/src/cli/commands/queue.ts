@@ -33,9 +33,10 @@ export async function queueList(
     limit: filter.limit ?? 50,
   });
   const now = Date.now();
+  const rows = queueRows(intents);
   printTable(
     ["id", "status", "op", "channel", "target", "attempt", "next attempt", "last failure", "text"],
-    queueRows(intents).map(({ intent: i, member, status, op }) => [
+    rows.map(({ intent: i, member, status, op }) => [
       member ? `└ ${i.id}` : i.id,
       status,
       op,
@@ -52,6 +53,11 @@ export async function queueList(
     ]),
     out,
   );
+  const sessions = rows.filter((r) => r.intent.status === "cancelled" && r.op === "live").length;
+  if (sessions > 0)
+    out.write(
+      `note: ${sessions} of the cancelled intents listed ${sessions === 1 ? "is a finished live session" : "are finished live sessions"} (live: …), not a lost message\n`,
+    );
   out.write(`${QUEUE_LEGEND}\n`);
 }
 
