@@ -75,7 +75,7 @@ export async function loadPlugins(
         issues.push({
           path: `${at}.plugin`,
           message: `cannot load "${channel.plugin}": ${(error as Error).message}`,
-          fix: `check the package name; if it is right, install it: pnpm add ${channel.plugin}`,
+          fix: `check the package name; if it is right, install it: npm install ${channel.plugin} (or: pnpm add ${channel.plugin})`,
         });
         continue;
       }

@@ -79,7 +79,7 @@ export async function openStore(
       {
         path: "store.postgres",
         message: "@herald/store-postgres is not installed",
-        fix: "pnpm add @herald/store-postgres",
+        fix: "npm install @herald/store-postgres (or: pnpm add @herald/store-postgres)",
       },
     ]);
   }

@@ -29,7 +29,7 @@ describe("herald doctor", () => {
     expect(problems).toBe(2);
     expect(out.text).toMatch(/✓ store: SQLite/);
     expect(out.text).toMatch(
-      /✗ channel @herald\/plugin-does-not-exist \(main\): channels\[0\]\.plugin: cannot load[^\n]*fix: check the package name; if it is right, install it: pnpm add @herald\/plugin-does-not-exist/,
+      /✗ channel @herald\/plugin-does-not-exist \(main\): channels\[0\]\.plugin: cannot load[^\n]*fix: check the package name; if it is right, install it: npm install @herald\/plugin-does-not-exist \(or: pnpm add @herald\/plugin-does-not-exist\)/,
     );
     expect(out.text).toMatch(
       /✗ channel @herald\/plugin-qa-channel \(main\): channels\[1\]\.config\.baseUrl/,
