@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { QaApiError, QaNetworkError, type QaNetworkFailure } from "./errors.ts";
+import { QaApiError, QaNetworkError } from "./errors.ts";
 import {
   type QaPostBody,
   type QaWireEvent,
@@ -146,7 +146,7 @@ export class QaClient {
         signal,
       });
     } catch (error) {
-      throw networkError(method, error);
+      throw new QaNetworkError(method, error);
     }
     if (!res.ok || !res.body) throw await apiError(method, res);
     onOpen?.();
@@ -170,7 +170,7 @@ export class QaClient {
       }
     } catch (error) {
       if (signal.aborted) return;
-      throw networkError(method, error);
+      throw new QaNetworkError(method, error);
     }
   }
 
@@ -194,13 +194,13 @@ export class QaClient {
         signal,
       });
     } catch (error) {
-      throw networkError(method, timeout.aborted ? new TimeoutReached() : error);
+      throw new QaNetworkError(method, error); // a timeout is a TimeoutError: `timeout`
     }
     let json: unknown;
     try {
       json = await res.json();
     } catch (error) {
-      if (res.ok) throw networkError(method, error);
+      if (res.ok) throw new QaNetworkError(method, error);
       throw await apiError(method, res, undefined);
     }
     if (!res.ok || (json as { ok?: unknown }).ok !== true) throw await apiError(method, res, json);
@@ -210,21 +210,6 @@ export class QaClient {
 
 function chatPath(chatId: string, rest: string): string {
   return `/chats/${encodeURIComponent(chatId)}/${rest}`;
-}
-
-class TimeoutReached extends Error {}
-
-/** Maps what `fetch` threw to a {@link QaNetworkError} with its dispatch evidence. */
-function networkError(method: string, error: unknown): QaNetworkError {
-  const cause = (error as { cause?: { code?: string } }).cause;
-  const code = cause?.code ?? (error as { code?: string }).code;
-  let reason: QaNetworkFailure = "other";
-  if (error instanceof TimeoutReached) reason = "timeout";
-  else if (code === "ECONNREFUSED") reason = "refused";
-  else if (code === "ENOTFOUND" || code === "EAI_AGAIN") reason = "dns";
-  else if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") reason = "reset";
-  else if ((error as { name?: string }).name === "AbortError") reason = "aborted";
-  return new QaNetworkError(method, reason, { cause: error });
 }
 
 async function apiError(method: string, res: Response, json?: unknown): Promise<QaApiError> {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { QaClient } from "./client.ts";
-import { classifyError, parseRetryAfterHeader, QaApiError, QaNetworkError } from "./errors.ts";
+import { classifyError, QaApiError, QaNetworkError } from "./errors.ts";
 import { DEFAULT_QA_BOT, QaPlatform } from "./testing/platform/QaPlatform.ts";
 
 let platform: QaPlatform;
@@ -111,16 +111,24 @@ describe("classifyError on what the real client sees", () => {
   });
 });
 
-describe("parseRetryAfterHeader", () => {
-  it("reads delay-seconds and HTTP dates into milliseconds", () => {
-    expect(parseRetryAfterHeader("17")).toBe(17_000);
+describe("network evidence (the SDK's one classification)", () => {
+  const fetchFailed = (code: string) =>
+    new TypeError("fetch failed", { cause: Object.assign(new Error(code), { code }) });
+
+  it("knows the undici codes it used to miss: a connect timeout never left, a closed client may have", () => {
     expect(
-      parseRetryAfterHeader(
-        "Wed, 21 Oct 2015 07:28:05 GMT",
-        Date.parse("Wed, 21 Oct 2015 07:28:00 GMT"),
+      classifyError(
+        new QaNetworkError("POST /chats/:chat_id/messages", fetchFailed("UND_ERR_CONNECT_TIMEOUT")),
       ),
-    ).toBe(5_000);
-    expect(parseRetryAfterHeader(undefined)).toBeUndefined();
-    expect(parseRetryAfterHeader("soon")).toBeUndefined();
+    ).toMatchObject({
+      kind: "transient",
+      evidence: "not_dispatched",
+      platformCode: "connect_timeout",
+    });
+    expect(
+      classifyError(
+        new QaNetworkError("POST /chats/:chat_id/messages", fetchFailed("UND_ERR_CLOSED")),
+      ),
+    ).toMatchObject({ kind: "transient", evidence: "maybe_sent", platformCode: "reset" });
   });
 });

@@ -9,8 +9,13 @@
  */
 import {
   type ClassifiedFailure,
+  classifyNetworkError,
   type DeliveryFailureKind,
   HeraldError,
+  type NetworkFailureReason,
+  networkFailureOf,
+  PlatformNetworkError,
+  parseRetryAfter,
 } from "@herald/plugin-sdk/channel-message";
 import type { QaWireError } from "./wire.ts";
 
@@ -49,22 +54,21 @@ export class QaApiError extends HeraldError {
   }
 }
 
-/** Why a request got no answer. */
-export type QaNetworkFailure = "refused" | "dns" | "reset" | "timeout" | "aborted" | "other";
+/** Why a request got no answer (the SDK's {@link NetworkFailureReason}). */
+export type QaNetworkFailure = NetworkFailureReason;
 
-/** The QA platform never answered. `dispatched` says whether the request may have reached it. */
-export class QaNetworkError extends HeraldError {
-  readonly reason: QaNetworkFailure;
-  /** False only when the request provably never left (connection refused, DNS failure). */
-  readonly dispatched: boolean;
-  readonly method: string;
-
-  constructor(method: string, reason: QaNetworkFailure, options?: ErrorOptions) {
-    super("HERALD_QA_NETWORK", `${method}: no answer from the QA platform (${reason})`, options);
-    this.name = `QaNetworkError[${reason}]`;
-    this.reason = reason;
-    this.dispatched = reason !== "refused" && reason !== "dns";
-    this.method = method;
+/**
+ * The QA platform never answered. `dispatched` says whether the request may have reached it
+ * (false only when it provably never left: refused, DNS, connect timeout, no route, TLS); the
+ * reason comes from the SDK's `networkFailureOf`.
+ */
+export class QaNetworkError extends PlatformNetworkError {
+  /**
+   * @param method - the API method, e.g. `POST /chats/:chat_id/messages`.
+   * @param cause - what the request threw (kept as `cause`).
+   */
+  constructor(method: string, cause: unknown) {
+    super("HERALD_QA_NETWORK", "the QA platform", method, networkFailureOf(cause), { cause });
   }
 }
 
@@ -86,23 +90,8 @@ const KIND_BY_STATUS: Record<number, DeliveryFailureKind> = {
 };
 
 /**
- * Parses a `Retry-After` header: delay-seconds or an HTTP date (RFC 9110 §10.2.3).
- * @returns milliseconds, or undefined when absent or unreadable.
- */
-export function parseRetryAfterHeader(
-  value: string | undefined,
-  now: number = Date.now(),
-): number | undefined {
-  if (value === undefined || value.trim() === "") return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1_000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-/**
  * Classifies what a QA platform call threw:
- * - refused / DNS → `transient`, `not_dispatched` (retry blindly);
+ * - refused / DNS / connect timeout → `transient`, `not_dispatched` (retry blindly);
  * - reset / timeout / abort → `transient`, `maybe_sent` (reconcile before any replay);
  * - 429 → `rate_limit`, `not_dispatched`, `retryAfterMs` from `retry_after_ms` (ms) or else the
  *   `Retry-After` header (seconds), scope `chat`;
@@ -111,19 +100,12 @@ export function parseRetryAfterHeader(
  * - anything else → `unknown`, `maybe_sent` (the safe default).
  */
 export function classifyError(error: unknown): ClassifiedFailure {
-  if (error instanceof QaNetworkError) {
-    return {
-      kind: "transient",
-      evidence: error.dispatched ? "maybe_sent" : "not_dispatched",
-      message: error.message,
-      platformCode: error.reason,
-    };
-  }
+  if (error instanceof QaNetworkError) return classifyNetworkError(error);
   if (error instanceof QaApiError) {
     const base = { message: error.message, platformCode: error.errorCode };
     if (error.status === 429) {
       const retryAfterMs =
-        error.parameters.retry_after_ms ?? parseRetryAfterHeader(error.retryAfterHeader);
+        error.parameters.retry_after_ms ?? parseRetryAfter(error.retryAfterHeader);
       return {
         ...base,
         kind: "rate_limit",

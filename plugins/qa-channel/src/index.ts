@@ -40,7 +40,6 @@ export {
 } from "./config.ts";
 export {
   classifyError,
-  parseRetryAfterHeader,
   QaApiError,
   QaNetworkError,
   type QaNetworkFailure,

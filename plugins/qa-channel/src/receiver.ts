@@ -11,6 +11,7 @@ import {
   type ChannelReceiver,
   type ChannelReceiverSink,
   receiverHealth,
+  sleep,
   type WatermarkTracker,
 } from "@herald/plugin-sdk/channel-message";
 import type { QaClient } from "./client.ts";
@@ -60,18 +61,7 @@ export function createQaReceiver(
         health.set("connecting", `event stream failed: ${(error as Error).message}`);
         sink.logger.warn({ err: error }, "qa: event stream failed; reconnecting");
       }
-      if (signal.aborted) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.reconnectDelayMs);
-        signal.addEventListener(
-          "abort",
-          () => {
-            clearTimeout(timer);
-            resolve();
-          },
-          { once: true },
-        );
-      });
+      if (!(await sleep(options.reconnectDelayMs, signal))) break;
     }
   }
 

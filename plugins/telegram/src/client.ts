@@ -13,9 +13,10 @@
  *
  * @module
  */
+
+import { parseRetryAfter } from "@herald/plugin-sdk/channel-message";
 import { Api, type Transformer } from "grammy";
 import {
-  networkFailureOf,
   redactToken,
   TelegramApiError,
   type TelegramErrorParameters,
@@ -119,15 +120,14 @@ async function normalizeErrorAnswer(response: Response): Promise<Response> {
       description: `${response.status} ${response.statusText || "error"} (not a Bot API answer)`,
     } as typeof body;
   }
-  const header = Number(response.headers.get("retry-after"));
+  const headerMs = parseRetryAfter(response.headers.get("retry-after"));
   if (
     response.status === 429 &&
     body &&
     body.parameters?.retry_after === undefined &&
-    Number.isFinite(header) &&
-    header >= 0
+    headerMs !== undefined
   ) {
-    body.parameters = { ...body.parameters, retry_after: header };
+    body.parameters = { ...body.parameters, retry_after: headerMs / 1_000 }; // the wire's seconds
   }
   return new Response(JSON.stringify(body), {
     status: response.status,
@@ -145,8 +145,7 @@ function typedErrors(token: string): Transformer {
       answer = await prev(method, payload, signal);
     } catch (error) {
       const cause = (error as { name?: string; error?: unknown }).error ?? error;
-      const { reason, code } = networkFailureOf(cause);
-      throw new TelegramNetworkError(method, reason, code);
+      throw new TelegramNetworkError(method, cause);
     }
     if (!answer.ok) {
       throw new TelegramApiError(

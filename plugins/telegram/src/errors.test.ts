@@ -83,21 +83,33 @@ describe("classifyError", () => {
   });
 
   it("separates refused connections (never dispatched) from resets and timeouts (maybe sent)", () => {
-    expect(
-      classifyError(new TelegramNetworkError("sendMessage", "refused", "ECONNREFUSED")),
-    ).toMatchObject({
-      kind: "transient",
-      evidence: "not_dispatched",
-    });
-    expect(classifyError(new TelegramNetworkError("sendMessage", "dns"))).toMatchObject({
-      evidence: "not_dispatched",
-    });
-    for (const reason of ["reset", "timeout", "aborted", "bad_response", "other"] as const) {
-      expect(classifyError(new TelegramNetworkError("sendMessage", reason))).toMatchObject({
+    const fetchFailed = (code: string) =>
+      new TypeError("fetch failed", { cause: Object.assign(new Error(code), { code }) });
+    for (const code of ["ECONNREFUSED", "ENOTFOUND", "UND_ERR_CONNECT_TIMEOUT", "EHOSTUNREACH"]) {
+      expect(
+        classifyError(new TelegramNetworkError("sendMessage", fetchFailed(code))),
+      ).toMatchObject({
+        kind: "transient",
+        evidence: "not_dispatched",
+      });
+    }
+    for (const code of [
+      "ECONNRESET",
+      "UND_ERR_SOCKET",
+      "UND_ERR_CLOSED",
+      "UND_ERR_HEADERS_TIMEOUT",
+      "EWHAT",
+    ]) {
+      expect(
+        classifyError(new TelegramNetworkError("sendMessage", fetchFailed(code))),
+      ).toMatchObject({
         kind: "transient",
         evidence: "maybe_sent",
       });
     }
+    const error = new TelegramNetworkError("sendMessage", fetchFailed("ECONNREFUSED"));
+    expect(error.name).toBe("TelegramNetworkError[refused]");
+    expect(error.message).toBe("sendMessage: no answer from the Bot API (refused, ECONNREFUSED)");
   });
 
   it("classifies grammY's own GrammyError and HttpError by shape", () => {
@@ -144,7 +156,14 @@ describe("classifyError", () => {
 
 describe("redactToken", () => {
   it("removes the whole token and its secret half", () => {
-    expect(redactToken(`GET /bot${TOKEN}/getMe`, TOKEN)).toBe("GET /bot<redacted>/getMe");
-    expect(redactToken(`secret ${TOKEN.split(":")[1]}`, TOKEN)).toBe("secret <redacted>");
+    expect(redactToken(`GET /bot${TOKEN}/getMe`, TOKEN)).toBe("GET /bot[redacted]/getMe");
+    expect(redactToken(`secret ${TOKEN.split(":")[1]}`, TOKEN)).toBe("secret [redacted]");
+  });
+
+  it("redacts the trimmed token when the configured one ends in a newline", () => {
+    expect(redactToken(`GET /bot${TOKEN}/getMe`, `${TOKEN}\n`)).toBe("GET /bot[redacted]/getMe");
+    expect(redactToken(`GET /bot${encodeURIComponent(TOKEN)}/getMe`, `${TOKEN}\n`)).toBe(
+      "GET /bot[redacted]/getMe",
+    );
   });
 });

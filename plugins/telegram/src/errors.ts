@@ -7,14 +7,20 @@
  * becomes `retryAfterMs` here and nowhere else.
  *
  * The bot token is part of every Bot API URL (`/bot<token>/<method>`), so messages built here
- * never contain a URL and are passed through {@link redactToken} anyway.
+ * never contain a URL and are passed through {@link redactToken} anyway. Network evidence,
+ * redaction and the error base come from `@herald/plugin-sdk/channel-message` (one copy).
  *
  * @module
  */
 import {
   type ClassifiedFailure,
+  classifyNetworkError,
   type DeliveryFailureKind,
   HeraldError,
+  type NetworkFailureReason,
+  networkFailureOf,
+  PlatformNetworkError,
+  redactSecrets,
 } from "@herald/plugin-sdk/channel-message";
 
 /** What the Bot API puts next to an error (`ResponseParameters`), as on the wire. */
@@ -61,45 +67,22 @@ export class TelegramApiError extends HeraldError {
   }
 }
 
-/** Why a request got no answer. */
-export type TelegramNetworkFailure =
-  | "refused"
-  | "dns"
-  | "connect_timeout"
-  | "reset"
-  | "timeout"
-  | "aborted"
-  | "bad_response"
-  | "other";
-
-const NOT_DISPATCHED: ReadonlySet<TelegramNetworkFailure> = new Set([
-  "refused",
-  "dns",
-  "connect_timeout",
-]);
+/** Why a request got no answer (the SDK's {@link NetworkFailureReason}). */
+export type TelegramNetworkFailure = NetworkFailureReason;
 
 /**
  * The Bot API never answered. `dispatched` is false only when the request provably never left
- * (connection refused, DNS failure, connect timeout); a reset or a timeout after the request
- * was written may have been applied by Telegram.
+ * (connection refused, DNS failure, connect timeout, no route, TLS); a reset or a timeout after
+ * the request was written may have been applied by Telegram. The reason comes from the SDK's
+ * `networkFailureOf` (every undici and Node code, the whole `cause` chain).
  */
-export class TelegramNetworkError extends HeraldError {
-  readonly method: string;
-  readonly reason: TelegramNetworkFailure;
-  readonly dispatched: boolean;
-  /** The low-level error code (`ECONNREFUSED`, `UND_ERR_SOCKET`…), when there was one. */
-  readonly causeCode: string | undefined;
-
-  constructor(method: string, reason: TelegramNetworkFailure, causeCode?: string) {
-    super(
-      "HERALD_TELEGRAM_NETWORK",
-      `${method}: no answer from the Bot API (${reason}${causeCode ? `, ${causeCode}` : ""})`,
-    );
-    this.name = `TelegramNetworkError[${reason}]`;
-    this.method = method;
-    this.reason = reason;
-    this.dispatched = !NOT_DISPATCHED.has(reason);
-    this.causeCode = causeCode;
+export class TelegramNetworkError extends PlatformNetworkError {
+  /**
+   * @param method - the Bot API method, e.g. `sendMessage`.
+   * @param cause - what the request threw (kept as `cause`).
+   */
+  constructor(method: string, cause: unknown) {
+    super("HERALD_TELEGRAM_NETWORK", "the Bot API", method, networkFailureOf(cause), { cause });
   }
 }
 
@@ -111,44 +94,16 @@ export class TelegramRenderError extends HeraldError {
 }
 
 /**
- * Replaces the bot token (and its secret half, after the colon) in `text` with `<redacted>`.
+ * Replaces the bot token — and its secret half, after the colon — in `text` with `[redacted]`,
+ * in every form the SDK's `redactSecrets` knows (raw, trimmed, URL-encoded).
  *
- * @example redactToken("GET /bot123:ABC/getMe", "123:ABC") === "GET /bot<redacted>/getMe"
+ * @example redactToken("GET /bot123456:ABCDEFGH/getMe", "123456:ABCDEFGH") === "GET /bot[redacted]/getMe"
  */
 export function redactToken(text: string, token: string | undefined): string {
   if (!token) return text;
-  let out = text.split(token).join("<redacted>");
-  const secret = token.slice(token.indexOf(":") + 1);
-  if (secret.length >= 8) out = out.split(secret).join("<redacted>");
-  return out;
-}
-
-/** Maps what grammY's `HttpError` wraps (a fetch error, a timeout) to a network failure. */
-export function networkFailureOf(error: unknown): {
-  reason: TelegramNetworkFailure;
-  code?: string;
-} {
-  const e = error as { name?: string; message?: string; code?: string; cause?: unknown } | null;
-  const cause = e?.cause as { code?: string; name?: string; errors?: unknown[] } | undefined;
-  const nested = (cause?.errors?.[0] as { code?: string } | undefined)?.code;
-  const code = cause?.code ?? nested ?? e?.code;
-  const reason = ((): TelegramNetworkFailure => {
-    if (code === "ECONNREFUSED") return "refused";
-    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "dns";
-    if (code === "UND_ERR_CONNECT_TIMEOUT") return "connect_timeout";
-    if (
-      code === "ECONNRESET" ||
-      code === "UND_ERR_SOCKET" ||
-      code === "EPIPE" ||
-      code === "UND_ERR_CLOSED"
-    )
-      return "reset";
-    if (/timed out after/i.test(e?.message ?? "")) return "timeout";
-    if (e?.name === "AbortError" || cause?.name === "AbortError") return "aborted";
-    if (e?.name === "SyntaxError") return "bad_response";
-    return "other";
-  })();
-  return code ? { reason, code } : { reason };
+  const trimmed = token.trim();
+  const secret = trimmed.slice(trimmed.indexOf(":") + 1);
+  return redactSecrets(text, secret.length >= 8 ? [token, secret] : [token]);
 }
 
 const PERMISSION = [
@@ -217,14 +172,7 @@ export function classifyError(error: unknown, token?: string): ClassifiedFailure
   const api = asApiError(error, redact);
   if (api) return classifyApiError(api);
   const net = asNetworkError(error);
-  if (net) {
-    return {
-      kind: "transient",
-      evidence: net.dispatched ? "maybe_sent" : "not_dispatched",
-      message: redact(net.message),
-      platformCode: net.reason,
-    };
-  }
+  if (net) return classifyNetworkError(net, redact);
   if (error instanceof TelegramRenderError) {
     return { kind: "invalid_payload", evidence: "not_dispatched", message: redact(error.message) };
   }
@@ -297,8 +245,7 @@ function asNetworkError(error: unknown): TelegramNetworkError | undefined {
   const e = error as { name?: string; error?: unknown; message?: string } | null;
   if (e?.name === "HttpError") {
     const method = /'([A-Za-z]+)'/.exec(e.message ?? "")?.[1] ?? "call";
-    const { reason, code } = networkFailureOf(e.error);
-    return new TelegramNetworkError(method, reason, code);
+    return new TelegramNetworkError(method, e.error);
   }
   return undefined;
 }

@@ -19,10 +19,11 @@
  * @module
  */
 
-import type {
-  MessageSendContext,
-  ReconcileResult,
-  RenderedMessageUnit,
+import {
+  type MessageSendContext,
+  type ReconcileResult,
+  type RenderedMessageUnit,
+  sleep,
 } from "@herald/plugin-sdk/channel-message";
 import type { Api } from "grammy";
 import { grammySignal } from "./client.ts";
@@ -43,19 +44,6 @@ export type ProbeDeps = {
    */
   probeIntervalMs: number;
 };
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 
 /**
  * `reconcileUnknownSend` by probing. Units are sent in order and an attempt stops at its first

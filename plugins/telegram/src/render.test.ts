@@ -119,6 +119,22 @@ describe("telegram rendering", () => {
     expect(units.at(-1)?.payload.replyMarkup).toEqual({ inline_keyboard: keyboard });
   });
 
+  it("reads the keyboard from channelOptions.telegram (never raw), and names a malformed one", () => {
+    const keyed = withTelegramOptions(message("pick"), {
+      inlineKeyboard: [[{ text: "A", callback_data: "a" }]],
+    });
+    expect(keyed.raw).toBeUndefined();
+    expect(keyed.channelOptions).toEqual({
+      telegram: { inlineKeyboard: [[{ text: "A", callback_data: "a" }]] },
+    });
+    const bad = message("pick", {
+      channelOptions: { telegram: { inlineKeyboard: [[{ text: "" }]] } },
+    });
+    expect(() => render(bad)).toThrow("channelOptions.telegram.inlineKeyboard.0.0.text");
+    const others = message("pick", { channelOptions: { slack: { unfurl_links: false } } });
+    expect(render(others).units[0]?.payload.replyMarkup).toBeUndefined();
+  });
+
   it("refuses a message with nothing to send", () => {
     expect(() => render(message("   "))).toThrow(/no text and no attachments/);
     expect(() => render(message("x", { attachments: [{ kind: "image" }] }))).toThrow(

@@ -12,6 +12,7 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity } from "@grammyjs/types";
 import {
   type ChannelMessage,
+  channelOptionsOf,
   chunkTextWithEntities,
   type MessageAttachment,
   type MessageRenderAdapter,
@@ -20,6 +21,7 @@ import {
   splitCaption,
   type TextEntity,
   type TextWithEntities,
+  withChannelOptions,
   z,
 } from "@herald/plugin-sdk/channel-message";
 import type { TelegramConfig } from "./config.ts";
@@ -58,8 +60,8 @@ export type TelegramUnitPayload =
     };
 
 /**
- * Telegram-only send options of an outbound message, carried in `ChannelMessage.raw.telegram`
- * (set them with {@link withTelegramOptions}).
+ * Telegram-only send options of an outbound message, carried in
+ * `ChannelMessage.channelOptions.telegram` (set them with {@link withTelegramOptions}).
  */
 export type TelegramSendOptions = {
   /**
@@ -69,17 +71,19 @@ export type TelegramSendOptions = {
   inlineKeyboard?: InlineKeyboardButton[][];
 };
 
+/** Where Telegram's options live on a message: `channelOptions[<channel id>]`. */
+const TELEGRAM_OPTIONS_KEY = "telegram";
+
 const sendOptionsSchema = z.object({
-  telegram: z.object({
-    inlineKeyboard: z
-      .array(z.array(z.looseObject({ text: z.string().min(1) })).min(1))
-      .min(1)
-      .optional(),
-  }),
+  inlineKeyboard: z
+    .array(z.array(z.looseObject({ text: z.string().min(1) })).min(1))
+    .min(1)
+    .optional(),
 });
 
 /**
- * Returns a copy of `message` carrying Telegram send options.
+ * Returns a copy of `message` carrying Telegram send options (the SDK's `withChannelOptions`
+ * under the `telegram` key).
  *
  * @example
  * await runtime.send(withTelegramOptions(message, {
@@ -90,14 +94,17 @@ export function withTelegramOptions(
   message: ChannelMessage,
   options: TelegramSendOptions,
 ): ChannelMessage {
-  const raw = (message.raw && typeof message.raw === "object" ? message.raw : {}) as object;
-  return { ...message, raw: { ...raw, telegram: options } };
+  return withChannelOptions(message, TELEGRAM_OPTIONS_KEY, options);
 }
 
-/** The Telegram send options of a message (`{}` when none or malformed). */
+/**
+ * The Telegram send options of a message (`{}` when it has none).
+ * @throws ChannelOptionsError naming the field path when they are malformed (the send fails as
+ *   `invalid_payload` instead of silently dropping a keyboard).
+ */
 export function telegramOptionsOf(message: ChannelMessage): TelegramSendOptions {
-  const parsed = sendOptionsSchema.safeParse(message.raw);
-  return parsed.success ? (parsed.data.telegram as unknown as TelegramSendOptions) : {};
+  const options = channelOptionsOf(message, TELEGRAM_OPTIONS_KEY, sendOptionsSchema);
+  return (options ?? {}) as unknown as TelegramSendOptions;
 }
 
 /** SDK entity → Telegram `MessageEntity` (`link` → `text_link`). */

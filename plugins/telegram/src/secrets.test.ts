@@ -38,7 +38,7 @@ describe("the bot token never leaks", () => {
     const failures = (await b.store.listIntents({ limit: 1_000 })).map((i) => i.failure);
     expect(failures.filter(Boolean).length).toBeGreaterThanOrEqual(3);
     const stored = JSON.stringify(await b.store.listIntents({ limit: 1_000 }));
-    expect(stored).toContain("failed to fetch http://proxy/bot<redacted>/sendMessage");
+    expect(stored).toContain("failed to fetch http://proxy/bot[redacted]/sendMessage");
     for (const haystack of [stored, b.logLines.join("\n")]) {
       expect(haystack).not.toContain(FAKE_BOT.token);
       expect(haystack).not.toContain(secretHalf);

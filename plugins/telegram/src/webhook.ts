@@ -11,10 +11,11 @@
  *
  * @module
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import {
+  ackToResponse,
   type ChannelReceiver,
   type ChannelReceiverSink,
+  constantTimeEqual,
   receiverHealth,
 } from "@herald/plugin-sdk/channel-message";
 import type { Api } from "grammy";
@@ -27,13 +28,6 @@ export const SECRET_TOKEN_HEADER = "x-telegram-bot-api-secret-token";
 /** Telegram's rule for `secret_token`: 1–256 characters `A-Z`, `a-z`, `0-9`, `_` and `-`. */
 export const SECRET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
 
-/** Compares two strings in time independent of where they differ (and of their lengths). */
-export function constantTimeEqual(given: string, expected: string): boolean {
-  const a = createHash("sha256").update(given).digest();
-  const b = createHash("sha256").update(expected).digest();
-  return timingSafeEqual(a, b) && given.length === expected.length;
-}
-
 /** Options of {@link createWebhookReceiver}. */
 export type WebhookReceiverOptions = {
   api: Api;
@@ -43,11 +37,9 @@ export type WebhookReceiverOptions = {
   secretToken: string;
 };
 
-const empty = (status: number, headers?: Record<string, string>) =>
-  new Response(status === 200 ? "{}" : null, {
-    status,
-    headers: { ...(status === 200 ? { "content-type": "application/json" } : {}), ...headers },
-  });
+/** A refusal without a body (405, 401). */
+const refuse = (status: number, headers?: Record<string, string>) =>
+  new Response(null, { status, ...(headers ? { headers } : {}) });
 
 /**
  * Creates the webhook receiver. `start()` registers the webhook with `setWebhook` when
@@ -79,9 +71,9 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): ChannelR
       health.set("down", "stopped");
     },
     async webhook(request) {
-      if (request.method !== "POST") return empty(405, { allow: "POST" });
+      if (request.method !== "POST") return refuse(405, { allow: "POST" });
       if (!constantTimeEqual(request.headers.get(SECRET_TOKEN_HEADER) ?? "", secretToken)) {
-        return empty(401);
+        return refuse(401);
       }
       const text = await request.text();
       let update: unknown;
@@ -95,14 +87,9 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): ChannelR
       const ticket = sink.receive(update, {
         ackPolicy: { kind: "immediate", reason: "webhook-timeout" },
       });
-      const ack = await ticket.ack;
-      if (ack.kind === "retry") {
-        return empty(503, {
-          "retry-after": String(Math.ceil((ack.retryAfterMs ?? 1_000) / 1_000)),
-        });
-      }
-      answerCallback(api, update);
-      return empty(200);
+      const response = ackToResponse(await ticket.ack); // 200 `{}`, or 503 + Retry-After
+      if (response.ok) answerCallback(api, update);
+      return response;
     },
   };
 }
