@@ -141,9 +141,13 @@ export async function userScenario(options: {
     ),
   );
 
-  const extra = ["@herald/plugin-qa-channel", "@herald/store-postgres"];
-  await step("add QA channel, store-postgres, vitest", async () => {
-    await install(project, [...extra.map((n) => `${n}@${version(n)}`), "pg@8.23.1"]);
+  // The QA channel, store-postgres and every example plugin whose contract suite runs below.
+  const extra = [...new Set(["@herald/store-postgres", ...contractTargets(tarballs)])];
+  await step("add QA channel, store-postgres, example plugins, vitest", async () => {
+    await install(
+      project,
+      extra.map((n) => `${n}@${version(n)}`),
+    );
     await install(project, [`vitest@${tool("vitest")}`], { dev: true });
   });
   await step("import every entry again", async () =>
