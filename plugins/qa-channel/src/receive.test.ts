@@ -1,3 +1,4 @@
+import { type ChannelAccountDeps, isChannelAccountError } from "@herald/plugin-sdk/channel-message";
 import {
   createMessageRuntime,
   createReceiverSink,
@@ -7,7 +8,7 @@ import {
   SqliteStateStore,
 } from "@herald/plugin-sdk/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { createQaAdapter, createQaReceiverFor } from "./index.ts";
+import { createQaAccount, createQaAdapter, createQaReceiverFor } from "./index.ts";
 import { createReceive } from "./receive.ts";
 import { testConfig } from "./testing/harness.ts";
 import { DEFAULT_QA_BOT, QaPlatform } from "./testing/platform/QaPlatform.ts";
@@ -74,6 +75,64 @@ describe("qa receive adapter", () => {
       mentions: { self: true },
       relation: { kind: "reply", replyToId: "15" },
     });
+  });
+
+  it("reports message.deleted as a typed message_deleted event (not a silent skip)", () => {
+    const receive = createReceive("herald");
+    const event = receive.normalize(
+      {
+        seq: 9,
+        type: "message.deleted",
+        message: {
+          id: "17",
+          chat_id: "room",
+          chat_type: "group",
+          text: "",
+          author: { id: "alice", is_bot: false },
+          created_at: 1_000,
+          deleted: true,
+        },
+      },
+      { channel: "qa", accountId: "main", receivedAt: 1_001 },
+    );
+    expect(event).toMatchObject({
+      kind: "event",
+      type: "message_deleted",
+      id: "deleted:17",
+      accountId: "main",
+      platformMessageId: "17",
+      target: { kind: "group", id: "room" },
+    });
+  });
+
+  it("createAccount stops on a rejected token with the fix and herald doctor, and names the bot otherwise", async () => {
+    const platform = await QaPlatform.start();
+    cleanup.push(() => platform.close());
+    const store = new SqliteStateStore({ path: ":memory:" });
+    cleanup.push(() => store.close());
+    const runtime = createMessageRuntime({ store, adapters: [] });
+    const config = testConfig({
+      baseUrl: platform.url,
+      token: DEFAULT_QA_BOT.token,
+      maxLength: 4_000,
+      delivery: "idempotent",
+    });
+    const deps = (token: string): ChannelAccountDeps => ({
+      accountId: "main",
+      logger: createReceiverSink(runtime, { channel: "qa" }).logger,
+      clock: Date.now,
+      secret: () => token,
+      sink: createReceiverSink(runtime, { channel: "qa", accountId: "main" }),
+      signal: new AbortController().signal,
+    });
+    const error = await createQaAccount(config, deps("u-nobody:wrong")).catch((e: unknown) => e);
+    expect(isChannelAccountError(error)).toBe(true);
+    expect((error as Error).message).toMatch(
+      /qa\/main: the QA platform rejected the token \(401\).*herald doctor/,
+    );
+    const account = await createQaAccount(config, deps(DEFAULT_QA_BOT.token));
+    expect(account.identity?.id).toBe(DEFAULT_QA_BOT.id);
+    await account.close();
   });
 
   it("dead-letters a malformed event with the field path, and nothing else is affected", async () => {

@@ -79,6 +79,27 @@ describe("polling receiver", () => {
     ]);
   });
 
+  it("reports its health: up once polling, down (no 401 retried forever) when the token is revoked", async () => {
+    const b = await openBench();
+    const receiver = await b.startReceiver();
+    await eventually(
+      () => receiver.health?.().state,
+      (s) => s === "up",
+      { what: "up after the first getUpdates" },
+    );
+    b.fake.failNext(
+      { kind: "status", status: 401, description: "Unauthorized" },
+      { op: "poll", times: 1 },
+    );
+    b.fake.userPost({ chat: b.dm().chat.id, text: "wake the long poll" });
+    await eventually(
+      () => receiver.health?.(),
+      (h) => h?.state === "down",
+      { what: "down after the 401" },
+    );
+    expect(receiver.health?.().detail).toContain("token rejected (401)");
+  });
+
   it("hands service messages and update kinds it does not handle to herald (ignored and counted), and confirms them", async () => {
     const b = await openBench();
     const { chat } = b.dm();
