@@ -9,6 +9,7 @@
 import type { Definition, List, Nodes, PhrasingContent, Root, RootContent, Table } from "mdast";
 import type { TextEntity, TextWithEntities } from "./entity-types.ts";
 import { parseMarkdown } from "./markdown.ts";
+import { mentionText } from "./mention.ts";
 
 type Ordered = TextEntity & { order: number };
 type EntityFields = Record<string, string>;
@@ -202,6 +203,9 @@ function inline(out: Output, node: PhrasingContent): void {
     }
     case "footnoteReference":
       out.append(`[${node.label ?? node.identifier}]`);
+      break;
+    case "mention":
+      out.append(mentionText(node));
       break;
   }
 }
