@@ -26,7 +26,8 @@ describe("qa render", () => {
       message({ body: { markdown: "alpha beta gamma delta epsilon" } }),
     );
     for (const p of parts) expect(p.length).toBeLessThanOrEqual(12);
-    expect(parts.join("")).toBe("alpha beta gamma delta epsilon");
+    // Spaces at a cut are left out: chat clients trim them anyway.
+    expect(parts.join(" ")).toBe("alpha beta gamma delta epsilon");
   });
 
   it("never splits a surrogate pair (C16)", async () => {
@@ -60,5 +61,21 @@ describe("qa render", () => {
     await expect(texts(100, message({ body: { markdown: "   " } }))).rejects.toBeInstanceOf(
       QaRenderError,
     );
+  });
+
+  it("never cuts a mark or a link of a long markdown body into literal markup", async () => {
+    const md = "**one two three four five six seven** and [the docs page](https://e.x/docs)";
+    // The old string chunker sent "seven** and [the docs " and "page](https://e.x/docs)" here.
+    const parts = await texts(36, message({ body: { markdown: md } }));
+    expect(parts).toEqual([
+      "**one two three four five six**",
+      "**seven** and",
+      "[the docs page](https://e.x/docs)",
+    ]);
+  });
+
+  it("shows a literal body (the activity log) as typed", async () => {
+    const text = "tool: Grep(*_x_*) — <b>bold</b> **not**";
+    expect(await texts(100, message({ body: { markdown: text, literal: true } }))).toEqual([text]);
   });
 });

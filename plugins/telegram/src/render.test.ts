@@ -141,4 +141,20 @@ describe("telegram rendering", () => {
       /needs platformFileId, url or path/,
     );
   });
+
+  it("shows a literal body (the activity log) as typed, with no entities", () => {
+    const text =
+      "• 12:04:04  tool: Grep(*_x_*) — <b>bold</b> **not** [x](https://e.x)\nnext `line`";
+    const [unit] = render(message(text, { body: { markdown: text, literal: true } })).units;
+    expect(unit?.payload).toEqual({ type: "text", text, entities: [] });
+  });
+
+  it("does not cut a link that fits into the next chunk", () => {
+    const md = `${"a".repeat(40)} [the docs page](https://e.x/docs) tail`;
+    const units = render(message(md), { ...config, maxTextLength: 50 }).units;
+    const links = units.flatMap((u) =>
+      u.payload.type === "text" ? u.payload.entities.filter((e) => e.type === "text_link") : [],
+    );
+    expect(links).toEqual([{ type: "text_link", offset: 0, length: 13, url: "https://e.x/docs" }]);
+  });
 });

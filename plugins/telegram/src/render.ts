@@ -1,7 +1,8 @@
 /**
  * Rendering for Telegram: markdown → plain text + `entities` (offsets in UTF-16 units), never a
- * `parse_mode`, so "can't parse entities" cannot happen (CASES C18); text chunked at 4096
- * UTF-16 units without splitting a surrogate pair or grapheme (C16); media with captions of at
+ * `parse_mode`, so "can't parse entities" cannot happen (CASES C18); a literal body (the
+ * activity log) shown as typed, without entities; text chunked at 4096 UTF-16 units without
+ * splitting a surrogate pair or grapheme (C16), nor a link or inline code that fits; media with captions of at
  * most 1024 units, the overflow following as text (C19); an inline keyboard on the last unit.
  *
  * Source: https://core.telegram.org/bots/api#formatting-options (entities),
@@ -11,6 +12,7 @@
  */
 import type { InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity } from "@grammyjs/types";
 import {
+  bodyTree,
   type ChannelMessage,
   channelOptionsOf,
   chunkTextWithEntities,
@@ -141,10 +143,17 @@ function formatted(markdown: string | undefined): TextWithEntities<TextEntity> {
   return markdown ? renderTextWithEntities(markdown) : { text: "", entities: [] };
 }
 
+/**
+ * The body as text + entities, from the SDK's shared `bodyTree`: markdown is rendered, a
+ * literal body (the activity log's) or a plain-only one is text without entities, shown as
+ * typed.
+ */
 function bodyOf(message: ChannelMessage): TextWithEntities<TextEntity> {
-  if (message.body?.markdown) return formatted(message.body.markdown);
-  return { text: message.body?.plain ?? "", entities: [] };
+  return renderTextWithEntities(bodyTree(message.body));
 }
+
+/** Links and inline code are cut by a chunk boundary only when nothing else fits. */
+const keepWhole = (e: TextEntity) => e.type === "link" || e.type === "code";
 
 const blank = (t: TextWithEntities<TextEntity> | undefined) => !t || t.text.trim() === "";
 
@@ -173,6 +182,7 @@ export function renderPayloads(
     if (blank(t)) return;
     for (const c of chunkTextWithEntities(t as TextWithEntities<TextEntity>, {
       maxLength: limits.maxTextLength,
+      keepWhole,
     })) {
       out.push({ type: "text", text: c.text, entities: c.entities.map(toTelegramEntity) });
     }

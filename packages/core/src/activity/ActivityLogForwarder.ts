@@ -19,6 +19,7 @@ import type { MessageRuntime } from "../runtime.ts";
 import type { TurnLifecycleEvent, TurnMessage } from "../turn/types.ts";
 import { DEFAULT_MAX_LOG_MESSAGE_CHARS } from "./condense.ts";
 import {
+  activityBody,
   DEFAULT_MAX_TOOL_PREVIEW,
   type FormatTurnLogOptions,
   formatTurnLogEntry,
@@ -241,7 +242,7 @@ export class ActivityLogForwarder {
       channel: message.channel,
       direction: "outbound",
       target: message.target,
-      body: { markdown: this.#text(message) },
+      body: activityBody(this.#text(message)),
       ...(message.accountId === undefined ? {} : { accountId: message.accountId }),
     };
     const work = this.#runtime

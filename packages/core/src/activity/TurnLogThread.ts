@@ -19,7 +19,7 @@ import { placeReply, type ReplyAddress } from "../message/reply.ts";
 import { describeError } from "../receive/errorInfo.ts";
 import type { SendApi } from "../send/SendRuntime.ts";
 import { condenseTurnLog } from "./condense.ts";
-import { renderTurnLogLine } from "./format.ts";
+import { activityBody, renderTurnLogLine } from "./format.ts";
 import type { CondenseStrategy, TurnLogEntry } from "./types.ts";
 
 /** Resolved settings and the send path, shared by every turn of one forwarder. */
@@ -278,7 +278,7 @@ export class TurnLogThread {
       channel: this.root.channel,
       direction: "outbound",
       target: this.root.target,
-      body: { markdown: text },
+      body: activityBody(text),
       ...(this.root.accountId === undefined ? {} : { accountId: this.root.accountId }),
     };
     try {
@@ -295,7 +295,7 @@ export class TurnLogThread {
       channel: root.channel,
       direction: "outbound",
       target: thread.target,
-      body: { markdown: text },
+      body: activityBody(text),
       relation: thread.relation,
       ...(root.accountId === undefined ? {} : { accountId: root.accountId }),
       ...extra,

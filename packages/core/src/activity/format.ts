@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { MessageBody } from "../message/message.ts";
 import type { TurnMessage } from "../turn/types.ts";
 import type { TurnLogEntry } from "./types.ts";
 
@@ -130,6 +131,17 @@ export function formatTurnLogEntry(
     messageRole: message.role,
     ...(message.subagentId === undefined ? {} : { subagentId: message.subagentId }),
   };
+}
+
+/**
+ * The body of every message the activity log posts: `text` marked literal, so tool output with
+ * `*`, `_`, `<b>` or `[x](y)` shows as typed on every channel (DESIGN §7: "Log text is literal
+ * on every channel").
+ *
+ * @example activityBody("tool: Grep(*_x_*)") → { markdown: "tool: Grep(*_x_*)", literal: true }
+ */
+export function activityBody(text: string): MessageBody {
+  return { markdown: text, literal: true };
 }
 
 /** The text line of an entry: `• HH:MM:SS  summary`. */

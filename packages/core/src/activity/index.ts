@@ -16,6 +16,7 @@ export {
   LOG_CONTINUES_MARKER,
 } from "./condense.ts";
 export {
+  activityBody,
   DEFAULT_MAX_TOOL_PREVIEW,
   type FormatTurnLogOptions,
   formatTurnLogEntry,

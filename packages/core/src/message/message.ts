@@ -46,6 +46,13 @@ export type MessageActor = {
 export type MessageBody = {
   markdown: string;
   plain?: string;
+  /**
+   * `markdown` is literal text, not markdown: every channel shows each character as typed
+   * (escaped for its dialect, never parsed), e.g. tool output with `*`, `_` or `<b>` in the
+   * activity log (DESIGN §7). Renderers build the tree with the SDK's `bodyTree(body)`.
+   * @defaultValue false
+   */
+  literal?: boolean;
 };
 
 /** A file, image, voice note or link attached to a message. */

@@ -254,4 +254,21 @@ export function threadCases(ctx: () => SuiteContext): void {
       expect(line.endsWith(TRUNCATED_MARKER)).toBe(true);
     }
   });
+
+  it("log text is literal: tool output with *, _, <b> and [x](y) shows as typed", async () => {
+    const c = ctx();
+    c.forwarder();
+    const user = await c.h.say("look for markup", { chat: c.chat });
+    let turnId = "";
+    await c.h.runtime.turn(user, async (turn) => {
+      turnId = turn.turnId;
+      await turn.activity(tool("Grep", "*_x_*", "<b>bold</b> **not** [x](https://e.x)"));
+      await c.settle();
+    });
+    const [log] = await c.bot();
+    expect(log?.text).toContain("tool: Grep(*_x_*) — <b>bold</b> **not** [x](https://e.x)");
+    // Marked literal on the intent, so every channel escapes it for its dialect (DESIGN §7).
+    const [create] = (await c.intents(turnId)).filter((i) => i.operation.kind === "send");
+    expect(create?.message.body).toMatchObject({ literal: true });
+  });
 }

@@ -20,7 +20,7 @@ describe("chunkMarkdown", () => {
     // The old string chunker cuts the markers apart.
     expect(chunkText(md, { maxLength: 16 }).map((c) => c.text)).toContain("**one two three ");
     const parts = texts(md, 16);
-    expect(parts).toEqual(["**one two** ", "**three four** ", "**five six**"]);
+    expect(parts).toEqual(["**one two**", "**three four**", "**five six**"]);
   });
 
   it("keeps a link and a Slack mention whole", () => {
@@ -29,7 +29,7 @@ describe("chunkMarkdown", () => {
       slackMentions,
     );
     const parts = chunkMarkdown(tree, { maxLength: 28, serialize: slack }).map((c) => c.text);
-    expect(parts).toEqual(["see ", "<https://e.x/docs|the docs> ", "now <@U123456> please"]);
+    expect(parts).toEqual(["see", "<https://e.x/docs|the docs>", "now <@U123456> please"]);
   });
 
   it("measures the serialized form: escaping counts against the limit", () => {

@@ -127,6 +127,14 @@ function leafChar(leaf: Leaf): string {
   return node.type === "break" ? "\n" : "";
 }
 
+/** A space of prose (not of code): left out at the ends of a chunk, as chat clients trim. */
+function isBlankLeaf(leaf: Leaf): boolean {
+  const node = leaf.chain.at(-1) as Nodes;
+  if (leaf.start === undefined || node.type !== "text") return false;
+  const c = leafChar(leaf);
+  return c.trim() === "" && c !== "\n";
+}
+
 /** How good a cut before leaf `i` is: 3 between blocks, 2 at a line end, 1 after a space. */
 function rank(leaves: readonly Leaf[], i: number): number {
   const prev = leaves[i - 1] as Leaf;
@@ -150,7 +158,9 @@ function rank(leaves: readonly Leaf[], i: number): number {
  *
  * Where to cut, as `chunkText`: between blocks, then at a line end, in the second half of the
  * window; else the last block or line end; else after the last space; else between any two
- * leaves. Chunks whose text is blank are left out. Link references are resolved first.
+ * leaves. Spaces of prose at either end of a chunk are left out (chat clients trim them; a
+ * space just inside a closing mark would also undo the mark), as are chunks whose text is
+ * blank. Link references are resolved first.
  *
  * Limits: a link longer than `maxLength` alone is cut like text (each piece links to the same
  * URL); a grapheme that does not fit with its marks is sent without them, split at code points
@@ -176,13 +186,16 @@ export function chunkMarkdown(tree: Root, options: ChunkMarkdownOptions): Markdo
     if (text.trim() !== "") chunks.push({ tree: t, text });
   };
   const attempt = (a: number, b: number): MarkdownChunk | undefined => {
-    const t = build(leaves, a, b);
+    let end = b;
+    while (end > a + 1 && isBlankLeaf(leaves[end - 1] as Leaf)) end--;
+    const t = build(leaves, a, end);
     const text = serialize(t);
     return measure(text) <= maxLength ? { tree: t, text } : undefined;
   };
 
   let a = 0;
   while (a < leaves.length) {
+    while (a < leaves.length - 1 && isBlankLeaf(leaves[a] as Leaf)) a++;
     let best = attempt(a, a + 1);
     if (!best) {
       if (!oversized(leaves, a, serialize, measure, maxLength, emit)) continue;
