@@ -35,6 +35,9 @@ export type MarkdownChunk = {
   text: string;
 };
 
+/** Index of the first leaf of each list item, to mark items continued from an earlier chunk. */
+const firstLeaf = new WeakMap<Nodes, number>();
+
 const VALUE = new Set(["text", "inlineCode", "code", "html", "yaml"]);
 const BLOCK = new Set(["root", "blockquote", "list", "listItem", "footnoteDefinition", "table"]);
 
@@ -47,6 +50,7 @@ type Leaf = {
 };
 
 function flatten(node: Nodes, chain: Nodes[], out: Leaf[]): void {
+  if (node.type === "listItem") firstLeaf.set(node, out.length);
   if (VALUE.has(node.type) && (node.type !== "code" || node.value !== "")) {
     const value = (node as { value: string }).value;
     for (const g of graphemes(value)) {
@@ -93,6 +97,9 @@ function build(leaves: readonly Leaf[], a: number, b: number): Root {
     for (let d = k; d < depth; d++) {
       const orig = chain[d] as Nodes;
       const copy = clone(orig);
+      if (orig.type === "listItem" && (firstLeaf.get(orig) ?? i) < i) {
+        (copy as typeof orig).data = { ...orig.data, continued: true };
+      }
       if (orig.type === "list" && orig.ordered) {
         const item = chain[d + 1] as (typeof orig.children)[number];
         (copy as typeof orig).start = (orig.start ?? 1) + orig.children.indexOf(item);
@@ -154,7 +161,8 @@ function rank(leaves: readonly Leaf[], i: number): number {
  * leaves: never inside a grapheme (so never inside a surrogate pair), a link, a mention or an
  * escape sequence the serializer writes. Marks, quotes, list items and code blocks that a cut
  * goes through are closed and re-opened by the serializer on both sides; an ordered list
- * continued in the next chunk keeps its numbering.
+ * continued in the next chunk keeps its numbering, and a list item cut in two is marked
+ * `data.continued` so its bullet or number is not written twice.
  *
  * Where to cut, as `chunkText`: between blocks, then at a line end, in the second half of the
  * window; else the last block or line end; else after the last space; else between any two

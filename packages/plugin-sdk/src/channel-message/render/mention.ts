@@ -27,6 +27,13 @@ export interface Mention extends Node {
 }
 
 declare module "mdast" {
+  interface ListItemData {
+    /**
+     * Set by `chunkMarkdown` on an item that began in an earlier chunk: serializers write no
+     * marker (bullet or number) for it again.
+     */
+    continued?: boolean;
+  }
   interface PhrasingContentMap {
     mention: Mention;
   }

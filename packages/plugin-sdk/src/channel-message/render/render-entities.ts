@@ -140,7 +140,7 @@ function list(out: Output, node: List): void {
     if (k > 0) out.append("\n");
     const number = node.ordered ? `${n++}. ` : "";
     const box = item.checked === true ? "☑ " : item.checked === false ? "☐ " : "";
-    const marker = node.ordered ? number + box : box || "• ";
+    const marker = item.data?.continued ? "" : node.ordered ? number + box : box || "• ";
     out.append(marker);
     const saved = out.indent;
     out.indent = saved + " ".repeat(marker.length);

@@ -117,10 +117,10 @@ function list(w: Walk, node: List): string {
     .map((item) => {
       const number = node.ordered ? `${n++}. ` : "";
       const box = item.checked === true ? "☑ " : item.checked === false ? "☐ " : "";
-      const marker = node.ordered ? number + box : box || "• ";
+      const marker = item.data?.continued ? "" : node.ordered ? number + box : box || "• ";
       // A code block, quote or heading cannot start on the marker's line: it goes on the next.
       const first = item.children[0]?.type ?? "paragraph";
-      const lead = first === "paragraph" || first === "list" ? "" : "\n";
+      const lead = marker === "" || first === "paragraph" || first === "list" ? "" : "\n";
       const body = lead + blocks(w, item.children, "\n");
       // At most 3 spaces: 4 would read as indented code where the platform knows it.
       const indent = " ".repeat(Math.min(marker.length, 3));
