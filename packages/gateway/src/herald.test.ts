@@ -3,6 +3,7 @@
  * its SQLite file, and releases the file when it fails to start.
  */
 import { mkdtempSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -28,6 +29,24 @@ describe("herald()", () => {
       new RegExp(`^herald: HTTP server on ${bot.url ?? "?"} \\(/healthz, /metrics, /webhooks/`),
     );
     expect(notice.text).toContain('"http": { "host", "port" }');
+  });
+
+  it("a busy HTTP port is a config error naming http.port and the fix, and the store is let go", async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+    const port = (busy.address() as AddressInfo).port;
+    const dir = mkdtempSync(join(tmpdir(), "herald-port-"));
+    const bot = await herald({ http: { host: "127.0.0.1", port } }, { dir, notice: sink() });
+    const started = bot.start();
+    await expect(started).rejects.toBeInstanceOf(ConfigError);
+    await expect(started).rejects.toThrow(
+      new RegExp(
+        `http\\.port: 127\\.0\\.0\\.1:${port} is in use[\\s\\S]*fix: set "http": \\{ "port"`,
+      ),
+    );
+    busy.close();
+    const again = await herald({ http: { host: "127.0.0.1", port: 0 } }, { dir, notice: sink() });
+    await again.stop();
   });
 
   it("refuses a second gateway on one SQLite file, and frees the file when it fails to start", async () => {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { ConfigError } from "./config/errors.ts";
 import { parseConfig } from "./config/load.ts";
 import { type HeraldConfig, receivePolicyOf } from "./config/schema.ts";
 import { createGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
@@ -69,9 +70,14 @@ export async function herald(
   const start = gateway.start.bind(gateway);
   const stop = gateway.stop.bind(gateway);
   const notice = options.notice ?? process.stderr;
-  return Object.assign(gateway, {
+  const wrapped: Gateway = Object.assign(gateway, {
     async start() {
-      await start();
+      try {
+        await start();
+      } catch (error) {
+        await wrapped.stop().catch(() => {}); // a failed start lets the store go
+        throw httpListenError(error, parsed.http) ?? error;
+      }
       if (gateway.url) notice.write(`${httpNotice(gateway.url)}\n`);
     },
     async stop(drainMs?: number) {
@@ -79,6 +85,39 @@ export async function herald(
       await store.close();
     },
   });
+  return wrapped;
+}
+
+/**
+ * The config error for an HTTP address that cannot be listened on (`EADDRINUSE`,
+ * `EACCES`, `EADDRNOTAVAIL`), naming `http.port` / `http.host` and the fix; undefined for other
+ * errors.
+ */
+export function httpListenError(
+  error: unknown,
+  http: { host: string; port: number },
+): ConfigError | undefined {
+  const code = (error as { code?: string } | undefined)?.code;
+  const at = `${http.host}:${http.port}`;
+  if (code === "EADDRINUSE" || code === "EACCES") {
+    return new ConfigError("config", [
+      {
+        path: "http.port",
+        message: `${at} ${code === "EADDRINUSE" ? "is in use (another herald gateway, or another server)" : "needs privileges to listen on"}`,
+        fix: 'set "http": { "port": <a free port> } in the config (0 = any free port), or stop what holds it',
+      },
+    ]);
+  }
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") {
+    return new ConfigError("config", [
+      {
+        path: "http.host",
+        message: `${http.host} is not an address of this machine`,
+        fix: 'use "127.0.0.1" (this machine only) or "0.0.0.0" (every interface)',
+      },
+    ]);
+  }
+  return undefined;
 }
 
 /** The line printed at start: where the gateway's HTTP server listens and how to change it. */

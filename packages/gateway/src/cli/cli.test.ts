@@ -118,6 +118,8 @@ describe("herald CLI", () => {
     });
     const result = await run(["recover", "-c", file], { HERALD_QA_TOKEN: "" }).done;
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/fix: export HERALD_QA_TOKEN=herald:qa-secret before starting/);
+    expect(result.stderr).toMatch(
+      /channels\[0\]\.config\.tokenSecret: environment variable HERALD_QA_TOKEN is not set\n\s+fix: export HERALD_QA_TOKEN=herald:qa-secret before starting/,
+    );
   });
 });

@@ -12,7 +12,7 @@ import type { ChannelPlugin, ChannelPluginDeps } from "@herald/plugin-sdk/channe
 import { ConfigError, type ConfigIssue } from "../config/errors.ts";
 import { configIssues } from "../config/load.ts";
 import type { HeraldConfig } from "../config/schema.ts";
-import type { SecretReader } from "./secrets.ts";
+import { type SecretReader, secretFieldPath } from "./secrets.ts";
 
 /** One configured channel account, ready to run. */
 export type LoadedChannel = {
@@ -96,7 +96,8 @@ export async function loadPlugins(
       accountId: channel.account,
       logger: options.logger.child({ channel: plugin.id, account: channel.account }),
       clock: options.clock ?? Date.now,
-      secret: (name) => options.secrets.read(name, `${at}.config`),
+      secret: (name) =>
+        options.secrets.read(name, `${at}.config${secretFieldPath(parsed.data, name)}`),
     };
     try {
       const adapter = plugin.createAdapter(parsed.data, deps);

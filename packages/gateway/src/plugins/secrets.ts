@@ -18,6 +18,20 @@ const PUBLIC_DEFAULTS: Readonly<Record<string, { value: string; why: string }>> 
   },
 };
 
+/**
+ * Where in a plugin config an env var name is given (`.tokenEnv`, `.receive.secretTokenEnv`),
+ * for error messages; "" when no `…Env` / `…Secret` field holds `name`.
+ */
+export function secretFieldPath(config: unknown, name: string, at = ""): string {
+  if (typeof config !== "object" || config === null) return "";
+  for (const [key, value] of Object.entries(config)) {
+    if (value === name && /(Env|Secret)$/.test(key)) return `${at}.${key}`;
+    const inner = secretFieldPath(value, name, `${at}.${key}`);
+    if (inner) return inner;
+  }
+  return "";
+}
+
 /** Reads secrets from the environment and remembers them for redaction. */
 export class SecretReader {
   readonly #env: NodeJS.ProcessEnv;

@@ -9,7 +9,7 @@ import { ConfigError } from "../../config/errors.ts";
 import { loadConfig } from "../../config/load.ts";
 import { receivePolicyOf } from "../../config/schema.ts";
 import { type BotHandler, createGateway } from "../../gateway.ts";
-import { httpNotice } from "../../herald.ts";
+import { httpListenError, httpNotice } from "../../herald.ts";
 import { cliChannels, cliContext } from "../context.ts";
 
 /** Imports the handler module a config names (`export default async (turn) => …`). */
@@ -83,7 +83,12 @@ export async function startCommand(
       receive: receivePolicyOf(config),
     });
     gateway.handleSignals();
-    await gateway.start();
+    try {
+      await gateway.start();
+    } catch (error) {
+      await gateway.stop().catch(() => {});
+      throw (config.http ? httpListenError(error, config.http) : undefined) ?? error;
+    }
     if (!config.handler)
       out.write("herald: echo mode (--echo): every message is answered with its own text\n");
     if (gateway.url) out.write(`${httpNotice(gateway.url)}\n`);
