@@ -116,9 +116,31 @@ describe("account supervision", () => {
   it("rejected credentials stop only that account, naming the fix and herald doctor; no retries", async () => {
     const a = scripted("A", { rejectCredentials: true });
     const b = scripted("B");
-    const g = benchGateway([a.bench, b.bench], { delivery: { pollIntervalMs: 10_000 } });
+    const lines: { level: string; msg?: string | undefined }[] = [];
+    const at = (level: string) => (_o: object, msg?: string) => void lines.push({ level, msg });
+    const logger = {
+      debug: at("debug"),
+      info: at("info"),
+      warn: at("warn"),
+      error: at("error"),
+      child: () => logger,
+    };
+    const g = benchGateway([a.bench, b.bench], {
+      delivery: { pollIntervalMs: 10_000 },
+      logger,
+    });
     close = g.close;
     await g.gateway.start();
+    // The operator sees why, and what to do, in the log.
+    expect(
+      lines.some(
+        (l) =>
+          l.level === "error" &&
+          l.msg?.includes("chat/A") &&
+          l.msg.includes("check the token in CHAT_TOKEN") &&
+          l.msg.includes("herald doctor"),
+      ),
+    ).toBe(true);
     const h = health(g, "A");
     expect(h).toMatchObject({ state: "down", stopped: true });
     expect(h?.detail).toContain("check the token in CHAT_TOKEN");
