@@ -33,6 +33,24 @@ describe("receiver sink", () => {
     ]);
   });
 
+  it("counts a watermark that followed a restart of the platform's id sequence", async () => {
+    const b = receiveBench([createFakeTelegramAdapter()]);
+    const restarts: string[] = [];
+    const sink = createReceiverSinkFor({
+      receive: (raw, source) => b.runtime.receive(raw, source),
+      store: b.store,
+      channel: "telegram",
+      accountId: "main",
+      onWatermarkRestart: (r) => restarts.push(`${r.key.accountId}:${r.floor}->${r.id}`),
+    });
+    await b.store.setWatermark({ channel: "telegram", accountId: "main", source: "u" }, "500");
+    const tracker = sink.watermark("u");
+    await tracker.load();
+    tracker.resumeAfter();
+    tracker.begin(3);
+    expect(restarts).toEqual(["main:500->3"]);
+  });
+
   it("keys watermarks and cursors by channel, account and source", async () => {
     const b = receiveBench([createFakeTelegramAdapter()]);
     const sink = createReceiverSinkFor({
