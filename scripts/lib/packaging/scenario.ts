@@ -167,6 +167,13 @@ export async function userScenario(options: {
       /herald demo is running[\s\S]*npx herald queue ls -c \.herald\/demo\/herald\.config\.json/,
     ),
   );
+  await step("the demo's printed queue hint runs as printed", async () =>
+    expectOutput(
+      "npx herald queue ls -c .herald/demo/herald.config.json",
+      await exec(project, "herald", ["queue", "ls", "-c", ".herald/demo/herald.config.json"]),
+      /pending: 0 .*\n[\s\S]*legend:/,
+    ),
+  );
   for (const target of contractTargets(tarballs)) {
     await step(`contract suite: ${target}`, async () => {
       const result = await exec(project, "vitest", ["run", "contract.test.ts"], {
