@@ -31,7 +31,7 @@ import {
 } from "@herald/plugin-sdk/channel-message";
 import type { Api } from "grammy";
 import type { OutboundLedger } from "./ledger.ts";
-import { messageRef } from "./send.ts";
+import { messageRef, parseMessageRef } from "./send.ts";
 import { serviceUpdate } from "./service.ts";
 import { targetOf } from "./target.ts";
 import {
@@ -238,12 +238,12 @@ export function createReceive(
     classify(message, raw): MessageEventClass {
       const kind = kindOf(raw) ?? "message";
       const ids = message.sender ? [message.sender.id] : [];
-      const ref = message.platformMessageId ?? "";
-      const cut = ref.lastIndexOf(":");
-      const own =
-        kind !== "callback_query" &&
-        cut > 0 &&
-        ledger.isOwn(ref.slice(0, cut), Number(ref.slice(cut + 1)));
+      // `platformMessageId` is the ref normalize made (`<chat>:<message_id>`).
+      const ref =
+        kind !== "callback_query" && message.platformMessageId !== undefined
+          ? parseMessageRef(message.platformMessageId, "")
+          : undefined;
+      const own = ref !== undefined && ref.chat !== "" && ledger.isOwn(ref.chat, ref.id);
       return {
         eventType: kind,
         eventTypes: [kind],

@@ -183,7 +183,13 @@ export class FakePlatform {
         });
       }
     }
-    const answer = this.#apply(call, at);
+    let answer: PlatformAnswer;
+    try {
+      answer = this.#apply(call, at);
+    } catch (error) {
+      if (error instanceof FakePlatformError) log(`status ${error.status}`);
+      throw error;
+    }
     if (scripted?.type === "omit-id") {
       log("ok, no id");
       const { id: _dropped, ...withoutId } = answer;

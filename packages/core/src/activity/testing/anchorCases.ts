@@ -1,5 +1,5 @@
 /**
- * Cases 23–26, beyond the seed's plan (DESIGN §7–8): the log is threaded on the inbound's
+ * Cases 23–27, beyond the seed's plan (DESIGN §7–8): the log is threaded on the inbound's
  * `threadAnchor` only, the final reply stays where the user wrote, and `placement` moves it.
  *
  * @module
@@ -8,7 +8,7 @@ import { expect, it } from "vitest";
 import type { SuiteContext } from "./suiteHarness.ts";
 import { tool } from "./threadCases.ts";
 
-/** Registers cases 23–26. */
+/** Registers cases 23–27. */
 export function anchorCases(ctx: () => SuiteContext): void {
   it("23. logs into the user's own thread when they wrote inside one; the reply follows them", async () => {
     const c = ctx();
@@ -70,5 +70,29 @@ export function anchorCases(ctx: () => SuiteContext): void {
     expect((await c.bot()).map((m) => [m.text, m.thread])).toEqual([["Hi!", undefined]]);
     const [reply] = await c.intents(turnId);
     expect(reply?.message.relation).toMatchObject({ kind: "reply", placement: "inline" });
+  });
+
+  it("27. every chunk of a long threaded reply stays in the thread, after the log (C21)", async () => {
+    const c = ctx();
+    c.forwarder();
+    const user = await c.h.say("write it all down", { chat: c.chat });
+    const long = Array.from({ length: 900 }, (_, i) => `word${i}`).join(" "); // > 2 messages
+    await c.h.runtime.turn(user, async (turn) => {
+      await turn.activity(tool("Write", "notes.md"));
+      await c.settle();
+      await turn.reply(long, { placement: "thread" });
+    });
+    const shown = await c.bot();
+    expect(shown.length).toBeGreaterThanOrEqual(3); // the log and at least two chunks
+    expect(new Set(shown.map((m) => m.thread))).toEqual(new Set([c.threadOf(user)]));
+    const bare = (text: string) => text.replace(/\s+/g, "");
+    expect(
+      bare(
+        shown
+          .slice(1)
+          .map((m) => m.text)
+          .join(""),
+      ),
+    ).toBe(bare(long)); // in order, whole
   });
 }

@@ -1,6 +1,6 @@
 /**
  * The threaded activity log suite: the 22 end-to-end cases of the seed's test plan
- * (`threaded-activity-log.md`, "E2E test plan"), plus cases 23–26 on thread anchors and reply
+ * (`threaded-activity-log.md`, "E2E test plan"), plus cases 23–27 on thread anchors and reply
  * placement (DESIGN §7–8), as one function that registers Vitest tests
  * for any channel whose adapter declares thread replies and edits — core's fake platform, the
  * QA channel, or a third-party plugin, each through its own {@link ActivityLogSuiteHarness}.
@@ -21,7 +21,7 @@ export type {
 } from "./suiteHarness.ts";
 
 /**
- * Registers the threaded activity log cases (1–26) for a channel.
+ * Registers the threaded activity log cases (1–27) for a channel.
  *
  * @param name - shown in the test names, e.g. `"qa-channel"`.
  * @param create - a fresh, started harness per test (closed after it).
