@@ -67,6 +67,12 @@ export type MessageCapabilities = {
     /** An edit answered `not_found` may be replaced by a fresh send. */
     freshSendOnEditNotFound?: boolean;
   };
+  /**
+   * The adapter renders `ChannelMessage.card` natively (Slack blocks, Discord embeds, Google
+   * Chat cardsV2). Without it the SDK hands render the card's fallback markdown appended to the
+   * body, so a card is never dropped. @defaultValue false
+   */
+  cards?: boolean;
   /** Rate limits the scheduler enforces before calling the platform. */
   rateLimits?: RateLimitScope[];
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cardFallbackMarkdown } from "./card.ts";
+import { cardFallbackMarkdown, withCardFallback } from "./card.ts";
 
 describe("cardFallbackMarkdown", () => {
   it("renders title, body, fields, links and buttons as markdown", () => {
@@ -26,5 +26,22 @@ describe("cardFallbackMarkdown", () => {
 
   it("uses the card's own fallback when it has one", () => {
     expect(cardFallbackMarkdown({ title: "t", fallback: "plain words" })).toBe("plain words");
+  });
+});
+
+describe("withCardFallback", () => {
+  it("appends the card's fallback to the body and removes the card", () => {
+    const message = {
+      body: { markdown: "Build finished.", plain: "Build finished." },
+      card: { title: "Deploy", actions: [{ kind: "button" as const, label: "Ship", id: "ship" }] },
+    };
+    expect(withCardFallback(message)).toEqual({
+      body: { markdown: "Build finished.\n\n**Deploy**\n\n- Ship" },
+    });
+    expect(withCardFallback({ card: { fallback: "only the card" } })).toEqual({
+      body: { markdown: "only the card" },
+    });
+    const plain = { body: { markdown: "no card" } };
+    expect(withCardFallback(plain)).toBe(plain);
   });
 });

@@ -84,3 +84,18 @@ export function cardFallbackMarkdown(card: MessageCard): string {
   if (buttons.length) blocks.push(buttons.map((a) => `- ${a.label}`).join("\n"));
   return blocks.join("\n\n");
 }
+
+/**
+ * The message as a channel without cards receives it: the card's fallback markdown appended to
+ * the body (after a blank line) and `card` removed. A message without a card is returned as is.
+ * The SDK applies it for every adapter whose capabilities do not declare `cards`.
+ */
+export function withCardFallback<T extends { body?: { markdown: string }; card?: MessageCard }>(
+  message: T,
+): T {
+  const { card, ...rest } = message;
+  if (!card) return message;
+  const fallback = cardFallbackMarkdown(card);
+  const markdown = [message.body?.markdown, fallback].filter((part) => part?.trim()).join("\n\n");
+  return { ...rest, body: { markdown } } as T; // a `plain` body no longer matches: dropped
+}

@@ -81,6 +81,7 @@ export {
   shouldDropHeraldEcho,
   sleep,
   unshownStreamText,
+  withCardFallback,
 } from "@herald/core";
 // zod, for `configSchema` and payload validation (plugins do not depend on zod directly).
 export { z } from "zod";

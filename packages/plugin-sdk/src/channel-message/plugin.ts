@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ChannelMessageAdapter, ReceiverSink } from "@herald/core";
+import { type ChannelMessageAdapter, type ReceiverSink, withCardFallback } from "@herald/core";
 import type { z } from "zod";
 import type {
   ChannelAccount,
@@ -84,7 +84,9 @@ export function defineChannelPlugin<TConfig>(
 /**
  * Declares a channel message adapter. Checks at definition time what would otherwise fail at
  * the first send: a declared edit/delete capability without the method, a chunking limit
- * without a length.
+ * without a length. An adapter without `capabilities.cards` gets a `render` that sees a
+ * message's `card` as its fallback markdown after the body (`withCardFallback`), so no channel
+ * drops a card.
  *
  * @throws TypeError naming the inconsistent field.
  */
@@ -103,5 +105,11 @@ export function defineChannelMessageAdapter<T extends ChannelMessageAdapter>(ada
       `${adapter.id}: capabilities.text.chunking needs capabilities.text.maxLength`,
     );
   }
-  return adapter;
+  if (adapter.capabilities.cards) return adapter;
+  // No native cards: render sees the card's fallback markdown after the body (never dropped).
+  const render = adapter.render;
+  return {
+    ...adapter,
+    render: { ...render, render: (message, ctx) => render.render(withCardFallback(message), ctx) },
+  } as T;
 }

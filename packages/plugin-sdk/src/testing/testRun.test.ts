@@ -4,10 +4,10 @@ import { openTestRun } from "./testRun.ts";
 import { VisibleState } from "./VisibleState.ts";
 
 /** The smallest adapter: posts into a VisibleState; inbound events are `{ id, chat, text }`. */
-function memoryAdapter(state: VisibleState) {
+function memoryAdapter(state: VisibleState, cards = false) {
   return defineChannelMessageAdapter({
     id: "memory",
-    capabilities: { text: { maxLength: 1_000 } },
+    capabilities: { text: { maxLength: 1_000 }, cards },
     render: {
       render: (message, ctx) => ({
         idempotencyKey: ctx.idempotencyKey,
@@ -80,5 +80,43 @@ describe("openTestRun", () => {
     await Promise.all([run.close(), run.close()]);
     expect(order).toEqual(["receiver", "fake platform"]);
     await expect(run.store.getIntentByIdempotencyKey("x")).rejects.toThrow();
+  });
+});
+
+describe("a card on a channel without cards", () => {
+  it("is shown as its fallback text after the body, never dropped", async () => {
+    const state = new VisibleState();
+    const run = await openTestRun({ adapters: [memoryAdapter(state)] });
+    try {
+      const message = run.message("memory", { kind: "direct", id: "c1" }, "Build finished.", {
+        card: {
+          title: "Deploy api@1.4.2",
+          fields: [{ label: "env", value: "prod" }],
+          actions: [{ kind: "link", label: "Logs", url: "https://ci.example/1" }],
+        },
+      });
+      await run.runtime.send(message, { idempotencyKey: "card" });
+      expect((await run.settled("card")).status).toBe("sent");
+      expect(state.messages({ chat: "c1" }).map((m) => m.text)).toEqual([
+        "Build finished.\n\n**Deploy api@1.4.2**\n\n**env:** prod\n\n[Logs](https://ci.example/1)",
+      ]);
+    } finally {
+      await run.close();
+    }
+  });
+
+  it("reaches render untouched when the adapter declares cards", async () => {
+    const state = new VisibleState();
+    const run = await openTestRun({ adapters: [memoryAdapter(state, true)] });
+    try {
+      const message = run.message("memory", { kind: "direct", id: "c1" }, "body only", {
+        card: { title: "native" },
+      });
+      await run.runtime.send(message, { idempotencyKey: "native" });
+      await run.settled("native");
+      expect(state.messages({ chat: "c1" }).map((m) => m.text)).toEqual(["body only"]);
+    } finally {
+      await run.close();
+    }
   });
 });
