@@ -126,6 +126,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX dead_letters_status ON ${t.deadLetters} (status, received_at);
     `,
   },
+  {
+    version: 2,
+    description: "per-unit first dispatch time (idempotency windows)",
+    sql: (t) => `
+      ALTER TABLE ${t.intents} ADD COLUMN first_dispatch json;
+    `,
+  },
 ];
 
 /** The newest schema version this build knows. */

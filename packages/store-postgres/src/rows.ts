@@ -73,6 +73,7 @@ export function intentFromRow(row: Row): DurableSendIntent {
     leaseExpiresAt: optInt(row.lease_expires_at),
     receipt: opt(row.receipt),
     partialReceipt: opt(row.partial_receipt),
+    firstDispatchAt: opt(row.first_dispatch),
     failure: opt(row.failure),
     turnId: optStr(row.turn_id),
     createdAt: int(row.created_at),

@@ -57,6 +57,10 @@ export function qaCapabilities(config: QaConfig): MessageCapabilities {
     live: { edit: true, delete: true, progress: true, editRate: config.editRate },
     delivery: {
       idempotencyKey: config.delivery === "idempotent",
+      // The QA platform keeps client keys for as long as it runs: no window to declare.
+      requestTimeoutMs: config.requestTimeoutMs,
+      // A lookup by client key is exact once a timed-out post could have been stored.
+      ...(config.delivery === "reconcile" ? { reconcile: { notSent: "complete" as const } } : {}),
       retryAfter: true,
       receiptRequired: true,
       unknownSendPolicy: config.delivery === "at_least_once" ? "at_least_once" : "hold",

@@ -91,6 +91,7 @@ export function telegramCapabilities(config: TelegramConfig): MessageCapabilitie
     },
     delivery: {
       idempotencyKey: false,
+      requestTimeoutMs: config.requestTimeoutMs,
       retryAfter: true,
       receiptRequired: true,
       unknownSendPolicy: config.unknownSendPolicy,

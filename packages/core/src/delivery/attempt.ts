@@ -9,10 +9,12 @@
 import type { ChannelMessageAdapter, MessageSendContext } from "../adapter/types.ts";
 import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch.ts";
-import { type DeliveryFailure, decideRetry } from "../message/failure.ts";
+import { type DeliveryFailure, decideRetry, RETRY_POLICY } from "../message/failure.ts";
 import type { DurableSendIntent } from "../message/intent.ts";
+import { deliveredUnitIndexes, type MessageReceipt } from "../message/receipt.ts";
 import { sleep } from "../sleep.ts";
 import type { DeliveryDeps } from "./deps.ts";
+import { keyTrusted, nextUnknownCheckAt, replayIsIdempotent, withFirstDispatch } from "./gate.ts";
 import type { RateLimitSubject } from "./RateLimitScheduler.ts";
 import { deliverUnits } from "./units.ts";
 
@@ -113,6 +115,10 @@ export async function runAttempt(
     }
   }
 
+  if (staleKeyReplay(adapter, leased, deps.clock())) {
+    return backToUnknown(deps, adapter, leased, batch);
+  }
+
   // Rate limits before `sending`: a long wait is not an attempt. (The token itself is taken
   // right before the platform call, below.)
   const scopes = adapter.capabilities.rateLimits ?? [];
@@ -126,13 +132,31 @@ export async function runAttempt(
   }
 
   const attempt = leased.attempt + 1;
+  // The first dispatch time of each unit is written before its platform call (idempotency
+  // windows count from it): the first missing unit's with `sending`, the next one's with each
+  // landed part.
+  const nextUnit = (receipt: MessageReceipt | undefined) => {
+    const done = deliveredUnitIndexes(receipt);
+    return batch.units.find((u) => !done.has(u.index))?.index;
+  };
+  let dispatched = leased.firstDispatchAt;
+  const firstStamp =
+    leased.operation.kind === "delete"
+      ? undefined
+      : withFirstDispatch(dispatched, nextUnit(leased.partialReceipt), deps.clock());
+  if (firstStamp) dispatched = firstStamp;
   const [sending] = await store.transitionIntents([
     {
       id: leased.id,
       from: "pending",
       to: "sending",
       owner,
-      patch: { attempt, batch, nextAttemptAt: null },
+      patch: {
+        attempt,
+        batch,
+        nextAttemptAt: null,
+        ...(firstStamp ? { firstDispatchAt: firstStamp } : {}),
+      },
     },
   ]);
   log.info({ status: "sending", attempt }, "intent sending");
@@ -149,10 +173,12 @@ export async function runAttempt(
     onPart: async (receipt, remaining) => {
       failpoint("send.after_platform_accept");
       if (remaining > 0) {
+        const stamp = withFirstDispatch(dispatched, nextUnit(receipt), deps.clock());
+        if (stamp) dispatched = stamp;
         await store.updateIntent(
           leased.id,
           { status: "sending", owner },
-          { partialReceipt: receipt },
+          { partialReceipt: receipt, ...(stamp ? { firstDispatchAt: stamp } : {}) },
         );
       }
     },
@@ -207,20 +233,126 @@ export async function runAttempt(
     return deferred as DurableSendIntent;
   }
 
-  return failAttempt(deps, leased, attempt, outcome.failure, outcome.receipt);
+  // The platform answered with an error (or timed out); nothing about it is stored yet.
+  failpoint("send.after_failed_call");
+  return failAttempt(
+    deps,
+    { ...(sending as DurableSendIntent), ...(dispatched ? { firstDispatchAt: dispatched } : {}) },
+    attempt,
+    outcome.failure,
+    outcome.receipt,
+    adapter,
+  );
 }
 
-/** Applies the retry policy to a failed attempt of an intent in `sending`. */
+/**
+ * True when a retry would replay a unit that may already be on the platform with a native key
+ * whose window has passed since (say a retry-after longer than the window): sending it could
+ * create a second copy.
+ */
+function staleKeyReplay(
+  adapter: ChannelMessageAdapter,
+  intent: DurableSendIntent,
+  now: number,
+): boolean {
+  return (
+    intent.failure?.inDoubtSince !== undefined &&
+    adapter.capabilities.delivery?.idempotencyKey === true &&
+    !replayIsIdempotent(intent) &&
+    !keyTrusted(adapter, intent, now)
+  );
+}
+
+/** Moves a leased `pending` intent to `unknown_after_send` without any platform call. */
+async function backToUnknown(
+  deps: DeliveryDeps,
+  adapter: ChannelMessageAdapter,
+  leased: DurableSendIntent,
+  batch: RenderedMessageBatch,
+): Promise<DurableSendIntent> {
+  const { store, owner } = deps;
+  const now = deps.clock();
+  const last = leased.failure as DeliveryFailure;
+  const failure: DeliveryFailure = {
+    ...last,
+    evidence: "maybe_sent",
+    at: now,
+    message: `${last.message} (an earlier attempt of this unit may have been delivered, and the platform's idempotency window has passed)`,
+  };
+  await store.transitionIntents([
+    { id: leased.id, from: "pending", to: "sending", owner, patch: { batch } },
+  ]);
+  const [unknown] = await store.transitionIntents([
+    {
+      id: leased.id,
+      from: "sending",
+      to: "unknown_after_send",
+      owner,
+      patch: {
+        failure,
+        nextAttemptAt: nextUnknownCheckAt(deps, adapter, leased, failure, now),
+        lease: "release",
+      },
+    },
+  ]);
+  deps.logger.warn(
+    { intentId: leased.id, channel: leased.channel, status: "unknown_after_send" },
+    failure.message,
+  );
+  return unknown as DurableSendIntent;
+}
+
+/**
+ * Carries the doubt of an earlier `maybe_sent` outcome of the same unit into a new failure: a
+ * unit that may already be on the platform stays in doubt until a part lands or a lookup settles
+ * it. @returns `failure`, with `inDoubtSince` when the unit is (still) in doubt.
+ */
+function withDoubt(
+  intent: DurableSendIntent,
+  failure: DeliveryFailure,
+  partial: MessageReceipt | undefined,
+  now: number,
+): DeliveryFailure {
+  const before = intent.failure?.inDoubtSince;
+  const advanced =
+    deliveredUnitIndexes(partial).size > deliveredUnitIndexes(intent.partialReceipt).size;
+  const earlier = before !== undefined && !advanced ? before : undefined;
+  if (failure.evidence === "maybe_sent") return { ...failure, inDoubtSince: earlier ?? now };
+  return earlier === undefined ? failure : { ...failure, inDoubtSince: earlier };
+}
+
+/**
+ * Applies the retry policy to a failed attempt of an intent in `sending`: a `maybe_sent` outcome
+ * goes to `unknown_after_send`, due after the replay gate (and the settle delay when it will be
+ * reconciled); a `not_dispatched` retry of a unit still in doubt goes there too unless the
+ * platform's key for it is still trusted.
+ */
 export async function failAttempt(
   deps: DeliveryDeps,
   intent: DurableSendIntent,
   attempt: number,
-  failure: DeliveryFailure,
+  classified: DeliveryFailure,
   partial: DurableSendIntent["partialReceipt"],
+  adapter?: ChannelMessageAdapter,
 ): Promise<DurableSendIntent> {
   const { store, owner } = deps;
   const log = deps.logger.child({ intentId: intent.id, channel: intent.channel });
   const now = deps.clock();
+  let failure = withDoubt(intent, classified, partial, now);
+  const after = { ...intent, attempt, ...(partial ? { partialReceipt: partial } : {}) };
+  if (
+    failure.evidence === "not_dispatched" &&
+    failure.inDoubtSince !== undefined &&
+    RETRY_POLICY[failure.kind].retry &&
+    !(adapter && keyTrusted(adapter, after, now))
+  ) {
+    // The retry would replay a unit the platform may have, without a trusted key.
+    failure = {
+      ...failure,
+      evidence: "maybe_sent",
+      message: `${failure.message} (an earlier attempt of this unit may have been delivered)`,
+    };
+  }
   if (failure.kind === "rate_limit" && failure.retryAfterMs !== undefined) {
     deps.scheduler.pause(
       failure.rateLimitScope ?? "chat",
@@ -256,7 +388,12 @@ export async function failAttempt(
       {
         ...base,
         to: "unknown_after_send",
-        patch: { failure, partialReceipt, nextAttemptAt: now, lease: "release" },
+        patch: {
+          failure,
+          partialReceipt,
+          nextAttemptAt: nextUnknownCheckAt(deps, adapter, after, failure, now),
+          lease: "release",
+        },
       },
     ]);
     log.warn(

@@ -36,12 +36,34 @@ function runWorker(
   });
 }
 
-/** One randomized crash run: produce with a failpoint armed, restart to drain, check the platform. */
-async function crashRun(mode: Mode, failpoint: string, hit: number, count: number) {
+/**
+ * One randomized crash run: produce with a failpoint armed, restart to drain, check the platform.
+ * With `lateStoreMs`, the first send of every chat times out and the platform stores it that
+ * much later (after the kill, while the next process recovers).
+ */
+async function crashRun(
+  mode: Mode,
+  failpoint: string,
+  hit: number,
+  count: number,
+  lateStoreMs?: number,
+) {
   const platform = new FakePlatform({ idempotent: mode === "idempotent" });
+  if (lateStoreMs !== undefined) {
+    platform.failNext({ type: "store-late", delayMs: lateStoreMs }, 3, "send");
+  }
   const server = await serveFakePlatform(platform);
   const storePath = join(dir, `run-${++files}.db`);
-  const base = { storePath, platformUrl: server.url, mode, count, chats: 3, workerId: "w1" };
+  const base = {
+    storePath,
+    platformUrl: server.url,
+    mode,
+    count,
+    chats: 3,
+    workerId: "w1",
+    // The settle delay: a late store lands within the declared request timeout.
+    requestTimeoutMs: lateStoreMs === undefined ? 100 : lateStoreMs + 100,
+  };
   try {
     const first = await runWorker({ ...base, phase: "produce" }, `${failpoint}=kill@${hit}`);
     const second = await runWorker({ ...base, phase: "drain" });
@@ -49,6 +71,7 @@ async function crashRun(mode: Mode, failpoint: string, hit: number, count: numbe
     const store = new SqliteStateStore({ path: storePath });
     const intents = await store.listIntents({ limit: 1_000 });
     await store.close();
+    await new Promise((r) => setTimeout(r, lateStoreMs ?? 0)); // let every late store land
     const perIntent = intents.map((i) => ({
       status: i.status,
       visible: platform.visible().filter((m) => m.key?.startsWith(`${i.idempotencyKey}#`)).length,
@@ -154,5 +177,54 @@ describe("randomized SIGKILL at every lifecycle point", () => {
     expect(stats.duplicates.idempotent).toBe(0);
     expect(stats.duplicates.reconcile).toBe(0);
     expect(stats.maxPerIntent).toBeLessThanOrEqual(2);
+  });
+});
+
+describe("SIGKILL during a timed-out send that the platform stores late", () => {
+  const RUNS = Math.max(6, Math.round(Number(process.env.HERALD_CRASH_RUNS ?? 200) / 5));
+  const points = ["send.after_failed_call", "send.after_platform_accept", "send.after_sending"];
+  const modes: Mode[] = ["idempotent", "reconcile", "at_least_once"];
+
+  it(`loses nothing and never duplicates on keyed or reconciled channels (${RUNS} runs)`, {
+    timeout: 600_000,
+  }, async () => {
+    let seed = 11;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return Math.floor((seed / 2 ** 31) * n);
+    };
+    const stats = {
+      runs: 0,
+      killed: 0,
+      lost: 0,
+      duplicates: { idempotent: 0, reconcile: 0, at_least_once: 0 },
+    };
+    const plans = Array.from({ length: RUNS }, (_, r) => ({
+      mode: modes[r % modes.length] as Mode,
+      // Mostly the kill right after the timed-out call; sometimes before the next one.
+      point: points[random(4) === 0 ? 2 : random(2)] as string,
+      hit: 1 + random(3),
+      lateMs: 50 + random(150),
+    }));
+    for (let i = 0; i < plans.length; i += 2) {
+      const results = await Promise.all(
+        plans
+          .slice(i, i + 2)
+          .map(async (p) => ({ p, r: await crashRun(p.mode, p.point, p.hit, 4, p.lateMs) })),
+      );
+      for (const { p, r } of results) {
+        stats.runs += 1;
+        if (r.killed) stats.killed += 1;
+        for (const x of r.perIntent) {
+          if (x.status !== "sent" || x.visible === 0) stats.lost += 1;
+          if (x.visible > 1) stats.duplicates[p.mode] += x.visible - 1;
+        }
+      }
+    }
+    console.log(`late-store crash runs: ${JSON.stringify(stats)}`);
+    expect(stats.killed).toBeGreaterThanOrEqual(Math.ceil(RUNS / 2));
+    expect(stats.lost).toBe(0);
+    expect(stats.duplicates.idempotent).toBe(0);
+    expect(stats.duplicates.reconcile).toBe(0);
   });
 });

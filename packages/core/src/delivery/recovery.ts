@@ -11,6 +11,7 @@
 import type { DeliveryFailure } from "../message/failure.ts";
 import { IntentConflictError } from "../state/errors.ts";
 import type { DeliveryDeps } from "./deps.ts";
+import { nextUnknownCheckAt } from "./gate.ts";
 
 /** What one recovery pass did. */
 export type RecoveryReport = {
@@ -57,12 +58,19 @@ export async function recoverStale(deps: DeliveryDeps, budgetMs: number): Promis
               message: `worker ${intent.leaseOwner ?? "?"} stopped while sending (crash or lost lease)`,
               at: now,
             };
+            // Due after the replay gate (and the settle delay when it will be reconciled).
+            const adapter = deps.adapterFor(intent.channel);
+            const dueAt = nextUnknownCheckAt(deps, adapter, intent, failure, now);
             await store.transitionIntents([
               {
                 id: intent.id,
                 from: "sending",
                 to: "unknown_after_send",
-                patch: { failure, nextAttemptAt: now, lease: "release" },
+                patch: {
+                  failure: withEarlierDoubt(intent, failure),
+                  nextAttemptAt: dueAt,
+                  lease: "release",
+                },
               },
             ]);
             report.toUnknown += 1;
@@ -117,4 +125,12 @@ export async function recoverStale(deps: DeliveryDeps, budgetMs: number): Promis
     if (page.length < PAGE) break;
   }
   return report;
+}
+
+/** A crash during `sending` leaves the unit in doubt since the earliest unsettled outcome. */
+function withEarlierDoubt(
+  intent: { failure?: DeliveryFailure },
+  failure: DeliveryFailure,
+): DeliveryFailure {
+  return { ...failure, inDoubtSince: intent.failure?.inDoubtSince ?? failure.at ?? 0 };
 }

@@ -123,9 +123,11 @@ describe("delivery worker", () => {
     expect(report.toUnknown).toBe(1);
     expect((await h.store.getIntent(id))?.status).toBe("unknown_after_send");
     await h.runtime.start();
-    const intent = await eventually(
-      () => h?.store.getIntent(id),
-      (i) => i?.status === "sent",
+    const intent = await h.drive(
+      eventually(
+        () => h?.store.getIntent(id),
+        (i) => i?.status === "sent",
+      ),
     );
     // Reconciliation found nothing on the platform, so it was sent once.
     expect(h.platform.visible().map((m) => m.text)).toEqual(["left behind"]);

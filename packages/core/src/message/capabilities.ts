@@ -24,6 +24,29 @@ export type RateLimitScope = {
   targetKinds?: Array<"direct" | "group" | "channel" | "thread">;
 };
 
+/**
+ * What a reconciler's answers are worth (declared in `capabilities.delivery.reconcile`).
+ *
+ * @example Slack, looking the message up by metadata in `conversations.history`:
+ * `{ notSent: "best_effort", visibilityLagMs: 2_000 }` (history may lag, and is read in a narrow window).
+ */
+export type ReconcileDeclaration = {
+  /**
+   * `complete`: a `not_sent` answer proves the platform does not have the unit (say a direct
+   * lookup by client key, after the settle delay), so herald replays it through the replay
+   * gate. `best_effort`: `not_sent` may miss a message that exists (paged or lagging history);
+   * herald then applies `unknownSendPolicy` (`hold` waits for an operator, `at_least_once`
+   * replays) — never a blind replay.
+   */
+  notSent: "complete" | "best_effort";
+  /**
+   * Time after the platform accepted a message before a lookup can see it, in ms (search
+   * indexes, history replicas). Added to `requestTimeoutMs` for the settle delay.
+   * @defaultValue 0
+   */
+  visibilityLagMs?: number;
+};
+
 /** Declared abilities of a channel. */
 export type MessageCapabilities = {
   text: {
@@ -53,8 +76,35 @@ export type MessageCapabilities = {
     editRate?: { limit: number; intervalMs: number };
   };
   delivery?: {
-    /** The platform deduplicates retries by a key we send (Discord nonce, Matrix txnId). */
+    /**
+     * The platform deduplicates retries by a key we send (Discord nonce, Matrix txnId): a
+     * `maybe_sent` unit is replayed with the same `unitIdempotencyKey`, through the replay gate
+     * (backoff, retry-after, `maxAttempts`), while the key is inside `idempotencyWindowMs`.
+     */
     idempotencyKey?: boolean;
+    /**
+     * How long the platform remembers a key, in ms, counted from the unit's first dispatch
+     * (`DurableSendIntent.firstDispatchAt`). A replay later than this is not treated as safe:
+     * herald reconciles when the adapter can, else applies `unknownSendPolicy`. Declare it
+     * conservatively (a little under the platform's documented window). Absent: the platform
+     * documents no expiry (Google Chat `requestId`) and the key is trusted forever.
+     * Examples (PLATFORMS.md §2, §8): Discord `enforce_nonce` "a few minutes" → `120_000`;
+     * Synapse txnIds 24 h → `82_800_000`.
+     */
+    idempotencyWindowMs?: number;
+    /**
+     * The longest a platform call may take before the client gives up, in ms (the SDK's request
+     * timeout). A timed-out request may still be stored by the platform until about then, so
+     * reconciliation never looks before it has passed (the settle delay).
+     * @defaultValue 30_000
+     */
+    requestTimeoutMs?: number;
+    /**
+     * What `send.reconcileUnknownSend` can prove (DESIGN §3 "Replay gate"). Its first lookup
+     * waits a settle delay of `requestTimeoutMs + visibilityLagMs` after the failed attempt.
+     * Absent while the adapter has a reconciler: `{ notSent: "best_effort" }`.
+     */
+    reconcile?: ReconcileDeclaration;
     /** The platform reports retry-after on rate limits. */
     retryAfter?: boolean;
     receiptRequired?: boolean;

@@ -57,6 +57,13 @@ export type DeliveryFailure = {
   rateLimitScope?: "account" | "chat" | "thread" | "route";
   /** Reconciliation checks of an `unknown_after_send` intent that came back unresolved. */
   unresolvedChecks?: number;
+  /**
+   * Epoch ms of the first `maybe_sent` outcome of the intent's next missing unit that no lookup
+   * has settled yet. Kept across later `not_dispatched` failures of that unit: a retry of it is
+   * still a replay of a call the platform may have, so it is only sent while the native key is
+   * trusted (else it goes back to reconciliation or `unknownSendPolicy`).
+   */
+  inDoubtSince?: number;
   /** Epoch milliseconds when the failure happened. */
   at?: number;
 };
@@ -176,6 +183,25 @@ export function decideRetry(
   random: () => number = Math.random,
 ): RetryDecision {
   if (failure.evidence === "maybe_sent") return { action: "unknown_after_send" };
+  return decideReplay(failure, attempt, options, random);
+}
+
+/**
+ * The replay gate (DESIGN §3 "Replay gate"): whether and when a call may be made again after
+ * `failure`, whatever made the replay safe (a `not_dispatched` retry, a native-key replay of a
+ * `maybe_sent` unit, reconciliation answering `not_sent`, `unknownSendPolicy: "at_least_once"`).
+ * Every path gets the same backoff with jitter, the platform's retry-after, and `maxAttempts`.
+ *
+ * @param failure - the failure of the last attempt.
+ * @param attempt - attempts made so far, including the one that failed.
+ * @returns `retry` after `delayMs` (ms, from the failure), or `fail` with the reason to keep.
+ */
+export function decideReplay(
+  failure: DeliveryFailure,
+  attempt: number,
+  options: BackoffOptions = {},
+  random: () => number = Math.random,
+): Exclude<RetryDecision, { action: "unknown_after_send" }> {
   const rule = RETRY_POLICY[failure.kind];
   if (!rule.retry) return { action: "fail", reason: `${failure.kind}: ${rule.reason}` };
   const maxAttempts =

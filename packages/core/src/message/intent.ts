@@ -101,6 +101,13 @@ export type DurableSendIntent = {
   receipt?: MessageReceipt;
   /** Receipts of the units that already landed (per unit index), before the whole batch did. */
   partialReceipt?: MessageReceipt;
+  /**
+   * Epoch ms of the first platform call of each unit, keyed by unit index (`"0"`, `"1"`, …).
+   * Written with `sending` (before any I/O) and with each landed part (for the next unit); a
+   * later attempt never moves it. A native idempotency key is trusted only within
+   * `capabilities.delivery.idempotencyWindowMs` of it (DESIGN §3 "Replay gate").
+   */
+  firstDispatchAt?: Record<string, number>;
   failure?: DeliveryFailure;
   /** Root turn id of the inbound turn that produced this message. */
   turnId?: string;

@@ -137,7 +137,7 @@ describe("C01: unknown after send (Telegram-like: no idempotency key)", () => {
   it("reconciles against the platform when the adapter can: found → sent, exactly one message", async () => {
     h = await deliveryHarness({ adapter: { reconcile: true } });
     h.platform.failNext({ type: "accept-then-drop" });
-    const receipt = await h.runtime.send(outboundMessage("reconciled"));
+    const receipt = await h.drive(h.runtime.send(outboundMessage("reconciled")));
     expect(h.platform.visible()).toHaveLength(1);
     expect(receipt.platformMessageIds).toEqual([h.platform.visible()[0]?.id]);
   });
@@ -145,14 +145,14 @@ describe("C01: unknown after send (Telegram-like: no idempotency key)", () => {
   it("replays with the same key on a natively idempotent channel: exactly one message", async () => {
     h = await deliveryHarness({ adapter: { idempotent: true }, platform: { idempotent: true } });
     h.platform.failNext({ type: "accept-then-drop" });
-    await h.runtime.send(outboundMessage("nonce"));
+    await h.drive(h.runtime.send(outboundMessage("nonce")));
     expect(h.platform.visible()).toHaveLength(1);
   });
 
   it("replays under at_least_once and reports the duplicate it may cause", async () => {
     h = await deliveryHarness({ adapter: { unknownSendPolicy: "at_least_once" } });
     h.platform.failNext({ type: "accept-then-drop" });
-    await h.runtime.send(outboundMessage("twice?"));
+    await h.drive(h.runtime.send(outboundMessage("twice?")));
     expect(h.platform.visible().map((m) => m.text)).toEqual(["twice?", "twice?"]);
   });
 });

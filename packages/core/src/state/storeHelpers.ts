@@ -15,6 +15,7 @@ export type IntentJsonColumns = {
   partialReceipt: string;
   liveState: string;
   batch: string;
+  firstDispatchAt: string;
 };
 
 /**
@@ -39,6 +40,9 @@ export function patchColumns(
   if (patch.partialReceipt !== undefined) cols[json.partialReceipt] = text(patch.partialReceipt);
   if (patch.liveState !== undefined) cols[json.liveState] = text(patch.liveState);
   if (patch.batch !== undefined) cols[json.batch] = text(patch.batch);
+  if (patch.firstDispatchAt !== undefined) {
+    cols[json.firstDispatchAt] = text(patch.firstDispatchAt);
+  }
   if (patch.lease === "release") {
     cols.lease_owner = null;
     cols.lease_expires_at = null;

@@ -43,6 +43,8 @@ export type IntentPatch = {
   failure?: DeliveryFailure | null;
   receipt?: MessageReceipt | null;
   partialReceipt?: MessageReceipt | null;
+  /** Replaces the whole map (callers merge: entries are never moved once written). */
+  firstDispatchAt?: Record<string, number> | null;
   liveState?: LiveMessageState | null;
   batch?: RenderedMessageBatch | null;
   /** `release` clears the lease; an object sets it. Absent leaves it unchanged. */

@@ -42,8 +42,20 @@ export type FakeAdapterOptions = {
   transport: FakeTransport;
   /** Declare native idempotency (replays with the same key are deduplicated by the platform). */
   idempotent?: boolean;
-  /** Provide `reconcileUnknownSend` (looks messages up by unit key). */
-  reconcile?: boolean;
+  /**
+   * Provide `reconcileUnknownSend` (looks messages up by unit key). Its `not_sent` is declared
+   * `complete` (a direct lookup by key) unless `"best_effort"` is given.
+   */
+  reconcile?: boolean | "best_effort";
+  /** `capabilities.delivery.idempotencyWindowMs` (absent: keys never expire). */
+  idempotencyWindowMs?: number;
+  /**
+   * `capabilities.delivery.requestTimeoutMs`: the settle delay before a lookup. The fake's own
+   * transports have no timeout; this is what the adapter declares. @defaultValue 1_000
+   */
+  requestTimeoutMs?: number;
+  /** `capabilities.delivery.reconcile.visibilityLagMs`. @defaultValue 0 */
+  visibilityLagMs?: number;
   unknownSendPolicy?: "hold" | "at_least_once";
   /** Text chunk limit in UTF-16 units. @defaultValue 4096 */
   maxLength?: number;
@@ -153,6 +165,20 @@ export function createFakeAdapter(options: FakeAdapterOptions): ChannelMessageAd
       },
       delivery: {
         idempotencyKey: options.idempotent ?? false,
+        ...(options.idempotencyWindowMs !== undefined
+          ? { idempotencyWindowMs: options.idempotencyWindowMs }
+          : {}),
+        requestTimeoutMs: options.requestTimeoutMs ?? 1_000,
+        ...(options.reconcile
+          ? {
+              reconcile: {
+                notSent: options.reconcile === "best_effort" ? "best_effort" : "complete",
+                ...(options.visibilityLagMs !== undefined
+                  ? { visibilityLagMs: options.visibilityLagMs }
+                  : {}),
+              },
+            }
+          : {}),
         retryAfter: true,
         unknownSendPolicy: options.unknownSendPolicy ?? "hold",
         freshSendOnEditNotFound: options.freshSendOnEditNotFound ?? true,

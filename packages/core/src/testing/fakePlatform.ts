@@ -24,6 +24,8 @@ export type VisibleMessage = {
   streaming?: boolean;
   /** Set on messages a test posted as a user ({@link FakePlatform.postAsUser}). */
   author?: string;
+  /** Epoch ms (platform clock) when the platform stored it. */
+  storedAt?: number;
 };
 
 /** One scripted fault, consumed by the next matching call. */
@@ -32,6 +34,11 @@ export type Fault =
   | { type: "accept-then-drop" }
   /** The call succeeds (a send stores its message) but the answer carries no message id. */
   | { type: "omit-id" }
+  /**
+   * The client gives up (a timeout: `maybe_sent`) while the platform stores the send late,
+   * `delayMs` after the call (platform clock): until then lookups do not see it.
+   */
+  | { type: "store-late"; delayMs: number }
   | { type: "status"; status: number; code?: string; retryAfterS?: number; description?: string };
 
 /** A platform call. */
@@ -93,6 +100,22 @@ export type FakePlatformOptions = {
    * @defaultValue false
    */
   namedThreads?: boolean;
+  /**
+   * With `idempotent`: a key is deduplicated only this long after its message was stored, in ms
+   * (Discord nonces: minutes). @defaultValue unlimited
+   */
+  idempotencyWindowMs?: number;
+};
+
+/** A time-based outage: every matching call until `untilMs` answers `status`. */
+export type Outage = {
+  op: PlatformCall["op"] | "any";
+  /** Epoch ms (platform clock) when it ends. */
+  untilMs: number;
+  /** HTTP-like status, e.g. 503. */
+  status: number;
+  /** Apply the call before answering the error (the platform stored it anyway). @defaultValue false */
+  store?: boolean;
 };
 
 /** The fake platform's state and rules. */
@@ -104,6 +127,8 @@ export class FakePlatform {
   readonly #sentAt = new Map<string, number[]>();
   readonly #typingUntil = new Map<string, number>();
   readonly #options: FakePlatformOptions;
+  readonly #outages: Outage[] = [];
+  readonly #late: Array<{ at: number; call: PlatformCall }> = [];
   #nextId = 1;
   /** Number of 429 answers given. */
   rateLimited = 0;
@@ -115,6 +140,12 @@ export class FakePlatform {
   /** Scripts `fault` for the next `times` calls of `op`. */
   failNext(fault: Fault, times = 1, op: PlatformCall["op"] | "any" = "any"): this {
     for (let i = 0; i < times; i++) this.#faults.push({ op, fault });
+    return this;
+  }
+
+  /** Answers every call of `outage.op` with `outage.status` until `outage.untilMs`. */
+  outage(outage: Outage): this {
+    this.#outages.push(outage);
     return this;
   }
 
@@ -138,6 +169,7 @@ export class FakePlatform {
 
   /** Visible (not deleted) messages of a chat, in order. */
   visible(chat?: string): VisibleMessage[] {
+    this.#storeLate((this.#options.clock ?? Date.now)());
     return this.messages.filter((m) => !m.deleted && (chat === undefined || m.chat === chat));
   }
 
@@ -149,9 +181,29 @@ export class FakePlatform {
   /** Applies a call; throws {@link FakePlatformError} on a fault. */
   call(call: PlatformCall): PlatformAnswer {
     const at = (this.#options.clock ?? Date.now)();
+    this.#storeLate(at);
+    const log = (outcome: string) => this.calls.push({ ...call, at, outcome });
+    const outage = this.#outages.find(
+      (o) => at < o.untilMs && (o.op === "any" || o.op === call.op),
+    );
+    if (outage) {
+      if (outage.store) this.#apply(call, at);
+      log(`status ${outage.status}${outage.store ? " (stored)" : ""}`);
+      throw new FakePlatformError(outage.status, `HTTP ${outage.status} (outage)`, {
+        code: `http_${outage.status}`,
+        dispatched: outage.status >= 500,
+      });
+    }
     const i = this.#faults.findIndex((f) => f.op === "any" || f.op === call.op);
     const scripted = i >= 0 ? this.#faults.splice(i, 1)[0]?.fault : undefined;
-    const log = (outcome: string) => this.calls.push({ ...call, at, outcome });
+    if (scripted?.type === "store-late") {
+      this.#late.push({ at: at + scripted.delayMs, call });
+      log(`timed out; stored at +${scripted.delayMs} ms`);
+      throw new FakePlatformError(0, "request timed out (ETIMEDOUT)", {
+        code: "ETIMEDOUT",
+        dispatched: true,
+      });
+    }
     if (scripted?.type === "refuse") {
       log("refused");
       throw new FakePlatformError(0, "connect ECONNREFUSED 127.0.0.1", {
@@ -204,6 +256,19 @@ export class FakePlatform {
     }
     log("ok");
     return answer;
+  }
+
+  /** Applies the late stores whose time has come. */
+  #storeLate(now: number): void {
+    for (let i = 0; i < this.#late.length; ) {
+      const late = this.#late[i] as { at: number; call: PlatformCall };
+      if (late.at > now) {
+        i += 1;
+        continue;
+      }
+      this.#late.splice(i, 1);
+      this.#apply(late.call, late.at);
+    }
   }
 
   #limit(call: PlatformCall, at: number): number {
@@ -288,7 +353,10 @@ export class FakePlatform {
       }
       case "send": {
         if (this.#options.idempotent && call.key) {
-          const existing = this.messages.find((m) => m.key === call.key);
+          const windowMs = this.#options.idempotencyWindowMs ?? Number.POSITIVE_INFINITY;
+          const existing = this.messages.find(
+            (m) => m.key === call.key && at - (m.storedAt ?? at) < windowMs,
+          );
           if (existing) return { id: existing.id };
         }
         this.#checkThread(call.chat, call.thread);
@@ -297,6 +365,7 @@ export class FakePlatform {
           id,
           chat: call.chat,
           text: call.text,
+          storedAt: at,
           ...(call.thread ? { thread: call.thread } : {}),
           ...(call.key ? { key: call.key } : {}),
         });

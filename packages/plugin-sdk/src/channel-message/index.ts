@@ -48,6 +48,7 @@ export type {
   ReceiveOutcome,
   ReceiveSource,
   ReceiveTicket,
+  ReconcileDeclaration,
   ReconcileResult,
   RenderedMessageBatch,
   RenderedMessageUnit,

@@ -33,6 +33,7 @@ const PG_JSON_COLUMNS = {
   partialReceipt: "partial_receipt",
   liveState: "live_state",
   batch: "batch",
+  firstDispatchAt: "first_dispatch",
 };
 /** Locks and reads intents by id, in id order. */
 async function lockIntents(

@@ -23,6 +23,8 @@ type Config = {
   count: number;
   chats: number;
   workerId: string;
+  /** `capabilities.delivery.requestTimeoutMs` the adapter declares (the settle delay). */
+  requestTimeoutMs?: number;
 };
 
 const config = JSON.parse(process.argv[2] ?? "{}") as Config;
@@ -35,6 +37,7 @@ const runtime = createMessageRuntime({
       idempotent: config.mode === "idempotent",
       reconcile: config.mode === "reconcile",
       unknownSendPolicy: config.mode === "at_least_once" ? "at_least_once" : "hold",
+      requestTimeoutMs: config.requestTimeoutMs ?? 100,
     }),
   ],
   delivery: {

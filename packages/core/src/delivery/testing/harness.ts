@@ -31,6 +31,12 @@ export type Harness = {
   platform: FakePlatform;
   store: SqliteStateStore;
   clock: ReturnType<typeof manualClock>;
+  /**
+   * Moves the manual clock forward by `stepMs` every few real milliseconds (kicking the worker)
+   * until `work` settles, so backoff, retry-after and settle delays elapse without real waiting.
+   * @returns what `work` resolves to.
+   */
+  drive<T>(work: Promise<T>, stepMs?: number): Promise<T>;
   close(): Promise<void>;
 };
 
@@ -67,6 +73,20 @@ export async function deliveryHarness(
     platform,
     store,
     clock,
+    async drive(work, stepMs = 250) {
+      let done = false;
+      const settled = work.finally(() => {
+        done = true;
+      });
+      settled.catch(() => {});
+      while (!done) {
+        await new Promise((r) => setTimeout(r, 2));
+        if (done) break;
+        clock.advance(stepMs);
+        runtime.worker.kick();
+      }
+      return settled;
+    },
     async close() {
       await runtime.stop(1_000);
       await store.close();

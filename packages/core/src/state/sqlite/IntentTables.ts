@@ -38,6 +38,7 @@ const SQLITE_JSON_COLUMNS = {
   partialReceipt: "partial_receipt_json",
   liveState: "live_state_json",
   batch: "batch_json",
+  firstDispatchAt: "first_dispatch_json",
 };
 const UNSENT = UNSENT_STATUSES.map((s) => `'${s}'`).join(",");
 const TERMINAL = TERMINAL_STATUSES.map((s) => `'${s}'`).join(",");

@@ -46,6 +46,7 @@ describe("SqliteStateStore specifics", () => {
     expect(await store.schemaVersion()).toBe(SQLITE_SCHEMA_VERSION);
     const [leased] = await store.leaseDueIntents({ owner: "w", now: 10, leaseMs: 100, limit: 1 });
     expect(leased?.id).toBe("old");
+    expect(leased?.firstDispatchAt).toBeUndefined(); // v3 column, NULL on old rows
     await store.close();
   });
 

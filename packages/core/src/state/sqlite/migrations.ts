@@ -111,6 +111,13 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX dead_letters_status ON dead_letters(status, received_at);
     `,
   },
+  {
+    version: 3,
+    description: "per-unit first dispatch time (idempotency windows)",
+    sql: `
+      ALTER TABLE intents ADD COLUMN first_dispatch_json TEXT;
+    `,
+  },
 ];
 
 /** The newest schema version this build knows. */

@@ -53,6 +53,7 @@ export function intentFromRow(row: Row): DurableSendIntent {
     leaseExpiresAt: num(row.lease_expires_at),
     receipt: json(row.receipt_json),
     partialReceipt: json(row.partial_receipt_json),
+    firstDispatchAt: json(row.first_dispatch_json),
     failure: json(row.failure_json),
     turnId: str(row.turn_id),
     createdAt: Number(row.created_at),

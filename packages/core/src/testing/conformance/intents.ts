@@ -208,6 +208,28 @@ export function intentTests(ctx: StoreContext): void {
       expect(cleared?.nextAttemptAt).toBeUndefined();
     });
 
+    it("keeps each unit's firstDispatchAt across transitions and updates (idempotency windows)", async () => {
+      const s = ctx.store();
+      const [r] = await s.enqueueIntents([newIntent()]);
+      const id = r?.intent.id ?? "";
+      expect(r?.intent.firstDispatchAt).toBeUndefined();
+      const [sending] = await s.transitionIntents([
+        { id, from: "pending", to: "sending", patch: { firstDispatchAt: { "0": 1_000 } } },
+      ]);
+      expect(sending?.firstDispatchAt).toEqual({ "0": 1_000 });
+      const both = { "0": 1_000, "1": 2_500 };
+      await s.updateIntent(id, { status: "sending" }, { firstDispatchAt: both });
+      const [unknown] = await s.transitionIntents([
+        { id, from: "sending", to: "unknown_after_send", patch: { attempt: 1 } },
+      ]);
+      expect(unknown?.firstDispatchAt).toEqual(both);
+      expect((await s.getIntent(id))?.firstDispatchAt).toEqual(both);
+      const [cleared] = await s.transitionIntents([
+        { id, from: "unknown_after_send", to: "pending", patch: { firstDispatchAt: null } },
+      ]);
+      expect(cleared?.firstDispatchAt).toBeUndefined();
+    });
+
     it("updates live state and partial receipts without a status change", async () => {
       const s = ctx.store();
       const [r] = await s.enqueueIntents([newIntent()]);
