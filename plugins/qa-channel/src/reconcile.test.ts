@@ -57,7 +57,7 @@ describe("qa-channel reconcile mode: a send stored after the client timed out", 
     const intent = await eventually(
       () => store?.getIntentByIdempotencyKey("late-1"),
       (i) => i?.status === "sent",
-      10_000,
+      { timeoutMs: 10_000 },
     );
     await new Promise((r) => setTimeout(r, 300)); // a blind replay would have landed by now
     const visible = platform.state.messages({ chat: "c1" });
