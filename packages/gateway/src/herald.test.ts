@@ -6,6 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { QaPlatform } from "@herald/plugin-qa-channel/testing";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "./config/errors.ts";
 import { herald } from "./herald.ts";
@@ -29,6 +30,26 @@ describe("herald()", () => {
       new RegExp(`^herald: HTTP server on ${bot.url ?? "?"} \\(/healthz, /metrics, /webhooks/`),
     );
     expect(notice.text).toContain('"http": { "host", "port" }');
+  });
+
+  it("start() without onMessage refuses when a channel receives; with it, it runs", async () => {
+    const platform = await QaPlatform.start({ port: 0 });
+    const config = {
+      store: { sqlite: { path: ":memory:" } },
+      channels: [{ plugin: "@herald/plugin-qa-channel", config: { baseUrl: platform.url } }],
+      http: { host: "127.0.0.1", port: 0 },
+    };
+    const env = { HERALD_QA_TOKEN: "herald:qa-secret" };
+    const bot = await herald(config, { env, notice: sink() });
+    await expect(bot.start()).rejects.toThrow(
+      /handler: no bot handler[\s\S]*fix: call bot\.onMessage\(async \(turn\) => \{ … \}\) before bot\.start\(\)/,
+    );
+    bot.onMessage(async (turn) => {
+      await turn.reply(turn.text);
+    });
+    await bot.start();
+    await bot.stop();
+    await platform.close();
   });
 
   it("a busy HTTP port is a config error naming http.port and the fix, and the store is let go", async () => {

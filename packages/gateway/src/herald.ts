@@ -25,6 +25,9 @@ export type HeraldConfigInput = Partial<{ [K in keyof HeraldConfig]: unknown }>;
  * (`.herald/state.db` by default) is locked to this gateway until `stop()`.
  *
  * @param options.dir - folder relative paths (SQLite file, handler) and plugins resolve from. @defaultValue process.cwd()
+ * `start()` refuses (ConfigError at `handler`) when a configured channel receives messages and
+ * no handler was given (`onMessage` or `options.handler`).
+ *
  * @throws ConfigError naming each bad field and the fix; StoreLockedError when another gateway
  *   has the SQLite file open; StoreUnavailableError.
  * @example
@@ -48,8 +51,10 @@ export async function herald(
   const logger = createLogger({ level: parsed.log.level, secrets, out: process.stderr });
   const store = await openStore(parsed, dir, env, { lock: true });
   let gateway: Gateway;
+  let receives = false;
   try {
     const channels = await loadPlugins(parsed, { logger, secrets, dir });
+    receives = channels.some((c) => c.plugin.createReceiver !== undefined);
     gateway = createGateway({
       store,
       channels,
@@ -69,9 +74,17 @@ export async function herald(
   }
   const start = gateway.start.bind(gateway);
   const stop = gateway.stop.bind(gateway);
+  const onMessage = gateway.onMessage.bind(gateway);
+  let handled = options.handler !== undefined;
   const notice = options.notice ?? process.stderr;
   const wrapped: Gateway = Object.assign(gateway, {
+    onMessage(handler: Parameters<Gateway["onMessage"]>[0]) {
+      handled = true;
+      onMessage(handler);
+    },
     async start() {
+      // Receiving with nobody to answer would take every message and answer none: refuse.
+      if (receives && !handled) throw missingOnMessageError();
       try {
         await start();
       } catch (error) {
@@ -86,6 +99,17 @@ export async function herald(
     },
   });
   return wrapped;
+}
+
+/** `start()` on a gateway that receives messages but has no handler. */
+function missingOnMessageError(): ConfigError {
+  return new ConfigError("herald()", [
+    {
+      path: "handler",
+      message: "no bot handler: the gateway would receive messages and answer none",
+      fix: "call bot.onMessage(async (turn) => { … }) before bot.start()",
+    },
+  ]);
 }
 
 /**
