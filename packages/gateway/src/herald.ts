@@ -64,9 +64,9 @@ export async function herald(
         Object.entries(parsed.delivery).filter(([, v]) => v !== undefined),
       ),
       receive: receivePolicyOf(parsed),
+      typing: options.typing ?? parsed.typing,
       ...(options.handler ? { handler: options.handler } : {}),
       ...(options.activityLog !== undefined ? { activityLog: options.activityLog } : {}),
-      ...(options.typing !== undefined ? { typing: options.typing } : {}),
     });
   } catch (error) {
     await store.close();

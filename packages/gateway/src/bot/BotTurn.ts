@@ -21,6 +21,7 @@
  */
 import {
   type ChannelMessage,
+  DeliveryPendingError,
   type LiveModeOption,
   type MessageReceipt,
   type MessageReceiveContext,
@@ -165,7 +166,14 @@ export function createBotTurn(
         await session.cancel("error");
         throw error;
       }
-      const receipt = await session.finalize(text);
+      let receipt: MessageReceipt;
+      try {
+        receipt = await session.finalize(text);
+      } catch (error) {
+        // Stored and still being delivered: the answer exists, record it like a delivered one.
+        if (error instanceof DeliveryPendingError) await turn.activity({ role: "assistant", text });
+        throw error;
+      }
       await turn.activity({ role: "assistant", text });
       return receipt;
     },

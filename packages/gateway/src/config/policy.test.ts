@@ -50,6 +50,7 @@ it("per-channel and per-account policy from the config", async () => {
 it("defaults stay today's: bots dropped, no mention needed", async () => {
   const config = parseConfig({});
   expect(receivePolicyOf(config)).toEqual({ policies: [] });
+  expect(config.typing).toBe(false); // no typing indicator unless asked for
   const a = benchAccount("chat", "A");
   const bench = benchGateway([a], { receive: receivePolicyOf(config) });
   close = bench.close;

@@ -79,6 +79,11 @@ export const heraldConfigSchema = z
       .extend({ channels: z.record(z.string().min(1), inboundPolicySchema).default({}) })
       .strict()
       .default({ channels: {} }),
+    /**
+     * Show the typing indicator while the bot handler works, on channels that have one, until
+     * its first reply or the end of the turn. @defaultValue false
+     */
+    typing: z.boolean().default(false),
     /** Module exporting the bot handler (`export default async (turn) => …`), relative to the config. */
     handler: z.string().min(1).optional(),
     http: z

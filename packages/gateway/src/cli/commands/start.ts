@@ -81,6 +81,7 @@ export async function startCommand(
         Object.entries(config.delivery).filter(([, v]) => v !== undefined),
       ),
       receive: receivePolicyOf(config),
+      typing: config.typing,
     });
     gateway.handleSignals();
     try {
