@@ -5,7 +5,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChannelMessage } from "../message/message.ts";
+import { createMessageRuntime } from "../runtime.ts";
+import { createFakeAdapter, inProcessTransport } from "../testing/fakeAdapter.ts";
 import { type LiveHarness, liveHarness } from "./testing/harness.ts";
+import type { LiveTimers } from "./types.ts";
 
 let h: LiveHarness | undefined;
 afterEach(async () => {
@@ -104,5 +107,36 @@ describe("native finish on a platform whose stop appends (C24)", () => {
     await live.idle();
     await h.drive(live.finalize("No."));
     expect(h.visible()).toEqual(["No."]);
+  });
+
+  it("a finish recovered after a crash still sends only what was not shown", async () => {
+    h = await liveHarness({ adapter: slackLike });
+    // The process that dies: its timers never fire, so its finish retry never runs.
+    const frozen: LiveTimers = { setTimeout: () => 0, clearTimeout: () => {} };
+    const doomed = createMessageRuntime({
+      store: h.store,
+      adapters: [createFakeAdapter({ ...slackLike, transport: inProcessTransport(h.platform) })],
+      clock: h.time.now,
+      random: () => 0.5,
+      delivery: { workerId: "doomed", leaseMs: 10_000, backoff: { baseMs: 100, maxMs: 1_000 } },
+      live: { timers: frozen, recoveryIntervalMs: 0 },
+    });
+    const live = await doomed.live(
+      { ...h.target, recipient: { userId: "U_ALICE" } },
+      { mode: "native", idempotencyKey: "reply:crash" },
+    );
+    live.update("Hello ");
+    await live.idle();
+    h.platform.failNext({ type: "status", status: 503 }, 1, "stream_finish");
+    // Stuck waiting (edit rate, then the 503's backoff) on timers that never fire: it died.
+    void live.finalize("Hello world").catch(() => {});
+    await new Promise((r) => setTimeout(r, 20));
+    expect(h.visible()).toEqual(["Hello "]);
+    await h.time.advance(10_001);
+    await h.drive(h.runtime.recoverLive());
+    expect(h.platform.visible("dm-1")).toMatchObject([{ text: "Hello world", streaming: false }]);
+    expect(await h.store.getIntentByIdempotencyKey("reply:crash")).toMatchObject({
+      status: "sent",
+    });
   });
 });
