@@ -21,6 +21,7 @@ import {
   type ChannelReceiver,
   type ChannelReceiverSink,
   receiverHealth,
+  sleep,
   type WatermarkTracker,
 } from "@herald/plugin-sdk/channel-message";
 import type { Api } from "grammy";
@@ -64,18 +65,13 @@ export function createPollingReceiver(options: PollingReceiverOptions): ChannelR
     const handed = new Set<number>();
     let wake: (() => void) | undefined;
     let delayMs = config.retryDelayMs;
-    const pause = (ms: number) =>
-      new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          wake = undefined;
-          signal.removeEventListener("abort", done);
-          resolve();
-        };
-        const timer = setTimeout(done, ms);
-        wake = done;
-        signal.addEventListener("abort", done, { once: true });
-      });
+    /** Sleeps `ms`, or until stopped or woken (a pinned update finished). */
+    const pause = async (ms: number) => {
+      const woken = new AbortController();
+      wake = () => woken.abort();
+      await sleep(ms, AbortSignal.any([signal, woken.signal]));
+      wake = undefined;
+    };
 
     while (!signal.aborted) {
       const after = tracker.resumeAfter();
