@@ -45,4 +45,25 @@ describe("the bot token never leaks", () => {
     }
     expect(b.logLines.length).toBeGreaterThan(5);
   });
+
+  it("is redacted in its trimmed form when the environment holds it with a trailing newline", async () => {
+    const b = await openBench({ token: `${FAKE_BOT.token}\n` }); // a k8s secret / .env line
+    const { target } = b.dm();
+    b.fake.failNext(
+      {
+        kind: "status",
+        status: 400,
+        description: `Bad Request: failed to fetch http://proxy/bot${FAKE_BOT.token}/sendMessage`,
+      },
+      { op: "send" },
+    );
+    await b.runtime.enqueue(b.message(target, "x"), { idempotencyKey: "nl" });
+    expect((await b.settled("nl")).status).toBe("failed");
+    const stored = JSON.stringify(await b.store.listIntents({ limit: 100 }));
+    expect(stored).toContain("failed to fetch http://proxy/bot[redacted]/sendMessage");
+    for (const haystack of [stored, b.logLines.join("\n")]) {
+      expect(haystack).not.toContain(FAKE_BOT.token);
+      expect(haystack).not.toContain(FAKE_BOT.token.split(":")[1] as string);
+    }
+  });
 });

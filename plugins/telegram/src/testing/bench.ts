@@ -39,6 +39,8 @@ export type BenchOptions = {
   clock?: () => number;
   /** Options of the fake Bot API. */
   fake?: FakeTelegramOptions;
+  /** The bot token the adapter is given (as the environment holds it). @defaultValue FAKE_BOT.token */
+  token?: string;
   /** Delivery backoff and waits (fast by default). */
   delivery?: DeliveryOptions;
 };
@@ -83,7 +85,7 @@ export async function openBench(options: BenchOptions = {}): Promise<Bench> {
     },
     options.config,
   );
-  const adapter = createTelegramAdapter(config, FAKE_BOT.token);
+  const adapter = createTelegramAdapter(config, options.token ?? FAKE_BOT.token);
   const run = await openTestRun({
     adapters: [adapter],
     accountId: "main",
