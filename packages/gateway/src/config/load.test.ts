@@ -79,6 +79,28 @@ describe("config", () => {
     );
   });
 
+  it("plugin errors name the fix too: not a plugin, adapter refused the config", async () => {
+    const { loadPlugins } = await import("../plugins/loadPlugins.ts");
+    const { SecretReader } = await import("../plugins/secrets.ts");
+    const { silentLogger } = await import("@herald/core");
+    const qa = (await import("@herald/plugin-qa-channel")).default;
+    const config = parseConfig({
+      channels: [
+        { plugin: "not-a-plugin" },
+        { plugin: "@herald/plugin-qa-channel", config: { baseUrl: "http://127.0.0.1:1" } },
+      ],
+    });
+    const error = await loadPlugins(config, {
+      logger: silentLogger,
+      secrets: new SecretReader({ HERALD_QA_TOKEN: "no-colon-token" }),
+      preloaded: { "not-a-plugin": {} as never, "@herald/plugin-qa-channel": qa as never },
+    }).catch((e: ConfigError) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    const issues = (error as ConfigError).issues;
+    expect(issues.map((i) => i.path)).toEqual(["channels[0].plugin", "channels[1].config"]);
+    expect(issues.every((i) => i.fix)).toBe(true);
+  });
+
   it("reports a missing file and invalid JSON with the fix", async () => {
     const d = dir();
     await expect(loadConfig(undefined, d)).rejects.toThrow(

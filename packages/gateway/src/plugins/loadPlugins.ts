@@ -84,6 +84,7 @@ export async function loadPlugins(
       issues.push({
         path: `${at}.plugin`,
         message: `"${channel.plugin}" has no default export made with defineChannelPlugin`,
+        fix: `name a herald channel plugin package (its main module does export default defineChannelPlugin({ … }))`,
       });
       continue;
     }
@@ -111,7 +112,11 @@ export async function loadPlugins(
         ...(channel.receive ? { receive: channel.receive } : {}),
       });
     } catch (error) {
-      issues.push({ path: `${at}.config`, message: (error as Error).message });
+      issues.push({
+        path: `${at}.config`,
+        message: (error as Error).message,
+        fix: `correct this account's config or secret (see ${channel.plugin}'s README)`,
+      });
     }
   }
   if (issues.length > 0) throw new ConfigError(options.file ?? "config", issues);
