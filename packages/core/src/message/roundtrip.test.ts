@@ -49,10 +49,13 @@ const message: ChannelMessage = {
     replyToId: "9",
     threadId: "42",
     quote: { text: "q", offsetUtf16: 3 },
+    placement: "broadcast",
   },
   origin: gatewayFailureOrigin("model_login_expired"),
   timestamp: 1_700_000_000_000,
   platformMessageId: "p1",
+  threadAnchor: { threadId: "spaces/S/threads/T" },
+  recipient: { userId: "U1", teamId: "T1" },
   mentions: { self: true, users: ["u2"] },
   raw: { nested: [1, "two", null, { three: true }] },
 };
@@ -116,7 +119,7 @@ const intent: DurableSendIntent = {
 const capabilities: MessageCapabilities = {
   text: { maxLength: 4096, chunking: true },
   attachments: { upload: true, remoteUrl: true, voice: true, maxCaptionLength: 1024 },
-  threads: { reply: true, topic: true },
+  threads: { reply: true, topic: true, inDirect: false },
   live: { edit: true, delete: true, editRate: { limit: 1, intervalMs: 1_000 } },
   delivery: {
     idempotencyKey: false,
