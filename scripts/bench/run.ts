@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const benches = ["store.ts", "send.ts", "scale.ts"];
+const benches = ["store.ts", "send.ts", "scale.ts", "render.ts"];
 for (const bench of benches) {
   const r = spawnSync(
     process.execPath,

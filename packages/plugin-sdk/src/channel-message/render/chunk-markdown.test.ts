@@ -76,6 +76,22 @@ describe("chunkMarkdown", () => {
     );
   });
 
+  it("keeps surrogate pairs whole at a 3-unit limit (C16)", () => {
+    const parts = chunkMarkdown(parseMarkdown("😀😀😀😀😀"), { maxLength: 3, serialize: discord });
+    expect(parts.map((c) => c.text)).toEqual(["😀", "😀", "😀", "😀", "😀"]);
+  });
+
+  it("cuts one long line and a long ts fence to Discord's 2000, fence re-opened (C17)", () => {
+    const code = Array.from({ length: 150 }, (_, i) => `const value${i} = ${i};`).join("\n");
+    const md = `${"x".repeat(4349)}\n\n\`\`\`ts\n${code}\n\`\`\``;
+    const parts = texts(md, 2000);
+    for (const p of parts) expect(p.length).toBeLessThanOrEqual(2000);
+    expect(parts.join("").replace(/[^x]/g, "")).toBe("x".repeat(4349));
+    const fenced = parts.filter((p) => p.includes("const"));
+    expect(fenced.length).toBeGreaterThan(1);
+    for (const p of fenced) expect(p).toMatch(/(^|\n)```ts\nconst[\s\S]*;\n```$/);
+  });
+
   it("rejects a limit no mention fits into", () => {
     const tree = extractMentions(parseMarkdown("<@U1234567>"), slackMentions);
     expect(() => chunkMarkdown(tree, { maxLength: 5, serialize: slack })).toThrow(RenderLimitError);

@@ -22,7 +22,8 @@ export type ChunkMarkdownOptions = {
   measure?: LengthMeasure;
   /**
    * The dialect serializer, e.g. `(t) => renderSlack(t)`. The chunker measures what it returns
-   * and returns it as `text`. It is called O(log n) times per chunk on candidate sub-trees.
+   * and returns it as `text`. It is called a few times per chunk on candidate sub-trees
+   * (interpolation search on the measured size, at most O(log n)).
    */
   serialize: (tree: Root) => string;
 };
@@ -193,13 +194,15 @@ export function chunkMarkdown(tree: Root, options: ChunkMarkdownOptions): Markdo
   const emit = (t: Root, text: string) => {
     if (text.trim() !== "") chunks.push({ tree: t, text });
   };
-  const attempt = (a: number, b: number): MarkdownChunk | undefined => {
+  const measureAt = (a: number, b: number): { chunk?: MarkdownChunk; size: number } => {
     let end = b;
     while (end > a + 1 && isBlankLeaf(leaves[end - 1] as Leaf)) end--;
     const t = build(leaves, a, end);
     const text = serialize(t);
-    return measure(text) <= maxLength ? { tree: t, text } : undefined;
+    const size = measure(text);
+    return size <= maxLength ? { chunk: { tree: t, text }, size } : { size };
   };
+  const attempt = (a: number, b: number): MarkdownChunk | undefined => measureAt(a, b).chunk;
 
   let a = 0;
   while (a < leaves.length) {
@@ -210,28 +213,29 @@ export function chunkMarkdown(tree: Root, options: ChunkMarkdownOptions): Markdo
       a++;
       continue;
     }
-    // Largest b that fits: exponential, then binary search.
+    // Nearly the largest b that fits (lo fits, hi does not; within 2% of the window, as the cut
+    // goes back to a natural boundary anyway): guesses interpolated on the measured size of the
+    // last try, and a bisection after two guesses in a row that did not halve the interval.
     let lo = a + 1;
-    let step = 1;
     let hi = leaves.length + 1;
-    while (lo < leaves.length) {
-      const next = Math.min(leaves.length, lo + step);
-      const got = attempt(a, next);
-      if (!got) {
-        hi = next;
-        break;
-      }
-      lo = next;
-      best = got;
-      step *= 2;
-    }
-    while (hi - lo > 1) {
-      const mid = (lo + hi) >> 1;
-      const got = attempt(a, mid);
-      if (got) {
-        lo = mid;
-        best = got;
-      } else hi = mid;
+    let guess = Math.min(leaves.length, a + maxLength);
+    let width = Number.POSITIVE_INFINITY;
+    let stalls = 0;
+    while (hi - lo > Math.max(1, (lo - a) / 50)) {
+      const b =
+        stalls >= 2 && hi <= leaves.length
+          ? (lo + hi) >> 1
+          : Math.max(lo + 1, Math.min(hi - 1, guess));
+      const got = measureAt(a, b);
+      if (got.chunk) {
+        lo = b;
+        best = got.chunk;
+      } else hi = b;
+      stalls = hi - lo > width / 2 ? stalls + 1 : 0;
+      width = hi - lo;
+      // Aim just past the estimate on the side not yet bracketed, so the next try closes it.
+      const nudge = Math.max(1, Math.floor((b - a) / 100)) * (got.chunk ? 1 : -1);
+      guess = a + Math.floor(((b - a) * maxLength) / Math.max(1, got.size)) + nudge;
     }
     if (lo < leaves.length) {
       const cut = chooseCut(leaves, a, lo);
