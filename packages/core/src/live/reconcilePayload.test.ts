@@ -116,7 +116,7 @@ describe("in-doubt previews are reconciled with their payload", () => {
     await live.idle();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ channel: "qa", accountId: "bot-1" });
-    expect(String((errors[0]?.error as Error).message)).toBe("probe failed: 502");
+    expect(String((errors[0]?.error as Error | undefined)?.message)).toBe("probe failed: 502");
     await h.time.advance(1_020);
     await h.drive(live.finalize("Hello world"));
     expect(errors.length).toBeGreaterThanOrEqual(2); // finalize tried again and reported again
