@@ -4,7 +4,7 @@
  * `license` and `engines.node`, and a `repository` pointing at its folder.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Tarball } from "./registry.ts";
 
@@ -29,6 +29,7 @@ export function relativeLinks(markdown: string): string[] {
 
 /** Problems with the tarballs' files, one line each (empty when all is well). */
 export function checkTarballFiles(root: string, tarballs: readonly Tarball[]): string[] {
+  if (!existsSync(join(root, "LICENSE"))) return ["the repository has no LICENSE file"];
   const license = readFileSync(join(root, "LICENSE"), "utf8");
   const rootPkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
     license?: string;
