@@ -22,4 +22,5 @@ export { GatewayMetrics } from "./http/metrics.ts";
 export { createHttpApp } from "./http/server.ts";
 export { type LoadedChannel, loadPlugins } from "./plugins/loadPlugins.ts";
 export { SecretReader } from "./plugins/secrets.ts";
-export { openStore } from "./store/openStore.ts";
+export { type OpenStoreOptions, openStore } from "./store/openStore.ts";
+export { StoreLockedError } from "./store/storeLock.ts";
