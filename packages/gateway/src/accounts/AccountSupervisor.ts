@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { HeraldLogger, MessageRuntime, ReceiverSink } from "@herald/core";
+import { type HeraldLogger, type MessageRuntime, type ReceiverSink, sleep } from "@herald/core";
 import {
   type ChannelAccount,
   type ChannelIdentity,
@@ -229,17 +229,4 @@ export class AccountSupervisor {
     this.#health = detail === undefined ? { state, since } : { state, since, detail };
     this.#onChange(this.health());
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

@@ -6,19 +6,11 @@
  *
  * @module
  */
+import { sleep } from "@herald/core";
 import type { BotTurn } from "../bot/BotTurn.ts";
 
 /** Milliseconds between streamed words (env `HERALD_DEMO_DELAY_MS`). @defaultValue 120 */
 const delayMs = Number(process.env.HERALD_DEMO_DELAY_MS ?? 120);
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(t);
-      resolve();
-    });
-  });
 
 /** The words of the demo answer to `text`. */
 export function demoAnswer(text: string): string {

@@ -12,6 +12,7 @@ import type { HeraldLogger } from "../../logger.ts";
 import type { DurableSendIntent } from "../../message/intent.ts";
 import type { ChannelMessage } from "../../message/message.ts";
 import type { MessageRuntime } from "../../runtime.ts";
+import { sleep } from "../../sleep.ts";
 
 /** A message as the platform shows it, for the suite's assertions. */
 export type SuiteVisibleMessage = {
@@ -120,8 +121,6 @@ export class ManualTimers implements LiveTimers {
     return true;
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** What every case gets. */
 export type SuiteContext = {
