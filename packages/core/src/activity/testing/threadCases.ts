@@ -257,18 +257,22 @@ export function threadCases(ctx: () => SuiteContext): void {
 
   it("log text is literal: tool output with *, _, <b> and [x](y) shows as typed", async () => {
     const c = ctx();
-    c.forwarder();
+    c.forwarder({ filters: { routes: { error: "top-level" } } });
     const user = await c.h.say("look for markup", { chat: c.chat });
     let turnId = "";
     await c.h.runtime.turn(user, async (turn) => {
       turnId = turn.turnId;
       await turn.activity(tool("Grep", "*_x_*", "<b>bold</b> **not** [x](https://e.x)"));
+      await turn.activity({ role: "error", text: "exit 1: `_tmp_` <i>" });
       await c.settle();
     });
-    const [log] = await c.bot();
-    expect(log?.text).toContain("tool: Grep(*_x_*) — <b>bold</b> **not** [x](https://e.x)");
-    // Marked literal on the intent, so every channel escapes it for its dialect (DESIGN §7).
-    const [create] = (await c.intents(turnId)).filter((i) => i.operation.kind === "send");
-    expect(create?.message.body).toMatchObject({ literal: true });
+    const shown = (await c.bot()).map((m) => m.text);
+    expect(shown.join("\n")).toContain("tool: Grep(*_x_*) — <b>bold</b> **not** [x](https://e.x)");
+    expect(shown.join("\n")).toContain("exit 1: `_tmp_` <i>");
+    // Every activity message is marked literal on its intent, in the thread and top-level, so
+    // every channel escapes it for its dialect (DESIGN §7).
+    const sends = (await c.intents(turnId)).filter((i) => i.operation.kind === "send");
+    expect(sends.length).toBe(2);
+    for (const i of sends) expect(i.message.body).toMatchObject({ literal: true });
   });
 }

@@ -163,7 +163,9 @@ function rank(leaves: readonly Leaf[], i: number): number {
  * escape sequence the serializer writes. Marks, quotes, list items and code blocks that a cut
  * goes through are closed and re-opened by the serializer on both sides; an ordered list
  * continued in the next chunk keeps its numbering, and a list item cut in two is marked
- * `data.continued` so its bullet or number is not written twice.
+ * `data.continued` so its bullet or number is not written twice (by the shared walker — Slack,
+ * Discord, your `MarkdownDialect` — and by the plain text; HTML and CommonMark have no way to
+ * continue an item and show it again).
  *
  * Where to cut, as `chunkText`: between blocks, then at a line end, in the second half of the
  * window; else the last block or line end; else after the last space; else between any two
