@@ -40,6 +40,12 @@ describe("Slack mrkdwn", () => {
     expect(out).not.toMatch(/(^|\s)[*_~`]\S/);
   });
 
+  it("leaves a bare URL in literal text intact so Slack still links it", () => {
+    expect(renderSlack(literalTree("see https://e.x/a_b_c?x=1&y=2 and _z_"))).toBe(
+      `see https://e.x/a_b_c?x=1&amp;y=2 and ${ZWSP}_${ZWSP}z${ZWSP}_${ZWSP}`,
+    );
+  });
+
   it("keeps code as typed apart from the three entities", () => {
     expect(renderSlack(md("`a*b<c`\n\n```\nif (a && b) {}\n```"))).toBe(
       "`a*b&lt;c`\n\n```\nif (a &amp;&amp; b) {}\n```",

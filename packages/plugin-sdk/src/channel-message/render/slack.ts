@@ -5,7 +5,8 @@
  * Escaping: `&` → `&amp;`, `<` → `&lt;`, `>` → `&gt;` (only these three; Slack decodes only
  * them), applied once to text and code, never to the `<…>` the renderer writes itself. mrkdwn has
  * no escape for its mark characters, so a `*`, `_`, `~` or `` ` `` in text is set off with
- * U+200B (zero-width space) on both sides and cannot open or close a mark.
+ * U+200B (zero-width space) on both sides and cannot open or close a mark (not inside a bare
+ * `http(s)://` URL, which Slack links as it is).
  * Source: https://api.slack.com/reference/surfaces/formatting#escaping
  *
  * @module
@@ -24,6 +25,23 @@ const ZWSP = "\u200b";
 /** Escapes `& < >` for Slack, exactly once (`&amp;` in the input becomes `&amp;amp;`). */
 export function escapeSlack(text: string): string {
   return text.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;"));
+}
+
+const URL_RUN = /(https?:\/\/[^\s<>]+)/;
+
+/**
+ * Escapes text and sets mark characters off with U+200B — except inside a bare URL, which Slack
+ * links by itself and which a zero-width space would break.
+ */
+function neutralize(value: string): string {
+  return value
+    .split(URL_RUN)
+    .map((part, i) =>
+      i % 2 === 1
+        ? escapeSlack(part)
+        : escapeSlack(part).replace(/[*_~`]/g, (c) => `${ZWSP}${c}${ZWSP}`),
+    )
+    .join("");
 }
 
 /** Options of {@link slackDialect}. */
@@ -53,7 +71,7 @@ export function slackDialect(options: SlackDialectOptions = {}): MarkdownDialect
   const allow = options.allowMentions;
   return {
     name: "slack",
-    text: (v) => escapeSlack(v).replace(/[*_~`]/g, (c) => `${ZWSP}${c}${ZWSP}`),
+    text: neutralize,
     code: escapeSlack,
     strong: (s) => `*${s}*`,
     emphasis: (s) => `_${s}_`,
