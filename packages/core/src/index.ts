@@ -17,6 +17,7 @@ export {
   DeliveryCancelledError,
   DeliveryFailedError,
   DeliveryPendingError,
+  IdempotencyConflictError,
 } from "./delivery/errors.ts";
 export { RateLimitScheduler, type RateLimitSubject } from "./delivery/RateLimitScheduler.ts";
 export type { RecoveryReport } from "./delivery/recovery.ts";

@@ -11,6 +11,7 @@ import type {
   MessageTarget,
   RenderedMessageUnit,
 } from "@herald/plugin-sdk/channel-message";
+import { unitIdempotencyKey } from "@herald/plugin-sdk/channel-message";
 import type { QaClient } from "./client.ts";
 import type { QaDeliveryMode } from "./config.ts";
 import { classifyError } from "./errors.ts";
@@ -106,7 +107,7 @@ export function createSend(client: QaClient, delivery: QaDeliveryMode): MessageS
       const chat = chatIdOf(ctx.message.target);
       const found: MessageReceiptPart[] = [];
       for (const unit of units) {
-        const key = `${ctx.idempotencyKey}#${unit.index}`;
+        const key = unitIdempotencyKey(ctx.idempotencyKey, unit.index);
         const [message] = await client.findMessages(chat, { client_key: key }, ctx.signal);
         if (message) found.push(partOf(message, unit));
       }

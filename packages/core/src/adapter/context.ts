@@ -19,8 +19,12 @@ export type MessageSendContext = {
   /** The intent's idempotency key. */
   idempotencyKey: string;
   /**
-   * The key for this unit: `${idempotencyKey}#${unit.index}`. Adapters with native idempotency
-   * (Discord nonce, Matrix txnId, Google Chat requestId) send this so a replay is deduplicated.
+   * The key of this platform call (DESIGN §3 "Keys"): unique per platform operation — each unit
+   * of a send or edit, each deleted part, each live preview edit — and stable across retries of
+   * that operation (a replay after `maybe_sent` sends the same key). For units of an intent it is
+   * `${idempotencyKey}#${unit.index}` (`unitIdempotencyKey`). Adapters with native idempotency
+   * (Discord nonce, Matrix txnId, Google Chat requestId) send it, shortened to the platform's
+   * alphabet and length with the SDK's `platformKey`, so a replay is deduplicated.
    */
   unitIdempotencyKey: string;
   /** Receipt parts that already landed for this intent (recovery, retries). */

@@ -65,4 +65,28 @@ export class DeliveryPendingError extends HeraldError {
   }
 }
 
+/**
+ * An idempotency key was reused for another operation or another payload (DESIGN §3 "Keys"):
+ * returning the first intent's receipt would report something that did not happen (an edit or
+ * delete that changed nothing, a reply with other text). Nothing is sent. Use a key derived
+ * from what caused this operation, or omit it (default keys are namespaced by operation,
+ * channel and account).
+ */
+export class IdempotencyConflictError extends HeraldError {
+  readonly idempotencyKey: string;
+  /** Id of the intent that holds the key. */
+  readonly intentId: string;
+  /** What differs: `operation`, `channel`, `accountId`, `target`, or `message.<field>`. */
+  readonly field: string;
+  constructor(idempotencyKey: string, intentId: string, field: string, detail: string) {
+    super(
+      "HERALD_IDEMPOTENCY_CONFLICT",
+      `idempotency key "${idempotencyKey}" is already used by intent ${intentId} for a different request (${field}: ${detail}); use a key per operation, or omit it for the default`,
+    );
+    this.idempotencyKey = idempotencyKey;
+    this.intentId = intentId;
+    this.field = field;
+  }
+}
+
 export { UnknownChannelError } from "../errors.ts";

@@ -14,6 +14,7 @@ import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch
 import type { DeliveryFailure } from "../message/failure.ts";
 import { RETRY_POLICY } from "../message/failure.ts";
 import type { IntentOperation } from "../message/intent.ts";
+import { unitIdempotencyKey } from "../message/keys.ts";
 import {
   deliveredUnitIndexes,
   type MessageReceipt,
@@ -82,7 +83,7 @@ export async function deliverUnits(p: DeliverUnitsParams): Promise<UnitsOutcome>
     const ctx: MessageSendContext = {
       ...p.ctx,
       previousReceipt: receipt ?? { platformMessageIds: [], parts: [], sentAt: 0 },
-      unitIdempotencyKey: `${p.ctx.idempotencyKey}#${unit.index}`,
+      unitIdempotencyKey: unitIdempotencyKey(p.ctx.idempotencyKey, unit.index),
     };
     if (!receipt) delete (ctx as { previousReceipt?: unknown }).previousReceipt;
     const waitMs = await p.reserve(unit, i);
@@ -162,7 +163,6 @@ async function callUnit(
 async function deleteAll(p: DeliverUnitsParams, skipped: DeliveryFailure[]): Promise<UnitsOutcome> {
   const { adapter, operation } = p;
   if (operation.kind !== "delete") throw new Error("unreachable");
-  const ctx: MessageSendContext = { ...p.ctx, unitIdempotencyKey: `${p.ctx.idempotencyKey}#0` };
   if (!adapter.send.delete) {
     return {
       status: "failed",
@@ -176,6 +176,11 @@ async function deleteAll(p: DeliverUnitsParams, skipped: DeliveryFailure[]): Pro
       0,
     );
     if (waitMs > 0) return { status: "deferred", receipt: undefined, waitMs };
+    // Each part's delete is its own platform call, with its own key.
+    const ctx: MessageSendContext = {
+      ...p.ctx,
+      unitIdempotencyKey: unitIdempotencyKey(p.ctx.idempotencyKey, part.index),
+    };
     try {
       await adapter.send.delete(ctx, part);
     } catch (error) {
@@ -195,9 +200,12 @@ async function deleteLeftovers(p: DeliverUnitsParams, batch: RenderedMessageBatc
   const { adapter, operation } = p;
   if (operation.kind !== "edit" || !adapter.send.delete) return;
   const used = new Set(batch.units.map((u) => u.index));
-  const ctx: MessageSendContext = { ...p.ctx, unitIdempotencyKey: `${p.ctx.idempotencyKey}#x` };
   for (const part of operation.receipt.parts) {
     if (used.has(part.index)) continue;
+    const ctx: MessageSendContext = {
+      ...p.ctx,
+      unitIdempotencyKey: unitIdempotencyKey(p.ctx.idempotencyKey, part.index, "leftover"),
+    };
     try {
       await adapter.send.delete(ctx, part);
     } catch (error) {

@@ -22,6 +22,7 @@
 import type { ChannelMessageAdapter, ReconcileResult } from "../adapter/types.ts";
 import { backoffDelayMs, type DeliveryFailure, decideReplay } from "../message/failure.ts";
 import { type DurableSendIntent, HELD_FOR_OPERATOR_AT } from "../message/intent.ts";
+import { unitIdempotencyKey } from "../message/keys.ts";
 import { deliveredUnitIndexes, mergeReceipts, receiptFromParts } from "../message/receipt.ts";
 import { renderBatch, runAttempt } from "./attempt.ts";
 import type { DeliveryDeps } from "./deps.ts";
@@ -147,7 +148,7 @@ export async function resolveUnknown(
         message: intent.message,
         attempt: intent.attempt,
         idempotencyKey: intent.idempotencyKey,
-        unitIdempotencyKey: `${intent.idempotencyKey}#${missing[0]?.index ?? 0}`,
+        unitIdempotencyKey: unitIdempotencyKey(intent.idempotencyKey, missing[0]?.index ?? 0),
         signal,
         log: deps.logger.child({ intentId: intent.id }),
         ...(intent.accountId !== undefined ? { accountId: intent.accountId } : {}),

@@ -11,6 +11,7 @@ import type { RateLimitScheduler } from "../delivery/RateLimitScheduler.ts";
 import { classify } from "../delivery/units.ts";
 import type { RateLimitScope } from "../message/capabilities.ts";
 import { backoffDelayMs, type DeliveryFailure, RETRY_POLICY } from "../message/failure.ts";
+import { unitIdempotencyKey } from "../message/keys.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import { type LiveRef, scopesFor } from "./env.ts";
 import { delay } from "./timers.ts";
@@ -31,12 +32,26 @@ export function liveContext(
     message,
     attempt: 1,
     idempotencyKey,
-    unitIdempotencyKey: `${idempotencyKey}#${unitIndex}`,
+    unitIdempotencyKey: unitIdempotencyKey(idempotencyKey, unitIndex),
     signal: new AbortController().signal,
     log: ref.log,
   };
   if (message.accountId !== undefined) ctx.accountId = message.accountId;
   return ctx;
+}
+
+const callSeq = new WeakMap<LiveRef, number>();
+
+/**
+ * A fresh key for one repeated live call (`edit`, `append`) of a session's live intent:
+ * `${intentId}:${what}.${n}`. Each preview edit is its own platform operation (DESIGN §3
+ * "Keys"), so none is deduplicated away; the live intent id is new for every session run, so
+ * keys never repeat across restarts.
+ */
+export function nextCallKey(ref: LiveRef, what: "edit" | "append"): string {
+  const n = (callSeq.get(ref) ?? 0) + 1;
+  callSeq.set(ref, n);
+  return `${ref.intentId}:${what}.${n}`;
 }
 
 /** Runs one adapter call and classifies what it throws. */

@@ -102,7 +102,7 @@ async function finishOpenStream(ref: LiveRef): Promise<void> {
   const stream = ref.adapter.live?.stream;
   const p = visiblePreviews(ref.record).find((x) => x.stream);
   if (!stream || !p || p.part.platformMessageId === "") return;
-  const ctx = liveContext(ref, `${ref.record.key}:stream`, 0);
+  const ctx = liveContext(ref, `${ref.record.key}:finish`, 0);
   const r = await retryIdempotent(ref, {
     call: "edit",
     route: "edit:text",

@@ -12,7 +12,7 @@
 import type { LiveStreamFinal } from "../adapter/live.ts";
 import { failpoint } from "../failpoint.ts";
 import { type MessageReceipt, receiptFromParts } from "../message/receipt.ts";
-import { liveContext, reserveNow, retryIdempotent, tryCall } from "./calls.ts";
+import { liveContext, nextCallKey, reserveNow, retryIdempotent, tryCall } from "./calls.ts";
 import { addPreview } from "./cleanup.ts";
 import type { LiveRef } from "./env.ts";
 import { scopesFor } from "./env.ts";
@@ -59,7 +59,7 @@ export async function nativeStep(ref: LiveRef, feed: Feed): Promise<StepResult> 
   if (!text.startsWith(shown) || text.length === shown.length) return IDLE;
   const wait = reserveNow(ref, scopesFor(ref.adapter, "edit"), "edit:text");
   if (wait > 0) return { next: "wait", ms: wait };
-  const ctx = liveContext(ref, `${ref.intentId}:stream`, 0);
+  const ctx = liveContext(ref, nextCallKey(ref, "append"), 0);
   const r = await tryCall(ref, ctx, () => stream.append(ctx, open.part, text.slice(shown.length)));
   if (!r.ok) {
     const f = r.failure;
@@ -112,7 +112,7 @@ export async function finishInPlace(
     nativeShown: { text: final.shown, exact: final.shownExact },
   };
   await ref.save();
-  const ctx = liveContext(ref, `${ref.intentId}:stream`, 0);
+  const ctx = liveContext(ref, `${ref.intentId}:finish`, 0);
   let part = open.part;
   const r = await retryIdempotent(ref, {
     call: "edit",

@@ -16,7 +16,7 @@ import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageUnit } from "../message/batch.ts";
 import type { DeliveryFailure } from "../message/failure.ts";
 import { RETRY_POLICY } from "../message/failure.ts";
-import { backoffMs, liveContext, pauseFor, reserveNow, tryCall } from "./calls.ts";
+import { backoffMs, liveContext, nextCallKey, pauseFor, reserveNow, tryCall } from "./calls.ts";
 import { addPreview, resolveInDoubtPreview } from "./cleanup.ts";
 import { canEdit, type LiveRef, scopesFor } from "./env.ts";
 import type { LivePreview } from "./record.ts";
@@ -132,7 +132,7 @@ async function editPreview(
 ): Promise<StepResult> {
   const edit = ref.adapter.send.edit;
   if (!edit) return degrade(ref, feed, "the channel cannot edit messages");
-  const ctx = liveContext(ref, `${ref.intentId}:edit`, op.preview.index);
+  const ctx = liveContext(ref, nextCallKey(ref, "edit"), op.preview.index);
   const r = await tryCall(ref, ctx, () => edit(ctx, op.preview.part, op.unit));
   if (!r.ok) return failed(ref, feed, "edit", r.failure, route, op.preview);
   op.preview.hash = op.hash;

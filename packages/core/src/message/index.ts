@@ -3,6 +3,7 @@ export * from "./capabilities.ts";
 export * from "./card.ts";
 export * from "./failure.ts";
 export * from "./intent.ts";
+export * from "./keys.ts";
 export * from "./live.ts";
 export * from "./message.ts";
 export * from "./origin.ts";

@@ -16,19 +16,26 @@ import {
 import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch } from "../message/batch.ts";
 import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
+import { defaultIdempotencyKey } from "../message/keys.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import type { MessageDurabilityPolicy } from "../message/policy.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import { StoreUnavailableError } from "../state/errors.ts";
 import { currentTurnId, trackInTurn } from "../turn/scope.ts";
+import { assertSameRequest } from "./conflict.ts";
 import { directSend } from "./directSend.ts";
 
 /** Options of one send. */
 export type SendOptions = {
   /**
-   * Same key → same intent: a repeated send returns the first one's receipt instead of sending
-   * again. Use a key derived from what caused the message (say `reply:<inbound id>`).
-   * @defaultValue `${message.channel}:${message.id}`
+   * Names one operation (DESIGN §3 "Keys"). Same key and same request → same intent: a repeated
+   * call returns the first one's receipt instead of sending again. The same key for another
+   * operation (an edit after a send) or another payload (other text, target, account) throws
+   * `IdempotencyConflictError` and sends nothing. Use a key derived from what caused the
+   * operation (say `reply:<inbound id>`), or omit it.
+   * @defaultValue namespaced by operation, channel and account (`defaultIdempotencyKey`):
+   * `send:<channel>:<account>:<message.id>`, `edit:<channel>:<account>:<target id>:<content hash>`,
+   * `delete:<channel>:<account>:<target id>`
    */
   idempotencyKey?: string;
   /** @defaultValue "required" — fail closed (no platform I/O) if the intent cannot be written. */
@@ -108,7 +115,7 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     options: SendOptions,
     claim: boolean,
   ): Promise<{ intent: DurableSendIntent; created: boolean }> {
-    const idempotencyKey = options.idempotencyKey ?? `${message.channel}:${message.id}`;
+    const idempotencyKey = options.idempotencyKey ?? defaultIdempotencyKey(operation, message);
     // Inside `runtime.turn` the scope's root turn id is stamped unless one is given.
     const turnId = options.turnId ?? currentTurnId();
     const [result] = await deps.store.enqueueIntents([
@@ -124,6 +131,8 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
       },
     ]);
     if (!result) throw new Error("store returned no enqueue result");
+    // A reused key is a retry only when it asks for the same thing.
+    if (!result.created) assertSameRequest(result.intent, message, operation);
     failpoint("send.after_begin");
     return result;
   }
@@ -181,7 +190,8 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
           batch: options.batch ?? {
             units: [],
             atomicity: "all_or_retry_remaining",
-            idempotencyKey: options.idempotencyKey ?? `${message.channel}:${message.id}`,
+            idempotencyKey:
+              options.idempotencyKey ?? defaultIdempotencyKey({ kind: "delete", receipt }, message),
           },
         },
       );
@@ -198,7 +208,10 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     },
     async withSendContext(message, fn, options = {}) {
       const adapter = adapterOf(message);
-      const key = options.idempotencyKey ?? `${message.channel}:${message.id}`;
+      const key = options.idempotencyKey ?? defaultIdempotencyKey({ kind: "send" }, message);
+      // Each edit and delete of this context is its own operation, with its own key.
+      let edits = 0;
+      let deletes = 0;
       const ctx: SendContext = {
         message,
         render: async () =>
@@ -210,7 +223,7 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
           deliver(
             message,
             { kind: "send" },
-            { ...options, ...(rendered ? { batch: rendered } : {}) },
+            { ...options, idempotencyKey: key, ...(rendered ? { batch: rendered } : {}) },
           ),
         edit: (receipt, rendered) =>
           deliver(
@@ -218,12 +231,15 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
             { kind: "edit", receipt },
             {
               ...options,
-              idempotencyKey: `${key}:edit:${receipt.primaryPlatformMessageId ?? ""}`,
+              idempotencyKey: `${key}:edit#${++edits}`,
               ...(rendered ? { batch: rendered } : {}),
             },
           ),
         delete: (receipt) =>
-          api.delete(receipt, message, { ...options, idempotencyKey: `${key}:delete` }),
+          api.delete(receipt, message, {
+            ...options,
+            idempotencyKey: `${key}:delete#${++deletes}`,
+          }),
       };
       return fn(ctx);
     },

@@ -11,6 +11,7 @@ import { DeliveryFailedError } from "../delivery/errors.ts";
 import { deliverUnits } from "../delivery/units.ts";
 import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
 import { orderingKeyOf } from "../message/intent.ts";
+import { defaultIdempotencyKey } from "../message/keys.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 
@@ -25,7 +26,7 @@ export async function directSend(
   operation: IntentOperation,
   options: { idempotencyKey?: string; batch?: DurableSendIntent["batch"] },
 ): Promise<MessageReceipt> {
-  const idempotencyKey = options.idempotencyKey ?? `${message.channel}:${message.id}`;
+  const idempotencyKey = options.idempotencyKey ?? defaultIdempotencyKey(operation, message);
   const now = deps.clock();
   const pseudo: DurableSendIntent = {
     id: "",

@@ -224,17 +224,22 @@ export function createFakeAdapter(options: FakeAdapterOptions): ChannelMessageAd
         });
         return part(answer.id, unit);
       },
-      async edit(_ctx, target, unit) {
+      async edit(ctx, target, unit) {
         try {
-          await transport({ op: "edit", id: target.platformMessageId, text: textOf(unit) });
+          await transport({
+            op: "edit",
+            id: target.platformMessageId,
+            text: textOf(unit),
+            key: ctx.unitIdempotencyKey,
+          });
         } catch (error) {
           // "message is not modified" is success for an edit.
           if (!(error instanceof FakePlatformError && error.code === "not_modified")) throw error;
         }
         return { ...target, kind: unit.kind, index: unit.index };
       },
-      async delete(_ctx, target) {
-        await transport({ op: "delete", id: target.platformMessageId });
+      async delete(ctx, target) {
+        await transport({ op: "delete", id: target.platformMessageId, key: ctx.unitIdempotencyKey });
       },
       classifyError: (error) => classifyFake(error),
       ...(options.reconcile

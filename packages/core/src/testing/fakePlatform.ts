@@ -44,8 +44,9 @@ export type Fault =
 /** A platform call. */
 export type PlatformCall =
   | { op: "send"; chat: string; thread?: string; text: string; key?: string }
-  | { op: "edit"; id: string; text: string }
-  | { op: "delete"; id: string }
+  /** With `idempotent`, an edit or delete whose `key` was applied before is not applied again. */
+  | { op: "edit"; id: string; text: string; key?: string }
+  | { op: "delete"; id: string; key?: string }
   | { op: "find"; key: string }
   /** Shows (`on`) or hides a typing indicator; shown, it lapses after `typingLapseMs`. */
   | { op: "typing"; chat: string; thread?: string; on: boolean }
@@ -129,6 +130,8 @@ export class FakePlatform {
   readonly #options: FakePlatformOptions;
   readonly #outages: Outage[] = [];
   readonly #late: Array<{ at: number; call: PlatformCall }> = [];
+  /** Answers of keyed edits and deletes already applied (Matrix txnIds: the same event back). */
+  readonly #appliedKeys = new Map<string, PlatformAnswer>();
   #nextId = 1;
   /** Number of 429 answers given. */
   rateLimited = 0;
@@ -315,6 +318,17 @@ export class FakePlatform {
   }
 
   #apply(call: PlatformCall, at: number): PlatformAnswer {
+    if ((call.op === "edit" || call.op === "delete") && call.key && this.#options.idempotent) {
+      const seen = this.#appliedKeys.get(`${call.op}:${call.key}`);
+      if (seen) return seen;
+      const answer = this.#applyOnce(call, at);
+      this.#appliedKeys.set(`${call.op}:${call.key}`, answer);
+      return answer;
+    }
+    return this.#applyOnce(call, at);
+  }
+
+  #applyOnce(call: PlatformCall, at: number): PlatformAnswer {
     switch (call.op) {
       case "typing": {
         if (call.on) this.#typingUntil.set(call.chat, at + (this.#options.typingLapseMs ?? 5_000));

@@ -63,6 +63,7 @@ export {
   cardFallbackMarkdown,
   gatewayFailureOrigin,
   HeraldError,
+  IdempotencyConflictError,
   ignore,
   joinIssuePath,
   type MessageCard,
@@ -81,6 +82,7 @@ export {
   secretForms,
   shouldDropHeraldEcho,
   sleep,
+  unitIdempotencyKey,
   unshownStreamText,
   withCardFallback,
 } from "@herald/core";

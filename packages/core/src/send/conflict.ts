@@ -1,0 +1,59 @@
+/**
+ * Reusing an idempotency key is only a retry when it asks for the same thing (DESIGN §3 "Keys"):
+ * the same operation on the same platform message(s), from the same channel and account, with
+ * the same content. Anything else is a conflict, never "return the first receipt".
+ *
+ * @module
+ */
+import { isDeepStrictEqual } from "node:util";
+import { IdempotencyConflictError } from "../delivery/errors.ts";
+import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
+import type { ChannelMessage } from "../message/message.ts";
+
+/** Plain JSON, as the store gives it back (no `undefined`-valued keys). */
+const plain = (value: unknown): unknown =>
+  value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+
+/** What a request asks for, field by field (the message id is not part of it). */
+function requestOf(message: ChannelMessage, operation: IntentOperation): Array<[string, unknown]> {
+  const common: Array<[string, unknown]> = [
+    ["operation", operation.kind],
+    ["target", operation.kind === "send" ? undefined : operation.receipt.platformMessageIds],
+    ["channel", message.channel],
+    ["accountId", message.accountId ?? ""],
+  ];
+  // A delete asks for nothing but its target.
+  if (operation.kind === "delete") return common;
+  return [
+    ...common,
+    ["message.target", message.target],
+    ["message.body", message.body],
+    ["message.attachments", message.attachments ?? []],
+    ["message.relation", message.relation],
+  ];
+}
+
+/**
+ * Checks that a request reusing `existing`'s key asks for what `existing` does.
+ *
+ * @throws IdempotencyConflictError naming the first field that differs.
+ */
+export function assertSameRequest(
+  existing: DurableSendIntent,
+  message: ChannelMessage,
+  operation: IntentOperation,
+): void {
+  const before = requestOf(existing.message, existing.operation);
+  const now = requestOf(message, operation);
+  for (const [i, [field, value]] of now.entries()) {
+    const old = before[i]?.[1];
+    if (isDeepStrictEqual(plain(old), plain(value))) continue;
+    const show = (v: unknown) => JSON.stringify(v ?? null).slice(0, 80);
+    throw new IdempotencyConflictError(
+      existing.idempotencyKey,
+      existing.id,
+      field,
+      `${show(old)} before, ${show(value)} now`,
+    );
+  }
+}
