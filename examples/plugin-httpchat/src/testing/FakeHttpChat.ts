@@ -1,0 +1,261 @@
+/**
+ * A fake of the HTTP chat API (README "The API") on 127.0.0.1, built on the SDK's
+ * `FakePlatformServer` (routes, scripted faults) and `VisibleState` (what the chat shows; the
+ * API deduplicates client keys). Inbound messages are delivered to a connected webhook, signed
+ * like the real API, and redelivered while the bot answers anything but 2xx.
+ *
+ * @module
+ */
+import { createHmac } from "node:crypto";
+import type { MessageOrigin } from "@herald/plugin-sdk/channel-message";
+import {
+  type Context,
+  type FakePlatformEnv,
+  FakePlatformServer,
+  type VisibleMessage,
+  VisibleState,
+} from "@herald/plugin-sdk/testing";
+import type { WireMessage } from "../client.ts";
+import { HTTPCHAT_MAX_TEXT } from "../index.ts";
+
+/** A user of the fake: the bot under test, a person, another bot. */
+export type FakeHttpChatUser = { id: string; name: string; bot: boolean };
+
+/** The bot the fake knows (its token and webhook secret). */
+export const FAKE_BOT = {
+  id: "b-herald",
+  name: "herald_bot",
+  token: "tok-bot-1234567",
+  webhookSecret: "whsec-abcdef123",
+} as const;
+/** A person who writes to the bot. */
+export const ALICE: FakeHttpChatUser = { id: "u-alice", name: "Alice", bot: false };
+/** Another bot in the same rooms. */
+export const OTHER_BOT: FakeHttpChatUser = { id: "b-other", name: "other_bot", bot: true };
+
+/** A webhook event as the API posts it. */
+export type FakeHttpChatEvent = { event_id: string; type: "message.created"; message: WireMessage };
+
+type Handler = (request: Request) => Promise<Response>;
+
+/** The fake API. `start()` listens; `close()` stops it (pending webhook deliveries included). */
+export class FakeHttpChat {
+  readonly state = new VisibleState({ idempotentKeys: true });
+  readonly server = new FakePlatformServer();
+  readonly #chats = new Map<string, "direct" | "group">();
+  readonly #events = new Map<string, FakeHttpChatEvent>();
+  readonly #pending = new Set<Promise<void>>();
+  #webhook: Handler | undefined;
+  #seq = 0;
+
+  /** Starts a fake on a free port. */
+  static async start(): Promise<FakeHttpChat> {
+    const fake = new FakeHttpChat();
+    await fake.server.listen();
+    return fake;
+  }
+
+  constructor() {
+    const s = this.server;
+    s.route("GET", "/v1/me", "read", (c) =>
+      this.#authed(c, () => c.json({ id: FAKE_BOT.id, name: FAKE_BOT.name })),
+    );
+    s.route("POST", "/v1/chats/:chat/messages", "send", (c) =>
+      this.#inChat(c, async (chat) => {
+        const body = (await c.req.json()) as {
+          text?: unknown;
+          key?: string;
+          thread_id?: string;
+          reply_to?: string;
+          metadata?: unknown;
+        };
+        if (typeof body.text !== "string" || body.text.trim() === "")
+          return s.error({
+            status: 400,
+            code: "empty_text",
+            description: "text must be a non-empty string",
+          });
+        if (body.text.length > HTTPCHAT_MAX_TEXT)
+          return s.error({
+            status: 400,
+            code: "text_too_long",
+            description: `text is ${body.text.length} > ${HTTPCHAT_MAX_TEXT} UTF-16 units`,
+          });
+        const { message } = this.state.post({
+          chat,
+          text: body.text,
+          author: { id: FAKE_BOT.id, name: FAKE_BOT.name, bot: true },
+          ...(body.key !== undefined ? { key: body.key } : {}),
+          ...(body.thread_id !== undefined ? { thread: body.thread_id } : {}),
+          ...(body.reply_to !== undefined ? { replyTo: body.reply_to } : {}),
+          ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+        });
+        return c.json({ message: this.wire(message) });
+      }),
+    );
+    s.route("GET", "/v1/chats/:chat/messages", "read", (c) =>
+      this.#inChat(c, (chat) => {
+        const key = c.req.query("key");
+        const found = key ? this.state.byKey(key, chat) : this.state.messages({ chat });
+        return c.json({ messages: found.map((m) => this.wire(m)) });
+      }),
+    );
+    s.route("PATCH", "/v1/chats/:chat/messages/:id", "edit", (c) =>
+      this.#inChat(c, async () => {
+        const { text } = (await c.req.json()) as { text: string };
+        if (text.length > HTTPCHAT_MAX_TEXT)
+          return s.error({ status: 400, code: "text_too_long", description: "text too long" });
+        const r = this.state.edit(c.req.param("id") ?? "", text);
+        if (r.status === "not_found")
+          return s.error({
+            status: 404,
+            code: "message_not_found",
+            description: "no such message",
+          });
+        return c.json({ message: this.wire(r.message), modified: r.status === "edited" });
+      }),
+    );
+    s.route("DELETE", "/v1/chats/:chat/messages/:id", "delete", (c) =>
+      this.#inChat(c, () => {
+        const r = this.state.delete(c.req.param("id") ?? "");
+        if (r.status === "not_found")
+          return s.error({
+            status: 404,
+            code: "message_not_found",
+            description: "no such message",
+          });
+        return c.body(null, 204);
+      }),
+    );
+    s.route("POST", "/v1/chats/:chat/typing", "typing", (c) =>
+      this.#inChat(c, async (chat) => {
+        const { on } = (await c.req.json()) as { on: boolean };
+        this.state.typing(chat, FAKE_BOT.id, on);
+        return c.body(null, 204);
+      }),
+    );
+  }
+
+  /** The base URL (`http://127.0.0.1:<port>`). */
+  get url(): string {
+    return this.server.url;
+  }
+
+  /** Creates a conversation. @returns its id. */
+  createChat(kind: "direct" | "group"): string {
+    const id = `c${this.#chats.size + 1}`;
+    this.#chats.set(id, kind);
+    return id;
+  }
+
+  /** A message as the API returns it. */
+  wire(m: VisibleMessage): WireMessage {
+    return {
+      id: m.id,
+      chat_id: m.chat,
+      chat_type: this.#chats.get(m.chat) ?? "group",
+      ...(m.thread !== undefined ? { thread_id: m.thread } : {}),
+      ...(m.replyTo !== undefined ? { reply_to: m.replyTo } : {}),
+      text: m.text,
+      author: { id: m.author.id, name: m.author.name ?? m.author.id, bot: m.author.bot },
+      ...(m.key !== undefined ? { key: m.key } : {}),
+      ...(m.metadata !== undefined ? { metadata: m.metadata as Record<string, unknown> } : {}),
+      created_at: m.createdAt,
+    };
+  }
+
+  /** Where the API posts events (the bot's webhook URL, here its handler). */
+  connectWebhook(handler: Handler): void {
+    this.#webhook = handler;
+  }
+
+  /**
+   * `author` writes `text` in `chat` (optionally inside `thread`, with herald origin metadata);
+   * the event goes to the webhook in the background. @returns the message.
+   */
+  say(
+    author: FakeHttpChatUser,
+    chat: string,
+    text: string,
+    extra: { thread?: string; origin?: MessageOrigin } = {},
+  ): VisibleMessage {
+    const { message } = this.state.post({
+      chat,
+      text,
+      author,
+      ...(extra.thread !== undefined ? { thread: extra.thread } : {}),
+      ...(extra.origin ? { metadata: { herald_origin: extra.origin } } : {}),
+    });
+    const event: FakeHttpChatEvent = {
+      event_id: `e${++this.#seq}`,
+      type: "message.created",
+      message: this.wire(message),
+    };
+    this.#events.set(message.id, event);
+    this.#deliver(event);
+    return message;
+  }
+
+  /** Delivers the event of message `id` again, as the API does after a failed delivery. */
+  redeliver(id: string): void {
+    const event = this.#events.get(id);
+    if (!event) throw new Error(`FakeHttpChat: no event for message ${id}`);
+    this.#deliver(event);
+  }
+
+  /** Stops the server after pending deliveries finished. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#pending]);
+    await this.server.close();
+  }
+
+  #deliver(event: FakeHttpChatEvent): void {
+    const handler = this.#webhook;
+    if (!handler) return;
+    const body = JSON.stringify(event);
+    const signature = `sha256=${createHmac("sha256", FAKE_BOT.webhookSecret).update(body).digest("hex")}`;
+    const run = (async () => {
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const request = new Request(`${this.url}/webhook`, {
+          method: "POST",
+          headers: { "x-httpchat-signature": signature },
+          body,
+        });
+        const res = await handler(request).catch(() => undefined);
+        if (res?.ok) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    this.#pending.add(run);
+    void run.finally(() => this.#pending.delete(run));
+  }
+
+  #authed(
+    c: Context<FakePlatformEnv>,
+    next: () => Response | Promise<Response>,
+  ): Response | Promise<Response> {
+    if (c.req.header("authorization") !== `Bearer ${FAKE_BOT.token}`)
+      return this.server.error({
+        status: 401,
+        code: "invalid_token",
+        description: "the bearer token is not valid",
+      });
+    return next();
+  }
+
+  #inChat(
+    c: Context<FakePlatformEnv>,
+    next: (chat: string) => Response | Promise<Response>,
+  ): Response | Promise<Response> {
+    return this.#authed(c, () => {
+      const chat = c.req.param("chat") ?? "";
+      if (!this.#chats.has(chat))
+        return this.server.error({
+          status: 404,
+          code: "chat_not_found",
+          description: `no chat ${chat}`,
+        });
+      return next(chat);
+    });
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The contract harness of the HTTP chat channel: a fresh {@link FakeHttpChat} per test, the real
+ * adapter (real `fetch` client) and the real webhook receiver against it. Free of Vitest imports:
+ * crash-test children load this module with plain Node.
+ *
+ * @module
+ */
+import type { ContractHarness } from "@herald/plugin-qa-channel/contract";
+import { createHttpChatAdapter, createHttpChatReceiver } from "../index.ts";
+import { ALICE, FAKE_BOT, FakeHttpChat, OTHER_BOT } from "./FakeHttpChat.ts";
+
+/** What the adapter needs to reach a fake (JSON, for crash-test children). */
+export type HttpChatConnection = {
+  baseUrl: string;
+  token: string;
+  webhookSecret: string;
+  botId: string;
+  maxLength: number;
+};
+
+/** The HTTP chat channel's harness for `describeChannelContract`. */
+export const contractHarness: ContractHarness<HttpChatConnection> = {
+  name: "httpchat",
+  module: { url: import.meta.url },
+  async platform({ maxLength }) {
+    const fake = await FakeHttpChat.start();
+    const authors = {
+      user: ALICE,
+      other_bot: OTHER_BOT,
+      self: { id: FAKE_BOT.id, name: FAKE_BOT.name, bot: true },
+    };
+    return {
+      connection: {
+        baseUrl: fake.url,
+        token: FAKE_BOT.token,
+        webhookSecret: FAKE_BOT.webhookSecret,
+        botId: FAKE_BOT.id,
+        maxLength,
+      },
+      createTarget: (kind) => ({ kind, id: fake.createChat(kind) }),
+      createThread: (target) => ({
+        ...target,
+        kind: "thread",
+        threadId: fake.say(ALICE, target.id, "a thread starts here").id,
+      }),
+      visible: (target) =>
+        fake.state.messages({ chat: target.id, thread: target.threadId ?? null }),
+      isTyping: (target) => fake.state.isTyping(target.id, { userId: FAKE_BOT.id }),
+      faults: fake.server.faults,
+      inbound: {
+        nativeOrigin: true,
+        post: async (target, m) => {
+          const extra = {
+            ...(target.threadId ? { thread: target.threadId } : {}),
+            ...(m.origin ? { origin: m.origin } : {}),
+          };
+          return {
+            platformMessageId: fake.say(authors[m.author ?? "user"], target.id, m.text, extra).id,
+          };
+        },
+        redeliver: async (id) => fake.redeliver(id),
+        connectWebhook: (handler) => fake.connectWebhook(handler),
+      },
+      close: () => fake.close(),
+    };
+  },
+  createAdapter: (c) => createHttpChatAdapter({ ...c, requestTimeoutMs: 5_000 }),
+  createReceiver: (c, sink) => createHttpChatReceiver(c.webhookSecret, sink),
+};
