@@ -1,76 +1,71 @@
 /**
- * The HTTP chat API client (see README "The API"), its two error classes and `classifyError`:
- * the wire's `retry_after_ms` / `Retry-After` become `retryAfterMs` here and nowhere else.
+ * The HTTP chat API (README "The API"): its message schema, the client, its errors and
+ * `classifyError` — the wire's `retry_after_ms` / `Retry-After` become `retryAfterMs` here only.
  *
  * @module
  */
 import {
   type ClassifiedFailure,
   classifyNetworkError,
-  type DeliveryFailureKind,
   HeraldError,
+  type MessageOrigin,
   networkFailureOf,
   PlatformNetworkError,
   parseRetryAfter,
+  z,
 } from "@herald/plugin-sdk/channel-message";
 
+/** A message as the API returns it (events carry one too). */
+export const wireMessageSchema = z.object({
+  id: z.string(),
+  chat_id: z.string(),
+  chat_type: z.enum(["direct", "group"]),
+  thread_id: z.string().optional(),
+  reply_to: z.string().optional(),
+  text: z.string(),
+  author: z.object({ id: z.string(), name: z.string().optional(), bot: z.boolean() }),
+  key: z.string().optional(),
+  metadata: z.object({ herald_origin: z.custom<MessageOrigin>().optional() }).optional(),
+  created_at: z.number(),
+});
 /** A message as the API returns it. */
-export type WireMessage = {
-  id: string;
-  chat_id: string;
-  chat_type: "direct" | "group";
-  thread_id?: string;
-  reply_to?: string;
-  text: string;
-  author: { id: string; name?: string; bot: boolean };
-  key?: string;
-  metadata?: Record<string, unknown>;
-  created_at: number;
-};
+export type WireMessage = z.infer<typeof wireMessageSchema>;
+type WireError = { error?: { code?: string; retry_after_ms?: number } } | undefined;
 
-type WireError = { error?: { code?: string; description?: string; retry_after_ms?: number } };
-
-/** The API answered with an error; the name carries its code, e.g. `HttpChatApiError[rate_limited]`. */
+/** The API answered an error; the name carries its code: `HttpChatApiError[rate_limited]`. */
 export class HttpChatApiError extends HeraldError {
   readonly status: number;
-  readonly errorCode: string;
-  /** From `error.retry_after_ms` (ms), else the `Retry-After` header (seconds or a date). */
+  /** `error.retry_after_ms` (ms), else the `Retry-After` header (seconds or an HTTP date). */
   readonly retryAfterMs: number | undefined;
-  constructor(
-    call: string,
-    status: number,
-    body: WireError | undefined,
-    retryAfter: string | null,
-  ) {
-    const code = body?.error?.code ?? `http_${status}`;
-    super("HERALD_HTTPCHAT_API", `${call} answered ${status} ${code}: ${body?.error?.description}`);
+  constructor(call: string, res: Response, body: WireError) {
+    const code = body?.error?.code ?? `http_${res.status}`;
+    super("HERALD_HTTPCHAT_API", `${call} answered ${res.status} ${code}`);
     this.name = `HttpChatApiError[${code}]`;
-    this.status = status;
-    this.errorCode = code;
-    this.retryAfterMs = body?.error?.retry_after_ms ?? parseRetryAfter(retryAfter);
+    this.status = res.status;
+    this.retryAfterMs =
+      body?.error?.retry_after_ms ?? parseRetryAfter(res.headers.get("retry-after"));
   }
 }
 
-/** The API never answered (refused: provably not sent; reset or timeout: maybe sent). */
+/** No answer: refused (provably not sent), or reset / timed out (maybe sent). */
 export class HttpChatNetworkError extends PlatformNetworkError {
   constructor(call: string, cause: unknown) {
     super("HERALD_HTTPCHAT_NETWORK", "the HTTP chat API", call, networkFailureOf(cause), { cause });
   }
 }
 
-/** One API call: JSON in and out, bearer token, a timeout (ms). */
-export type HttpChatCall = <T>(
-  method: string,
-  path: string,
+/** One API call, e.g. `call("POST /v1/chats/c1/messages", { text }, signal)`: JSON in and out. */
+export type HttpChatCall = <T = unknown>(
+  call: string,
   body?: unknown,
   signal?: AbortSignal,
 ) => Promise<T>;
 
-/** Builds the client: `call("POST", "/v1/chats/c1/messages", { text })`. */
+/** The client: bearer `token`, `timeoutMs` per call. */
 export function httpChatClient(baseUrl: string, token: string, timeoutMs: number): HttpChatCall {
-  return async <T>(method: string, path: string, body?: unknown, signal?: AbortSignal) => {
-    const call = `${method} ${path.replace(/\/[^/]+$/, "/…")}`;
-    const signals = [AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])];
+  return async <T>(call: string, body?: unknown, signal?: AbortSignal): Promise<T> => {
+    const [method = "GET", path = "/"] = call.split(" ");
+    const timeout = AbortSignal.timeout(timeoutMs);
     let res: Response;
     let text: string;
     try {
@@ -78,49 +73,37 @@ export function httpChatClient(baseUrl: string, token: string, timeoutMs: number
         method,
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.any(signals),
+        signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
       });
       text = await res.text();
     } catch (error) {
       throw new HttpChatNetworkError(call, error);
     }
-    const json = text ? (JSON.parse(text) as unknown) : undefined;
-    if (!res.ok)
-      throw new HttpChatApiError(
-        call,
-        res.status,
-        json as WireError,
-        res.headers.get("retry-after"),
-      );
+    const json = text ? JSON.parse(text) : undefined;
+    if (!res.ok) throw new HttpChatApiError(call, res, json);
     return json as T;
   };
 }
 
-const KIND_BY_STATUS: Record<number, DeliveryFailureKind> = {
-  400: "invalid_payload",
-  401: "auth",
-  403: "permission",
-  404: "not_found",
-  409: "conflict",
-  413: "invalid_payload",
-};
+const KINDS = { 401: "auth", 403: "permission", 404: "not_found", 409: "conflict" } as const;
 
-/** Kind × dispatch evidence of what a call threw (DESIGN §3); unknown errors are `maybe_sent`. */
+/** Kind × dispatch evidence of what a call threw; anything unknown is `maybe_sent`. */
 export function classifyError(error: unknown): ClassifiedFailure {
   if (error instanceof HttpChatNetworkError) return classifyNetworkError(error);
   if (!(error instanceof HttpChatApiError))
     return { kind: "unknown", evidence: "maybe_sent", message: String(error) };
-  const base = { message: error.message, platformCode: error.errorCode };
-  if (error.status === 429) {
-    const wait = error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {};
-    return {
-      ...base,
-      kind: "rate_limit",
-      evidence: "not_dispatched",
-      rateLimitScope: "chat",
-      ...wait,
-    };
+  const { status, message, retryAfterMs } = error;
+  if (status >= 500) return { kind: "transient", evidence: "maybe_sent", message };
+  if (status !== 429) {
+    const kind = KINDS[status as keyof typeof KINDS] ?? "invalid_payload";
+    return { kind, evidence: "not_dispatched", message };
   }
-  if (error.status >= 500) return { ...base, kind: "transient", evidence: "maybe_sent" };
-  return { ...base, kind: KIND_BY_STATUS[error.status] ?? "unknown", evidence: "not_dispatched" };
+  const wait = retryAfterMs !== undefined ? { retryAfterMs } : {};
+  return {
+    kind: "rate_limit",
+    evidence: "not_dispatched",
+    message,
+    rateLimitScope: "chat",
+    ...wait,
+  };
 }

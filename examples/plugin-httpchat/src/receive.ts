@@ -1,0 +1,68 @@
+/**
+ * Inbound: the API's webhook events become herald messages, and the webhook receiver checks
+ * `X-HttpChat-Signature` (HMAC-SHA256 of the raw body) before anything is recorded.
+ *
+ * @module
+ */
+import {
+  ackToResponse,
+  type ChannelReceiver,
+  type ChannelReceiverSink,
+  ignore,
+  type MessageOrigin,
+  type MessageReceiveAdapter,
+  parseInbound,
+  verifyHmacSha256,
+  z,
+} from "@herald/plugin-sdk/channel-message";
+import { wireMessageSchema } from "./client.ts";
+
+const eventSchema = z.object({ type: z.string(), message: wireMessageSchema });
+
+/** The receive adapter; `botId` is the bot's own user id (its echoes are dropped by core). */
+export function createReceive(channel: string, botId?: string): MessageReceiveAdapter {
+  return {
+    normalize(raw, ctx) {
+      const { type, message: m } = parseInbound(eventSchema, raw, channel);
+      if (type !== "message.created") return ignore("unsupported_event", type);
+      const thread = m.thread_id ? { threadId: m.thread_id } : {};
+      const kind = m.chat_type === "direct" ? "direct" : m.thread_id ? "thread" : "group";
+      return {
+        id: `${channel}:${m.id}`,
+        channel,
+        direction: "inbound",
+        target: { kind, id: m.chat_id, ...thread },
+        sender: { id: m.author.id, isBot: m.author.bot, displayName: m.author.name ?? m.author.id },
+        body: { markdown: m.text },
+        platformMessageId: m.id,
+        threadAnchor: { threadId: m.thread_id ?? m.id },
+        timestamp: m.created_at,
+        ...(m.reply_to ? { relation: { kind: "reply", replyToId: m.reply_to } } : {}),
+        ...(ctx.accountId !== undefined ? { accountId: ctx.accountId } : {}),
+        raw,
+      };
+    },
+    selfIds: () => (botId ? [botId] : []),
+  };
+}
+
+/** Reads herald's origin from an event's `message.metadata.herald_origin` (only herald's own). */
+export function decodeOrigin(raw: unknown): MessageOrigin | undefined {
+  const origin = eventSchema.safeParse(raw).data?.message.metadata?.herald_origin;
+  return origin?.source === "herald" ? origin : undefined;
+}
+
+/** The webhook receiver (mounted by the gateway at `/webhooks/httpchat/:account`). */
+export function createHttpChatReceiver(secret: string, sink: ChannelReceiverSink): ChannelReceiver {
+  return {
+    async webhook(request) {
+      const raw = new Uint8Array(await request.arrayBuffer());
+      const signature = request.headers.get("x-httpchat-signature");
+      if (!verifyHmacSha256({ secret, signed: [raw], signature, prefix: "sha256=" }))
+        return new Response("bad signature", { status: 401 });
+      // Not JSON: handed over as text, so normalize throws and herald dead-letters it.
+      const event = await new Response(raw).json().catch(() => new TextDecoder().decode(raw));
+      return ackToResponse(await sink.receive(event).ack);
+    },
+  };
+}
