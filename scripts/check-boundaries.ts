@@ -37,7 +37,12 @@ function imports(file: string): ImportSite[] {
 const violations: Violation[] = [];
 let files = 0;
 for (const manifest of globSync(
-  ["packages/*/package.json", "plugins/*/package.json", "apps/*/package.json"],
+  [
+    "packages/*/package.json",
+    "plugins/*/package.json",
+    "examples/*/package.json",
+    "apps/*/package.json",
+  ],
   { cwd: root },
 )) {
   const json = JSON.parse(readFileSync(join(root, manifest), "utf8"));

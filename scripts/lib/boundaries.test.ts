@@ -45,6 +45,27 @@ describe("dependency boundaries", () => {
     expect(at(plugin, "plugins/telegram/src/send.ts", "vitest")).toBeDefined();
   });
 
+  it("lets plugin tests and harnesses import the contract suite as a devDependency, nothing else of herald", () => {
+    const example: PackageInfo = {
+      ...plugin,
+      name: "@herald/example-plugin-httpchat",
+      dir: "examples/plugin-httpchat",
+      devDependencies: ["@herald/plugin-qa-channel", "vitest"],
+    };
+    const suite = "@herald/plugin-qa-channel/contract";
+    expect(at(example, "examples/plugin-httpchat/src/contract.test.ts", suite)).toBeUndefined();
+    expect(at(example, "examples/plugin-httpchat/src/testing/harness.ts", suite)).toBeUndefined();
+    expect(at(example, "examples/plugin-httpchat/src/index.ts", suite)?.rule).toMatch(
+      /only @herald\/plugin-sdk/,
+    );
+    expect(at(example, "examples/plugin-httpchat/src/send.test.ts", "@herald/core")?.rule).toMatch(
+      /only @herald\/plugin-sdk/,
+    );
+    expect(at(plugin, "plugins/telegram/src/contract.test.ts", suite)?.rule).toMatch(
+      /only @herald\/plugin-sdk/,
+    ); // not a devDependency of telegram
+  });
+
   it("counts a DefinitelyTyped package as declaring its types-only module", () => {
     const sdk: PackageInfo = {
       ...core,

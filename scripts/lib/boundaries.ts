@@ -1,8 +1,10 @@
 /**
  * Dependency-boundary rules of DESIGN §1, as a pure function over a package's imports:
- * - plugins import only `@herald/plugin-sdk[/*]`, `node:` builtins and the platform SDKs they
- *   list in `package.json` → `herald.platformSdk` (tests and `src/testing/` may also import
- *   their devDependencies);
+ * - plugins (`plugins/*`, and the example plugins under `examples/*`) import only
+ *   `@herald/plugin-sdk[/*]`, `node:` builtins and the platform SDKs they list in
+ *   `package.json` → `herald.platformSdk` (tests and `src/testing/` may also import their
+ *   devDependencies, the shared contract suite `@herald/plugin-qa-channel` included — what
+ *   docs/plugin-authoring.md "Testing your plugin" tells third parties to do);
  * - `@herald/plugin-sdk` builds on `@herald/core` only (plus its own dependencies);
  * - `@herald/core` imports no plugin, no plugin SDK, no gateway;
  * - nothing but apps (`apps/*`) imports `@herald/gateway`;
@@ -25,6 +27,9 @@ export type ImportSite = { file: string; specifier: string };
 export type Violation = { file: string; specifier: string; rule: string };
 
 const builtins = new Set(builtinModules);
+
+/** The shared contract suite's package: plugin tests and harnesses may import it (a devDependency). */
+const CONTRACT_SUITE = "@herald/plugin-qa-channel";
 
 /** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`. */
 export function packageNameOf(specifier: string): string {
@@ -62,8 +67,9 @@ export function checkImport(
   if (name === pkg.name) return undefined;
   const declared = [...pkg.dependencies, ...pkg.peerDependencies];
   const test = isTestFile(file);
-  if (pkg.dir.startsWith("plugins/")) {
+  if (pkg.dir.startsWith("plugins/") || pkg.dir.startsWith("examples/")) {
     if (name === "@herald/plugin-sdk") return undefined;
+    if (name === CONTRACT_SUITE && test && pkg.devDependencies.includes(name)) return undefined;
     if (name.startsWith("@herald/")) return v("plugins import only @herald/plugin-sdk/*");
     if (pkg.platformSdk.includes(name) && declared.includes(name)) return undefined;
     if (test && pkg.devDependencies.includes(name)) return undefined;
