@@ -102,10 +102,12 @@ export function createHttpChatAdapter(o: HttpChatAdapterOptions): ChannelMessage
         return { ...target, kind: unit.kind, index: unit.index }; // still names the original
       },
       async delete(ctx, target) {
-        const path = `${chat(ctx)}/messages/${target.platformMessageId}`;
-        await call(`DELETE ${path}`, undefined, ctx.signal).catch((e: unknown) => {
-          if (!(e instanceof HttpChatApiError && e.status === 404)) throw e; // gone already: done
-        });
+        // A message already gone answers 404 → `not_found`, which core counts as deleted.
+        await call(
+          `DELETE ${chat(ctx)}/messages/${target.platformMessageId}`,
+          undefined,
+          ctx.signal,
+        );
       },
       classifyError,
       async reconcileUnknownSend(ctx, units) {
