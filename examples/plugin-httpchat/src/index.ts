@@ -15,6 +15,7 @@ import {
   type MessageSendContext,
   platformKey,
   type RenderedMessageUnit,
+  unitIdempotencyKey,
   z,
 } from "@herald/plugin-sdk/channel-message";
 import { classifyError, HttpChatApiError, httpChatClient, type WireMessage } from "./client.ts";
@@ -113,7 +114,7 @@ export function createHttpChatAdapter(o: HttpChatAdapterOptions): ChannelMessage
       async reconcileUnknownSend(ctx, units) {
         const parts: MessageReceiptPart[] = [];
         for (const unit of units) {
-          const path = `${chat(ctx)}/messages?key=${keyOf(`${ctx.idempotencyKey}#${unit.index}`)}`;
+          const path = `${chat(ctx)}/messages?key=${keyOf(unitIdempotencyKey(ctx.idempotencyKey, unit.index))}`;
           const { messages } = await call<{ messages: WireMessage[] }>(`GET ${path}`);
           if (messages[0]) parts.push(partOf(messages[0], unit));
         }
