@@ -38,6 +38,12 @@ export type MessageRuntimeOptions = {
   adapters: readonly AdapterRegistration[];
   /** @defaultValue a silent logger */
   logger?: HeraldLogger;
+  /**
+   * Applied to every failure message an adapter classifies before it is stored or logged
+   * (the gateway passes its secret reader's `redact`: every secret it read, in every form).
+   * @defaultValue none (adapters redact their own secrets)
+   */
+  redact?: (text: string) => string;
   /** Epoch-ms clock. @defaultValue Date.now */
   clock?: () => number;
   /** Random source in [0, 1) for jitter. @defaultValue Math.random */
@@ -119,7 +125,10 @@ export interface MessageRuntime extends SendApi, TurnRuntime {
  * const receipt = await runtime.send(message);
  */
 export function createMessageRuntime(options: MessageRuntimeOptions): MessageRuntime {
-  const adapters = new AdapterRegistry(options.adapters);
+  const adapters = new AdapterRegistry(
+    options.adapters,
+    options.redact ? { redact: options.redact } : {},
+  );
   const delivery = options.delivery ?? {};
   const workerId = delivery.workerId ?? randomUUID().slice(0, 8);
   const deps: DeliveryDeps = {

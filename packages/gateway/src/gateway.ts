@@ -51,6 +51,11 @@ export type GatewayOptions = {
   /** HTTP server address; `false` for none. @defaultValue `{ host: "127.0.0.1", port: 8787 }` */
   http?: { host: string; port: number } | false;
   logger?: HeraldLogger;
+  /**
+   * Redacts secrets from every classified failure before it is stored (`herald()` passes its
+   * secret reader's). @defaultValue none
+   */
+  redact?: (text: string) => string;
   delivery?: DeliveryOptions;
   receive?: Omit<ReceiveRuntimeOptions, "handler">;
   /** Backoff of account (re)starts and the receiver health check interval. */
@@ -118,6 +123,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       .filter((c) => !c.plugin.createAccount)
       .map((c) => ({ accountId: c.account, adapter: c.adapter })),
     logger,
+    ...(options.redact ? { redact: options.redact } : {}),
     ...(options.delivery ? { delivery: options.delivery } : {}),
     live: {
       onReconcileError: (e) =>

@@ -52,6 +52,47 @@ describe("herald()", () => {
     await platform.close();
   });
 
+  it("stores no failure reason with a secret it read, even when a plugin does not redact it", async () => {
+    const platform = await QaPlatform.start({ port: 0 });
+    platform.createChat({ id: "c1", type: "group" });
+    const config = {
+      store: { sqlite: { path: ":memory:" } },
+      channels: [{ plugin: "@herald/plugin-qa-channel", config: { baseUrl: platform.url } }],
+      http: { host: "127.0.0.1", port: 0 },
+    };
+    const bot = await herald(config, {
+      env: { HERALD_QA_TOKEN: "herald:qa-secret" },
+      notice: sink(),
+    });
+    bot.onMessage(async () => {});
+    await bot.start();
+    try {
+      // A proxy quoting the token back: the QA channel puts descriptions in its messages as is.
+      platform.faults.failNext(
+        { kind: "status", status: 400, description: "token herald:qa-secret rejected" },
+        { op: "send" },
+      );
+      await bot.runtime
+        .send(
+          {
+            id: "m1",
+            channel: "qa",
+            direction: "outbound",
+            target: { kind: "group", id: "c1" },
+            body: { markdown: "hi" },
+          },
+          { idempotencyKey: "leak" },
+        )
+        .catch(() => undefined);
+      const stored = JSON.stringify(await bot.runtime.store.getIntentByIdempotencyKey("leak"));
+      expect(stored).toContain("token [redacted] rejected");
+      expect(stored).not.toContain("herald:qa-secret");
+    } finally {
+      await bot.stop();
+      await platform.close();
+    }
+  });
+
   it("a busy HTTP port is a config error naming http.port and the fix, and the store is let go", async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));

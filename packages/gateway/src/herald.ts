@@ -60,6 +60,7 @@ export async function herald(
       channels,
       http: parsed.http,
       logger,
+      redact: (text) => secrets.redact(text),
       delivery: Object.fromEntries(
         Object.entries(parsed.delivery).filter(([, v]) => v !== undefined),
       ),

@@ -47,7 +47,18 @@ export class AdapterRegistry {
   /** channel → accountId ("" for the account-less adapter) → adapter. */
   readonly #byChannel = new Map<string, Map<string, ChannelMessageAdapter>>();
 
-  constructor(registrations: readonly AdapterRegistration[] = []) {
+  readonly #redact: ((text: string) => string) | undefined;
+
+  /**
+   * @param options.redact - applied to the message of every failure an adapter classifies, so
+   *   no stored failure reason holds a secret whatever the adapter forgot (DESIGN §11); the
+   *   gateway passes its secret reader's `redact`.
+   */
+  constructor(
+    registrations: readonly AdapterRegistration[] = [],
+    options: { redact?: (text: string) => string } = {},
+  ) {
+    this.#redact = options.redact;
     for (const r of registrations) {
       if ("adapter" in r && "accountId" in r) this.add(r.adapter, r.accountId);
       else this.add(r as ChannelMessageAdapter);
@@ -64,7 +75,7 @@ export class AdapterRegistry {
       accounts = new Map();
       this.#byChannel.set(adapter.id, accounts);
     }
-    accounts.set(accountId ?? "", adapter);
+    accounts.set(accountId ?? "", this.#redact ? redacting(adapter, this.#redact) : adapter);
   }
 
   /** Unregisters one (channel, accountId) pair. @returns whether it was registered */
@@ -106,4 +117,22 @@ export class AdapterRegistry {
   accounts(channel: string): string[] {
     return [...(this.#byChannel.get(channel)?.keys() ?? [])].filter((a) => a !== "");
   }
+}
+
+/** `adapter` with every classified failure's message passed through `redact`. */
+function redacting(
+  adapter: ChannelMessageAdapter,
+  redact: (text: string) => string,
+): ChannelMessageAdapter {
+  const { send } = adapter;
+  return {
+    ...adapter,
+    send: {
+      ...send,
+      classifyError: (error, ctx) => {
+        const failure = send.classifyError(error, ctx);
+        return { ...failure, message: redact(failure.message) };
+      },
+    },
+  };
 }

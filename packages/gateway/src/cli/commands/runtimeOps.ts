@@ -15,6 +15,7 @@ export async function recover(ctx: CliContext, out: Out = process.stdout): Promi
     store: ctx.store,
     adapters: channels.map((c) => ({ accountId: c.account, adapter: c.adapter })),
     logger: ctx.logger,
+    redact: (text) => ctx.secrets.redact(text),
   });
   const before = await ctx.store.countIntents();
   const total = before.sending + before.committing;
@@ -62,6 +63,7 @@ export async function send(
     store: ctx.store,
     adapters: [{ accountId: channel.account, adapter: channel.adapter }],
     logger: ctx.logger,
+    redact: (text) => ctx.secrets.redact(text),
   });
   await runtime.start();
   try {
