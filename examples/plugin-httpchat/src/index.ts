@@ -68,7 +68,14 @@ export function createHttpChatAdapter(o: HttpChatAdapterOptions): ChannelMessage
       text: { maxLength: o.maxLength, chunking: true },
       threads: { reply: true, nativeThread: true, inDirect: true },
       live: { edit: true, delete: true },
-      delivery: { idempotencyKey: true, retryAfter: true, receiptRequired: true },
+      delivery: {
+        idempotencyKey: true, // the API keeps keys 24 h; a later replay is reconciled first
+        idempotencyWindowMs: 23 * 3_600_000,
+        requestTimeoutMs: o.requestTimeoutMs ?? 10_000,
+        reconcile: { notSent: "complete" }, // a lookup by key cannot miss a stored message
+        retryAfter: true,
+        receiptRequired: true,
+      },
     },
     render: {
       render: (message, ctx) => ({

@@ -40,7 +40,7 @@ type Handler = (request: Request) => Promise<Response>;
 
 /** The fake API. `start()` listens; `close()` stops it (pending webhook deliveries included). */
 export class FakeHttpChat {
-  readonly state = new VisibleState({ idempotentKeys: true });
+  readonly state = new VisibleState({ idempotentKeys: true, keyTtlMs: 24 * 3_600_000 });
   readonly server = new FakePlatformServer();
   readonly #chats = new Map<string, "direct" | "group">();
   readonly #events = new Map<string, FakeHttpChatEvent>();
