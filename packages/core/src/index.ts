@@ -31,6 +31,7 @@ export {
   MIN_REDACTED_LENGTH,
   REDACTED,
   redactSecrets,
+  redactUrls,
   SecretRedactor,
   secretForms,
 } from "./redact.ts";

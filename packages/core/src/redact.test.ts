@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { REDACTED, redactSecrets, SecretRedactor, secretForms } from "./redact.ts";
+import { REDACTED, redactSecrets, redactUrls, SecretRedactor, secretForms } from "./redact.ts";
 
 const TOKEN = "123456:AAH-secret_part+with/slash";
 
@@ -34,5 +34,18 @@ describe("SecretRedactor", () => {
     const r = new SecretRedactor().add(`${TOKEN}\n`).add(TOKEN).add("hunter2-hunter2");
     expect(r.size).toBe(2);
     expect(r.redact(`${TOKEN} and hunter2-hunter2`)).toBe(`${REDACTED} and ${REDACTED}`);
+  });
+});
+
+describe("redactUrls", () => {
+  it("drops user info, path, query and fragment of every URL; scheme and host stay", () => {
+    expect(
+      redactUrls(
+        "GET https://api.telegram.org/bot1:ABC/getMe and http://u:p@host:8080/x?access_token=t#f then https://example.test done",
+      ),
+    ).toBe(
+      `GET https://api.telegram.org/${REDACTED} and http://host:8080/${REDACTED} then https://example.test done`,
+    );
+    expect(redactUrls("no url here: ECONNRESET")).toBe("no url here: ECONNRESET");
   });
 });

@@ -93,3 +93,21 @@ export class SecretRedactor {
     return this.#secrets.size;
   }
 }
+
+const URL_PATTERN = /\b([a-z][a-z0-9+.-]*:\/\/)(?:[^\s/@]*@)?([^\s/?#@]+)([/?#][^\s"'<>)]*)?/gi;
+
+/**
+ * Drops what may hold a credential from every URL in `text`: user info (`user:pass@`), and the
+ * path, query and fragment (Telegram puts the bot token in the path, others an `access_token`
+ * in the query); scheme and host stay. For error text nobody vetted — an adapter that gave no
+ * reason of its own — when the secrets themselves are not known.
+ *
+ * @example
+ * redactUrls("request to https://api.telegram.org/bot123:ABC/sendMessage failed");
+ * // "request to https://api.telegram.org/[redacted] failed"
+ */
+export function redactUrls(text: string): string {
+  return text.replace(URL_PATTERN, (_match, scheme: string, host: string, rest?: string) =>
+    rest ? `${scheme}${host}/${REDACTED}` : `${scheme}${host}`,
+  );
+}

@@ -150,6 +150,7 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
       maxScheduleAheadMs: delivery.maxScheduleAheadMs ?? DELIVERY_DEFAULTS.maxScheduleAheadMs,
       recoveryBudgetMs: delivery.recoveryBudgetMs ?? DELIVERY_DEFAULTS.recoveryBudgetMs,
       backoff: { ...DEFAULT_BACKOFF, ...delivery.backoff },
+      ...(options.redact ? { redact: options.redact } : {}),
     },
   };
   const worker = new DeliveryWorker(deps);

@@ -52,6 +52,11 @@ export async function reserveTokens(
   }
 }
 
+/** Applies the runtime's `redact` option (when given) to a reason about to be stored. */
+export function redactWith(deps: Pick<DeliveryDeps, "options">, text: string): string {
+  return deps.options.redact ? deps.options.redact(text) : text;
+}
+
 /** Renders the intent's message through its adapter (once: the batch is then stored). */
 export async function renderBatch(
   adapter: ChannelMessageAdapter,
@@ -104,7 +109,10 @@ export async function runAttempt(
       const failure: DeliveryFailure = {
         kind: "invalid_payload",
         evidence: "not_dispatched",
-        message: `render failed: ${error instanceof Error ? error.message : String(error)}`,
+        message: redactWith(
+          deps,
+          `render failed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
         at: deps.clock(),
       };
       log.error({ status: "failed", failureKind: failure.kind }, failure.message);
@@ -169,6 +177,7 @@ export async function runAttempt(
     operation: leased.operation,
     previous: leased.partialReceipt,
     clock: deps.clock,
+    redact: deps.options.redact,
     reserve: (unit) => reserveTokens(deps, adapter, subjectOf(leased, unit), signal),
     onPart: async (receipt, remaining) => {
       failpoint("send.after_platform_accept");

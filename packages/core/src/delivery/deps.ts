@@ -59,7 +59,15 @@ export type DeliveryDeps = {
   /** Lease owner id of this process: `${workerId}:${bootId}`. */
   owner: string;
   workerId: string;
-  options: Required<Omit<DeliveryOptions, "workerId" | "backoff">> & { backoff: BackoffOptions };
+  options: Required<Omit<DeliveryOptions, "workerId" | "backoff">> & {
+    backoff: BackoffOptions;
+    /**
+     * The runtime's `redact` option (`MessageRuntimeOptions.redact`): applied to every failure
+     * reason delivery stores — the adapter's classified message, the error's own text when the
+     * adapter gives none or its classifier throws, render and reconcile errors.
+     */
+    redact?: (text: string) => string;
+  };
 };
 
 /** Defaults of {@link DeliveryOptions}. */

@@ -22,6 +22,7 @@ import {
   mergeReceipts,
   receiptFromParts,
 } from "../message/receipt.ts";
+import { redactUrls } from "../redact.ts";
 
 /** How a pass over the units ended. */
 export type UnitsOutcome =
@@ -44,22 +45,31 @@ export type DeliverUnitsParams = {
   /** Called after every landed part with the merged receipt so far. */
   onPart(receipt: MessageReceipt, remaining: number): Promise<void>;
   clock: () => number;
+  /** Redacts secrets from failure reasons (the runtime's `redact` option). */
+  redact?: ((text: string) => string) | undefined;
 };
 
-/** Classifies an adapter error; an adapter whose classifier throws gets the safe default. */
+/**
+ * Classifies an adapter error; an adapter whose classifier throws gets the safe default. The
+ * reason kept is the adapter's message, else (an empty reason, a classifier that threw) the
+ * error's own text with every URL's path, query and user info dropped (`redactUrls`) — both
+ * through `redact` (the runtime's `redact` option), since an SDK error's text may hold a token.
+ */
 export function classify(
   adapter: ChannelMessageAdapter,
   error: unknown,
   ctx: MessageSendContext,
   now: number,
+  redact: (text: string) => string = (text) => text,
 ): DeliveryFailure {
   let c: ClassifiedFailure;
   try {
     c = adapter.send.classifyError(error, ctx);
   } catch {
-    c = { kind: "unknown", evidence: "maybe_sent", message: String(error) };
+    c = { kind: "unknown", evidence: "maybe_sent", message: "" };
   }
-  return { ...c, message: c.message || String(error), at: now };
+  // The adapter gave no reason: its error's own text is unvetted (URLs may carry a token).
+  return { ...c, message: redact(c.message || redactUrls(String(error))), at: now };
 }
 
 function notSupported(channel: string, what: string, now: number): DeliveryFailure {
@@ -95,7 +105,7 @@ export async function deliverUnits(p: DeliverUnitsParams): Promise<UnitsOutcome>
       const failure =
         error instanceof UnsupportedOperation
           ? notSupported(adapter.id, error.what, p.clock())
-          : classify(adapter, error, ctx, p.clock());
+          : classify(adapter, error, ctx, p.clock(), p.redact);
       const fresh =
         operation.kind === "edit" &&
         failure.kind === "not_found" &&
@@ -108,7 +118,7 @@ export async function deliverUnits(p: DeliverUnitsParams): Promise<UnitsOutcome>
           return {
             status: "failed",
             receipt,
-            failure: classify(adapter, sendError, ctx, p.clock()),
+            failure: classify(adapter, sendError, ctx, p.clock(), p.redact),
           };
         }
       } else if (
@@ -184,7 +194,7 @@ async function deleteAll(p: DeliverUnitsParams, skipped: DeliveryFailure[]): Pro
     try {
       await adapter.send.delete(ctx, part);
     } catch (error) {
-      const failure = classify(adapter, error, ctx, p.clock());
+      const failure = classify(adapter, error, ctx, p.clock(), p.redact);
       if (failure.kind !== "not_found") return { status: "failed", receipt: undefined, failure };
     }
   }

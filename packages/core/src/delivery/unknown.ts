@@ -24,7 +24,7 @@ import { backoffDelayMs, type DeliveryFailure, decideReplay } from "../message/f
 import { type DurableSendIntent, HELD_FOR_OPERATOR_AT } from "../message/intent.ts";
 import { unitIdempotencyKey } from "../message/keys.ts";
 import { deliveredUnitIndexes, mergeReceipts, receiptFromParts } from "../message/receipt.ts";
-import { renderBatch, runAttempt } from "./attempt.ts";
+import { redactWith, renderBatch, runAttempt } from "./attempt.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { keyTrusted, reconcileDeclaration, replayIsIdempotent, settleDelayMs } from "./gate.ts";
 
@@ -158,7 +158,7 @@ export async function resolveUnknown(
     } catch (error) {
       result = {
         status: "unresolved",
-        reason: error instanceof Error ? error.message : String(error),
+        reason: redactWith(deps, error instanceof Error ? error.message : String(error)),
       };
     }
     if (result.status === "sent") {

@@ -63,7 +63,10 @@ export async function tryCall<T>(
   try {
     return { ok: true, value: await fn() };
   } catch (error) {
-    return { ok: false, failure: classify(ref.adapter, error, ctx, ref.now) };
+    return {
+      ok: false,
+      failure: classify(ref.adapter, error, ctx, ref.now, ref.env.deps.options.redact),
+    };
   }
 }
 

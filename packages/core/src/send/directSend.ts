@@ -52,6 +52,7 @@ export async function directSend(
     operation,
     previous: undefined,
     clock: deps.clock,
+    redact: deps.options.redact,
     ctx: {
       channel: message.channel,
       message,

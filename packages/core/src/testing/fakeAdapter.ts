@@ -239,7 +239,11 @@ export function createFakeAdapter(options: FakeAdapterOptions): ChannelMessageAd
         return { ...target, kind: unit.kind, index: unit.index };
       },
       async delete(ctx, target) {
-        await transport({ op: "delete", id: target.platformMessageId, key: ctx.unitIdempotencyKey });
+        await transport({
+          op: "delete",
+          id: target.platformMessageId,
+          key: ctx.unitIdempotencyKey,
+        });
       },
       classifyError: (error) => classifyFake(error),
       ...(options.reconcile

@@ -147,6 +147,7 @@ export async function startDemo(options: {
       http: config.http,
       logger,
       delivery: { workerId: "demo" },
+      redact: (text) => secrets.redact(text),
     });
     await gateway.start();
   } catch (error) {

@@ -77,6 +77,7 @@ export async function startCommand(
       handler,
       http: config.http,
       logger: ctx.logger,
+      redact: (text) => ctx.secrets.redact(text),
       delivery: Object.fromEntries(
         Object.entries(config.delivery).filter(([, v]) => v !== undefined),
       ),
