@@ -255,9 +255,10 @@ export async function runAttempt(
 }
 
 /**
- * True when a retry would replay a unit that may already be on the platform with a native key
- * whose window has passed since (say a retry-after longer than the window): sending it could
- * create a second copy.
+ * True when a scheduled retry (after a `not_dispatched` failure) would replay a unit that may
+ * already be on the platform with a native key whose window has passed since (say a
+ * retry-after longer than the window): sending it could create a second copy. An operator's
+ * `herald queue retry` of a held intent (its failure is `maybe_sent`) is sent as asked.
  */
 function staleKeyReplay(
   adapter: ChannelMessageAdapter,
@@ -266,6 +267,7 @@ function staleKeyReplay(
 ): boolean {
   return (
     intent.failure?.inDoubtSince !== undefined &&
+    intent.failure.evidence === "not_dispatched" &&
     adapter.capabilities.delivery?.idempotencyKey === true &&
     !replayIsIdempotent(intent) &&
     !keyTrusted(adapter, intent, now)

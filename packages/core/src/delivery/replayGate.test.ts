@@ -137,6 +137,23 @@ describe("idempotency windows", () => {
     expect(sends()).toHaveLength(1);
   });
 
+  it("an operator's retry of an intent held past the window is sent as asked", async () => {
+    await lostAnswerThenAway({}, 10 * 60_000);
+    const held = await h?.drive(eventually(first, (i) => i !== undefined && isHeldForOperator(i)));
+    // What `herald queue retry <id>` does.
+    await h?.store.transitionIntents([
+      {
+        id: held?.id ?? "",
+        from: "unknown_after_send",
+        to: "pending",
+        patch: { nextAttemptAt: null, lease: "release" },
+      },
+    ]);
+    h?.runtime.worker.kick();
+    await h?.drive(eventually(first, (i) => i?.status === "sent"));
+    expect(sends()).toHaveLength(2); // the operator accepted a possible second copy
+  });
+
   it("a rate-limited replay that would land past the window is not sent with the stale key", async () => {
     h = await deliveryHarness({
       adapter: { idempotent: true, idempotencyWindowMs: 60_000 },
