@@ -6,10 +6,10 @@
  */
 import {
   type ClassifiedFailure,
-  classifyNetworkError,
-  HeraldError,
+  classifyPlatformError,
   type MessageOrigin,
   networkFailureOf,
+  PlatformApiError,
   PlatformNetworkError,
   parseRetryAfter,
   z,
@@ -30,20 +30,17 @@ export const wireMessageSchema = z.object({
 });
 /** A message as the API returns it. */
 export type WireMessage = z.infer<typeof wireMessageSchema>;
-type WireError = { error?: { code?: string; retry_after_ms?: number } } | undefined;
+type WireError = { error?: { code?: string; description?: string; retry_after_ms?: number } };
 
 /** The API answered an error; the name carries its code: `HttpChatApiError[rate_limited]`. */
-export class HttpChatApiError extends HeraldError {
-  readonly status: number;
-  /** `error.retry_after_ms` (ms), else the `Retry-After` header (seconds or an HTTP date). */
-  readonly retryAfterMs: number | undefined;
-  constructor(call: string, res: Response, body: WireError) {
-    const code = body?.error?.code ?? `http_${res.status}`;
-    super("HERALD_HTTPCHAT_API", `${call} answered ${res.status} ${code}`);
-    this.name = `HttpChatApiError[${code}]`;
-    this.status = res.status;
-    this.retryAfterMs =
-      body?.error?.retry_after_ms ?? parseRetryAfter(res.headers.get("retry-after"));
+export class HttpChatApiError extends PlatformApiError {
+  constructor(call: string, res: Response, body: WireError | undefined) {
+    super("HERALD_HTTPCHAT_API", "the HTTP chat API", call, {
+      status: res.status,
+      platformCode: body?.error?.code,
+      description: body?.error?.description,
+      retryAfterMs: body?.error?.retry_after_ms ?? parseRetryAfter(res.headers.get("retry-after")),
+    });
   }
 }
 
@@ -85,25 +82,6 @@ export function httpChatClient(baseUrl: string, token: string, timeoutMs: number
   };
 }
 
-const KINDS = { 401: "auth", 403: "permission", 404: "not_found", 409: "conflict" } as const;
-
-/** Kind × dispatch evidence of what a call threw; anything unknown is `maybe_sent`. */
-export function classifyError(error: unknown): ClassifiedFailure {
-  if (error instanceof HttpChatNetworkError) return classifyNetworkError(error);
-  if (!(error instanceof HttpChatApiError))
-    return { kind: "unknown", evidence: "maybe_sent", message: String(error) };
-  const { status, message, retryAfterMs } = error;
-  if (status >= 500) return { kind: "transient", evidence: "maybe_sent", message };
-  if (status !== 429) {
-    const kind = KINDS[status as keyof typeof KINDS] ?? "invalid_payload";
-    return { kind, evidence: "not_dispatched", message };
-  }
-  const wait = retryAfterMs !== undefined ? { retryAfterMs } : {};
-  return {
-    kind: "rate_limit",
-    evidence: "not_dispatched",
-    message,
-    rateLimitScope: "chat",
-    ...wait,
-  };
-}
+/** Kind × dispatch evidence of what a call threw: by status, by network evidence, else `maybe_sent`. */
+export const classifyError = (error: unknown): ClassifiedFailure =>
+  classifyPlatformError(error, { rateLimitScope: "chat" });

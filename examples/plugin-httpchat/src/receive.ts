@@ -5,7 +5,6 @@
  * @module
  */
 import {
-  ackToResponse,
   type ChannelReceiver,
   type ChannelReceiverSink,
   ignore,
@@ -13,6 +12,7 @@ import {
   type MessageReceiveAdapter,
   parseInbound,
   verifyHmacSha256,
+  webhookReceiver,
   z,
 } from "@herald/plugin-sdk/channel-message";
 import { wireMessageSchema } from "./client.ts";
@@ -52,17 +52,16 @@ export function decodeOrigin(raw: unknown): MessageOrigin | undefined {
   return origin?.source === "herald" ? origin : undefined;
 }
 
-/** The webhook receiver (mounted by the gateway at `/webhooks/httpchat/:account`). */
+/** The webhook receiver: checks `X-HttpChat-Signature` (HMAC-SHA256 of the raw body) first. */
 export function createHttpChatReceiver(secret: string, sink: ChannelReceiverSink): ChannelReceiver {
-  return {
-    async webhook(request) {
-      const raw = new Uint8Array(await request.arrayBuffer());
-      const signature = request.headers.get("x-httpchat-signature");
-      if (!verifyHmacSha256({ secret, signed: [raw], signature, prefix: "sha256=" }))
-        return new Response("bad signature", { status: 401 });
-      // Not JSON: handed over as text, so normalize throws and herald dead-letters it.
-      const event = await new Response(raw).json().catch(() => new TextDecoder().decode(raw));
-      return ackToResponse(await sink.receive(event).ack);
-    },
-  };
+  return webhookReceiver({
+    sink,
+    authenticate: (request, rawBody) =>
+      verifyHmacSha256({
+        secret,
+        signed: [rawBody],
+        signature: request.headers.get("x-httpchat-signature"),
+        prefix: "sha256=",
+      }),
+  });
 }

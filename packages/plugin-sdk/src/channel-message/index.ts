@@ -112,7 +112,6 @@ export {
   type Redelivery,
   type RedeliveryOptions,
 } from "./redelivery.ts";
-
 // Ids that need their container (Slack channel + ts, Matrix room + event).
 export {
   composeRef,
@@ -121,7 +120,6 @@ export {
   type ParseRefOptions,
   parseRef,
 } from "./ref.ts";
-
 // Render helpers: markdown AST, UTF-16 lengths, chunkers, text + entities, captions, dialects.
 export {
   type AllowedMentions,
@@ -193,6 +191,14 @@ export {
 } from "./render/index.ts";
 export { type HostResolver, isPublicAddress } from "./util/address-guard.ts";
 export {
+  classifyHttpAnswer,
+  classifyPlatformError,
+  HTTP_STATUS_KINDS,
+  type HttpClassifyOptions,
+  type PlatformAnswer,
+  PlatformApiError,
+} from "./util/api-error.ts";
+export {
   ChannelOptionsError,
   channelOptionsOf,
   withChannelOptions,
@@ -229,3 +235,4 @@ export {
   verifyHmacSha256,
 } from "./util/verify.ts";
 export { type AckResponseOptions, ackToResponse } from "./util/webhook-response.ts";
+export { type WebhookReceiverOptions, webhookReceiver } from "./webhook.ts";
