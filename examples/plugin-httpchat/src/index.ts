@@ -30,7 +30,7 @@ export const HTTPCHAT = "httpchat";
 export const HTTPCHAT_MAX_TEXT = 2_000;
 
 /** Account config; `tokenEnv` / `webhookSecretEnv` name the env vars holding the secrets. */
-export const httpChatConfigSchema = z.object({
+export const httpChatConfigSchema = z.strictObject({
   baseUrl: z.url(),
   tokenEnv: z.string().min(1),
   webhookSecretEnv: z.string().min(1),

@@ -236,8 +236,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       // Every account opens and starts concurrently; a broken one never holds up the others.
       for (const s of supervisors) s.start();
       await Promise.all(supervisors.map((s) => s.firstAttempt));
-      for (const h of accountHealth()) {
-        if (h.state !== "up")
+      // Warn only for accounts that really failed: a receiver still connecting after a good
+      // start (its first poll in flight) is healthy.
+      for (const [i, h] of accountHealth().entries()) {
+        if (h.stopped || supervisors[i]?.failure !== undefined)
           logger.warn(
             { channel: h.channel, account: h.account, state: h.state, detail: h.detail },
             h.stopped ? "account stopped" : "account not up yet: retrying in the background",

@@ -18,7 +18,7 @@ export const qaDeliveryModeSchema = z.enum(["idempotent", "reconcile", "at_least
 export type QaDeliveryMode = z.infer<typeof qaDeliveryModeSchema>;
 
 /** The QA channel's account config. */
-export const qaConfigSchema = z.object({
+export const qaConfigSchema = z.strictObject({
   /** Base URL of the QA platform, e.g. `http://127.0.0.1:4610`. */
   baseUrl: z.url({ protocol: /^https?$/ }),
   /**
@@ -38,7 +38,7 @@ export const qaConfigSchema = z.object({
    * @defaultValue `{ limit: 5, intervalMs: 1000 }`
    */
   editRate: z
-    .object({ limit: z.number().int().positive(), intervalMs: z.number().int().positive() })
+    .strictObject({ limit: z.number().int().positive(), intervalMs: z.number().int().positive() })
     .default({ limit: 5, intervalMs: 1_000 }),
   /**
    * How often the typing indicator is repeated while shown, in ms (the platform lets it lapse

@@ -25,7 +25,7 @@ const envName = z
  * Long polling (`getUpdates`): the default. Nothing to expose to the internet; herald controls
  * the offset itself, so an update is only confirmed once its work is recorded or done.
  */
-export const telegramPollingSchema = z.object({
+export const telegramPollingSchema = z.strictObject({
   /** `"polling"`, the default: a `receive` block without `mode` is polling. */
   mode: z.literal("polling").default("polling"),
   /**
@@ -54,7 +54,7 @@ export const telegramPollingSchema = z.object({
  * Webhook: Telegram POSTs each update to the gateway (`/webhooks/telegram/<account>`), with the
  * secret token in `X-Telegram-Bot-Api-Secret-Token`.
  */
-export const telegramWebhookSchema = z.object({
+export const telegramWebhookSchema = z.strictObject({
   mode: z.literal("webhook"),
   /**
    * Name of the env var holding the webhook secret token (1–256 characters `A-Z a-z 0-9 _ -`),
@@ -78,7 +78,7 @@ export const TELEGRAM_ALLOWED_UPDATES = [
 ] as const;
 
 /** The Telegram channel's account config. */
-export const telegramConfigSchema = z.object({
+export const telegramConfigSchema = z.strictObject({
   /**
    * Name of the env var holding the bot token (`123456:ABC…` from @BotFather).
    * @defaultValue "TELEGRAM_BOT_TOKEN"
@@ -144,7 +144,7 @@ export const telegramConfigSchema = z.object({
    * @defaultValue `{ perBotPerSecond: 30, perChatPerSecond: 1, perGroupPerMinute: 20 }`
    */
   rateLimits: z
-    .object({
+    .strictObject({
       perBotPerSecond: z.number().int().positive().default(30),
       perChatPerSecond: z.number().int().positive().default(1),
       perGroupPerMinute: z.number().int().positive().default(20),

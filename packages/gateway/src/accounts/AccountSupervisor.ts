@@ -58,6 +58,7 @@ export class AccountSupervisor {
   #opened: ChannelAccount | undefined;
   #loop: Promise<void> | undefined;
   #firstSettled!: () => void;
+  #failure: string | undefined;
   /** Settles once the first attempt to open and start settled (up, failed or stopped). */
   readonly firstAttempt: Promise<void>;
 
@@ -87,6 +88,15 @@ export class AccountSupervisor {
     this.firstAttempt = new Promise((resolve) => {
       this.#firstSettled = resolve;
     });
+  }
+
+  /**
+   * Why the last attempt to open or start this account failed (the error's message), or
+   * undefined while it is open. A receiver still connecting after a good start (Telegram's first
+   * `getUpdates`) is not a failure: warn on this, not on `health().state`.
+   */
+  get failure(): string | undefined {
+    return this.#failure;
   }
 
   /** The receiver once the account is open (webhooks are routed to it). */
@@ -132,6 +142,7 @@ export class AccountSupervisor {
         await this.#opened.receiver?.start?.(signal);
         if (signal.aborted) break;
         this.#set("up");
+        this.#failure = undefined;
         this.#log.info({ identity: this.#opened.identity }, "account started");
         this.#firstSettled();
         failures = 0;
@@ -143,6 +154,7 @@ export class AccountSupervisor {
         if (signal.aborted) break;
         if (isChannelAccountError(error)) {
           this.#stopped = true;
+          this.#failure = error.message;
           this.#set("down", error.message);
           this.#log.error({ err: error }, `account stopped: ${error.message}`);
           await this.#shutdown(error.message);
@@ -150,6 +162,7 @@ export class AccountSupervisor {
           return;
         }
         const detail = error instanceof Error ? error.message : String(error);
+        this.#failure = detail;
         this.#set("connecting", `start failed: ${detail}`);
         this.#log.warn({ err: error }, "account failed to start: retrying with backoff");
         this.#firstSettled();

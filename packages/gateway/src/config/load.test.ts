@@ -32,10 +32,10 @@ describe("config", () => {
     const issues = (error as ConfigError).issues;
     const paths = issues.map((i) => i.path);
     expect(paths).toEqual(
-      expect.arrayContaining(["store", "channels[0].account", "channels[0]", "http.port"]),
+      expect.arrayContaining(["store", "channels[0].account", "channels[0].tokn", "http.port"]),
     );
     expect(issues.find((i) => i.path === "store")?.fix).toMatch(/urlEnv/);
-    expect(issues.find((i) => i.path === "channels[0]")?.fix).toMatch(/remove "tokn"/);
+    expect(issues.find((i) => i.path === "channels[0].tokn")?.fix).toMatch(/remove "tokn"/);
     expect((error as Error).message).not.toContain("secret");
   });
 

@@ -6,8 +6,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { z } from "zod";
-import { ConfigError, type ConfigIssue } from "./errors.ts";
+import { ConfigError } from "./errors.ts";
+import { parseWithIssues } from "./issues.ts";
 import { type HeraldConfig, heraldConfigSchema } from "./schema.ts";
 
 /** A loaded config and where it came from (relative paths resolve against `dir`). */
@@ -16,62 +16,12 @@ export type LoadedConfig = { file: string; dir: string; config: HeraldConfig };
 /** The file names `herald start` looks for, in order. */
 export const CONFIG_FILE_NAMES = ["herald.config.ts", "herald.config.mjs", "herald.config.json"];
 
-/** A zod issue path as written in the config: `channels[0].config.tokenEnv`. */
-export function configPath(path: ReadonlyArray<PropertyKey>): string {
-  return path.reduce<string>(
-    (acc, key) =>
-      typeof key === "number" ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key),
-    "",
-  );
-}
-
-type ZodIssue = z.ZodError["issues"][number];
-
-const quoted = (values: readonly unknown[]) => values.map((v) => JSON.stringify(v)).join(" | ");
-
-/**
- * The fix for one zod issue at config path `path` (shared by the gateway config and every
- * plugin's config): what to write instead.
- */
-export function configFix(issue: ZodIssue, path: string): string {
-  const field = path || "the config";
-  if (issue.code === "unrecognized_keys")
-    return `remove ${issue.keys.map((k) => `"${k}"`).join(", ")} (unknown field)`;
-  if (path.endsWith("Env"))
-    return "name the environment variable that holds the secret; never put the secret itself in the config";
-  if (path === "channels" && issue.code === "invalid_type")
-    return 'use a list: "channels": [{ "plugin": "@herald/plugin-…", "account": "main", "config": { … } }]';
-  if (issue.code === "invalid_union" && path === "store")
-    return 'use { "sqlite": { "path": ".herald/state.db" } } or { "postgres": { "urlEnv": "HERALD_DATABASE_URL" } }';
-  const raw = issue as ZodIssue & { options?: readonly unknown[]; values?: readonly unknown[] };
-  const options = raw.options?.filter((o) => o !== undefined && o !== null);
-  if (issue.code === "invalid_union" && options?.length)
-    return `set ${field} to one of ${quoted(options)}`;
-  if (issue.code === "invalid_value") return `set ${field} to one of ${quoted(issue.values)}`;
-  if (issue.code === "invalid_type") return `give ${field} a ${issue.expected} value`;
-  if (issue.code === "too_small")
-    return `give ${field} a value ${issue.inclusive === false ? ">" : "≥"} ${String(issue.minimum)}${issue.origin === "string" ? " characters" : ""}`;
-  if (issue.code === "too_big")
-    return `give ${field} a value ${issue.inclusive === false ? "<" : "≤"} ${String(issue.maximum)}${issue.origin === "string" ? " characters" : ""}`;
-  if (issue.code === "invalid_format") return `give ${field} a valid ${issue.format}`;
-  return `correct ${field}: ${issue.message}`;
-}
-
-/** Turns zod issues into {@link ConfigIssue}s with a field path and a suggested fix. */
-export function configIssues(
-  error: z.ZodError,
-  prefix: readonly PropertyKey[] = [],
-): ConfigIssue[] {
-  return error.issues.map((issue) => {
-    const path = configPath([...prefix, ...issue.path]);
-    return { path, message: issue.message, fix: configFix(issue, path) };
-  });
-}
+export { configFix, configIssues, configPath } from "./issues.ts";
 
 /** Validates a config object. @throws {@link ConfigError} naming each bad field and the fix. */
 export function parseConfig(raw: unknown, file = "config"): HeraldConfig {
-  const result = heraldConfigSchema.safeParse(raw);
-  if (!result.success) throw new ConfigError(file, configIssues(result.error));
+  const result = parseWithIssues(heraldConfigSchema, raw);
+  if (!result.ok) throw new ConfigError(file, result.issues);
   return result.data;
 }
 

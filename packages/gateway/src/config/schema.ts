@@ -12,7 +12,7 @@ const envName = z
 
 /** Where state lives: one SQLite file (default) or a PostgreSQL database. */
 export const storeConfigSchema = z.union([
-  z.object({
+  z.strictObject({
     sqlite: z
       .object({
         /** File path, relative to the config file. */
@@ -21,7 +21,7 @@ export const storeConfigSchema = z.union([
       })
       .strict(),
   }),
-  z.object({
+  z.strictObject({
     postgres: z
       .object({
         /** Name of the env var holding the connection URL (it may contain a password). */

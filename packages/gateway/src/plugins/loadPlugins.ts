@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import type { ChannelMessageAdapter, HeraldLogger } from "@herald/core";
 import type { ChannelPlugin, ChannelPluginDeps } from "@herald/plugin-sdk/channel-message";
 import { ConfigError, type ConfigIssue } from "../config/errors.ts";
-import { configIssues } from "../config/load.ts";
+import { didYouMean, parseWithIssues } from "../config/issues.ts";
 import type { HeraldConfig } from "../config/schema.ts";
 import { type SecretReader, secretFieldPath } from "./secrets.ts";
 
@@ -34,6 +34,32 @@ function resolvePlugin(name: string, dir: string | undefined): string {
   } catch {
     return name;
   }
+}
+
+/** herald's own channel plugins: a name close to one of them is a typo, not a missing install. */
+export const KNOWN_PLUGINS = ["@herald/plugin-telegram", "@herald/plugin-qa-channel"];
+
+/** The issue for a plugin package that cannot be imported: a typo's fix names the right package. */
+function cannotLoad(
+  name: string,
+  path: string,
+  error: unknown,
+  preloaded: Record<string, unknown> | undefined,
+): ConfigIssue {
+  const notFound = (error as { code?: string }).code === "ERR_MODULE_NOT_FOUND";
+  const near = notFound
+    ? didYouMean(
+        name,
+        [...KNOWN_PLUGINS, ...Object.keys(preloaded ?? {})].filter((n) => n !== name),
+      )
+    : undefined;
+  const message = `cannot load "${name}": ${(error as Error).message}`;
+  if (near) return { path, message, fix: `did you mean "${near}"? set ${path} to "${near}"` };
+  return {
+    path,
+    message,
+    fix: `check the package name; if it is right, install it: npm install ${name} (or: pnpm add ${name})`,
+  };
 }
 
 function isPlugin(value: unknown): value is ChannelPlugin<unknown> {
@@ -72,11 +98,7 @@ export async function loadPlugins(
           (await import(resolvePlugin(channel.plugin, options.dir))) as { default?: unknown }
         ).default;
       } catch (error) {
-        issues.push({
-          path: `${at}.plugin`,
-          message: `cannot load "${channel.plugin}": ${(error as Error).message}`,
-          fix: `check the package name; if it is right, install it: npm install ${channel.plugin} (or: pnpm add ${channel.plugin})`,
-        });
+        issues.push(cannotLoad(channel.plugin, `${at}.plugin`, error, options.preloaded));
         continue;
       }
     }
@@ -88,9 +110,9 @@ export async function loadPlugins(
       });
       continue;
     }
-    const parsed = plugin.configSchema.safeParse(channel.config);
-    if (!parsed.success) {
-      issues.push(...configIssues(parsed.error, [`${at}.config`]));
+    const parsed = parseWithIssues(plugin.configSchema, channel.config, [`${at}.config`]);
+    if (!parsed.ok) {
+      issues.push(...parsed.issues);
       continue;
     }
     const deps: ChannelPluginDeps = {
@@ -112,6 +134,11 @@ export async function loadPlugins(
         ...(channel.receive ? { receive: channel.receive } : {}),
       });
     } catch (error) {
+      // A secret that is not set is already a ConfigError with its path and fix: keep its issues.
+      if (error instanceof ConfigError) {
+        issues.push(...error.issues);
+        continue;
+      }
       issues.push({
         path: `${at}.config`,
         message: (error as Error).message,

@@ -12,6 +12,7 @@ import type {
   ChannelPluginDeps,
   ChannelReceiver,
 } from "./account.ts";
+import { assertStrictConfigSchema } from "./strictConfig.ts";
 
 export type { ChannelPluginDeps } from "./account.ts";
 
@@ -26,7 +27,7 @@ export type ChannelReceiverSink = ReceiverSink;
 export type ChannelPlugin<TConfig = unknown> = {
   /** Channel id, e.g. `"telegram"`; messages carry it in `ChannelMessage.channel`. */
   id: string;
-  /** zod schema of the account config; errors name the field path. */
+  /** zod schema of the account config (every object `z.strictObject`); errors name the field path. */
   configSchema: z.ZodType<TConfig>;
   /**
    * Builds the channel adapter for one account, synchronously and without platform I/O (CLI
@@ -61,7 +62,11 @@ export type ChannelPlugin<TConfig = unknown> = {
 };
 
 /**
- * Declares a channel plugin (the default export of a plugin package).
+ * Declares a channel plugin (the default export of a plugin package). Every object of
+ * `configSchema` must refuse unknown keys (`z.strictObject`), so a typo in a user's config is an
+ * error naming the field rather than a silently applied default.
+ *
+ * @throws TypeError when the id is malformed or the config schema accepts unknown keys.
  *
  * @example
  * export default defineChannelPlugin({
@@ -78,6 +83,7 @@ export function defineChannelPlugin<TConfig>(
       `channel plugin id "${plugin.id}" must be lower-case letters, digits and "-"`,
     );
   }
+  assertStrictConfigSchema(plugin.id, plugin.configSchema);
   return plugin;
 }
 

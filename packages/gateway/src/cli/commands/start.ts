@@ -3,11 +3,14 @@
  *
  * @module
  */
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ConfigError } from "../../config/errors.ts";
+import { HeraldError } from "@herald/core";
+import type { AccountHealth } from "../../accounts/AccountSupervisor.ts";
+import { ConfigError, type ConfigIssue } from "../../config/errors.ts";
 import { loadConfig } from "../../config/load.ts";
-import { receivePolicyOf } from "../../config/schema.ts";
+import { type HeraldConfig, receivePolicyOf } from "../../config/schema.ts";
 import { type BotHandler, createGateway } from "../../gateway.ts";
 import { httpListenError, httpNotice } from "../../herald.ts";
 import { cliChannels, cliContext } from "../context.ts";
@@ -15,6 +18,15 @@ import { cliChannels, cliContext } from "../context.ts";
 /** Imports the handler module a config names (`export default async (turn) => …`). */
 export async function importHandler(dir: string, path: string): Promise<BotHandler> {
   const file = resolve(dir, path);
+  if (!existsSync(file)) {
+    throw new ConfigError("config", [
+      {
+        path: "handler",
+        message: `handler file not found: ${file} ("${path}" resolved against the config's folder ${dir})`,
+        fix: `handler paths are relative to the config file, not the current folder: set "handler" to the module's path from ${dir} (e.g. "./bot.mjs")`,
+      },
+    ]);
+  }
   let mod: { default?: unknown; onMessage?: unknown };
   try {
     mod = (await import(pathToFileURL(file).href)) as typeof mod;
@@ -41,29 +53,77 @@ export const echoHandler: BotHandler = async (turn) => {
   await turn.reply(turn.text);
 };
 
+const NO_HANDLER: ConfigIssue = {
+  path: "handler",
+  message: "no bot handler: herald start would receive messages and answer none",
+  fix: 'add "handler": "./bot.mjs" (a module with export default async (turn) => { await turn.reply(...) }), or run herald start --echo to answer every message with its own text',
+};
+const NO_CHANNELS: ConfigIssue = {
+  path: "channels",
+  message: "no channels: herald start would receive nothing and send nothing",
+  fix: 'add a channel account: "channels": [{ "plugin": "@herald/plugin-telegram", "config": { "tokenEnv": "TELEGRAM_BOT_TOKEN" } }] (see docs/getting-started.md)',
+};
+
 /** What `herald start` prints when it refuses to run without a handler. */
 export function missingHandlerError(file: string): ConfigError {
-  return new ConfigError(file, [
-    {
-      path: "handler",
-      message: "no bot handler: herald start would receive messages and answer none",
-      fix: 'add "handler": "./bot.mjs" (a module with export default async (turn) => { await turn.reply(...) }), or run herald start --echo to answer every message with its own text',
-    },
-  ]);
+  return new ConfigError(file, [NO_HANDLER]);
+}
+
+/**
+ * The problems that make `herald start` pointless, found before anything opens: no handler
+ * (without `--echo`), no channel.
+ */
+export function startIssues(config: HeraldConfig, echo: boolean): ConfigIssue[] {
+  return [
+    ...(!config.handler && !echo ? [NO_HANDLER] : []),
+    ...(config.channels.length === 0 ? [NO_CHANNELS] : []),
+  ];
+}
+
+/**
+ * The accounts stopped at start because their credentials were rejected, each with its error
+ * and fix (the detail names the fix and `herald doctor`). Thrown as one error when every
+ * account is stopped: a gateway with no account up would only look like a hang.
+ */
+export class AllAccountsStoppedError extends HeraldError {
+  constructor(stopped: readonly AccountHealth[]) {
+    super(
+      "HERALD_ALL_ACCOUNTS_STOPPED",
+      `no account could start, so herald start stops:\n${stopped.map(describeStopped).join("\n")}`,
+    );
+  }
+}
+
+/** One stopped account for the operator: `telegram/main stopped: <error and fix>`. */
+export function describeStopped(h: AccountHealth): string {
+  const name = `${h.channel}/${h.account}`;
+  const raw = h.detail ?? "credentials rejected";
+  const detail = raw.startsWith(`${name}: `) ? raw.slice(name.length + 2) : raw;
+  const doctor = /herald doctor/.test(detail) ? "" : " (run herald doctor for details)";
+  return `  - ${name} stopped: ${detail}${doctor}`;
 }
 
 /**
  * Starts the gateway and keeps running.
  *
- * @throws ConfigError when the config names no handler and `echo` is off (before opening anything).
+ * @throws ConfigError when the config names no handler and `echo` is off, or no channel (before
+ *   opening anything).
+ * @throws AllAccountsStoppedError when every account was stopped at start (credentials rejected);
+ *   with some accounts up it keeps running and prints each stopped account on `err`.
  */
 export async function startCommand(
   configPath: string | undefined,
-  options: { echo?: boolean; out?: { write(text: string): unknown } } = {},
+  options: {
+    echo?: boolean;
+    out?: { write(text: string): unknown };
+    err?: { write(text: string): unknown };
+  } = {},
 ): Promise<void> {
   const out = options.out ?? process.stdout;
+  const err = options.err ?? process.stderr;
   const loaded = await loadConfig(configPath);
-  if (!loaded.config.handler && !options.echo) throw missingHandlerError(loaded.file);
+  const issues = startIssues(loaded.config, options.echo === true);
+  if (issues.length > 0) throw new ConfigError(loaded.file, issues);
   const handler = loaded.config.handler
     ? await importHandler(loaded.dir, loaded.config.handler)
     : echoHandler;
@@ -91,6 +151,13 @@ export async function startCommand(
       await gateway.stop().catch(() => {});
       throw (config.http ? httpListenError(error, config.http) : undefined) ?? error;
     }
+    const accounts = gateway.accounts();
+    const stopped = accounts.filter((h) => h.stopped);
+    if (accounts.length > 0 && stopped.length === accounts.length) {
+      await gateway.stop().catch(() => {});
+      throw new AllAccountsStoppedError(stopped);
+    }
+    for (const h of stopped) err.write(`herald: account ${describeStopped(h).slice(4)}\n`);
     if (!config.handler)
       out.write("herald: echo mode (--echo): every message is answered with its own text\n");
     if (gateway.url) out.write(`${httpNotice(gateway.url)}\n`);
