@@ -14,7 +14,9 @@
  *
  * @module
  */
+import type { RenderedMessageUnit } from "../message/batch.ts";
 import type { RateLimitScope } from "../message/capabilities.ts";
+import type { DurableSendIntent } from "../message/intent.ts";
 import type { MessageTarget } from "../message/message.ts";
 
 /** The facts a scope key is computed from. */
@@ -120,4 +122,14 @@ export class RateLimitScheduler {
     const key = scopeKey(kind, subject);
     this.#pausedUntil.set(key, Math.max(this.#pausedUntil.get(key) ?? 0, untilMs));
   }
+}
+
+/** The rate-limit subject of an intent's platform call. */
+export function subjectOf(intent: DurableSendIntent, unit?: RenderedMessageUnit): RateLimitSubject {
+  return {
+    channel: intent.channel,
+    accountId: intent.accountId,
+    target: intent.message.target,
+    route: `${intent.operation.kind}:${unit?.kind ?? "text"}`,
+  };
 }

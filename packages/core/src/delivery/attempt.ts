@@ -8,28 +8,19 @@
  */
 import type { ChannelMessageAdapter, MessageSendContext } from "../adapter/types.ts";
 import { failpoint } from "../failpoint.ts";
-import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch.ts";
-import { type DeliveryFailure, decideRetry, RETRY_POLICY } from "../message/failure.ts";
+import type { RenderedMessageBatch } from "../message/batch.ts";
+import type { DeliveryFailure } from "../message/failure.ts";
 import type { DurableSendIntent } from "../message/intent.ts";
 import { deliveredUnitIndexes, type MessageReceipt } from "../message/receipt.ts";
 import { sleep } from "../sleep.ts";
 import type { DeliveryDeps } from "./deps.ts";
-import { keyTrusted, nextUnknownCheckAt, replayIsIdempotent, withFirstDispatch } from "./gate.ts";
-import type { RateLimitSubject } from "./RateLimitScheduler.ts";
+import { backToUnknown, failAttempt, staleKeyReplay } from "./failAttempt.ts";
+import { withFirstDispatch } from "./gate.ts";
+import { type RateLimitSubject, subjectOf } from "./RateLimitScheduler.ts";
 import { deliverUnits } from "./units.ts";
 
 /** Abortable sleep, re-exported for the worker (the one copy is `../sleep.ts`). */
-export { sleep };
-
-/** The rate-limit subject of an intent's platform call. */
-export function subjectOf(intent: DurableSendIntent, unit?: RenderedMessageUnit): RateLimitSubject {
-  return {
-    channel: intent.channel,
-    accountId: intent.accountId,
-    target: intent.message.target,
-    route: `${intent.operation.kind}:${unit?.kind ?? "text"}`,
-  };
-}
+export { sleep, subjectOf };
 
 /**
  * Waits (in memory, up to `maxInMemoryWaitMs`) for the rate-limit tokens of one call.
@@ -252,179 +243,4 @@ export async function runAttempt(
     outcome.receipt,
     adapter,
   );
-}
-
-/**
- * True when a scheduled retry (after a `not_dispatched` failure) would replay a unit that may
- * already be on the platform with a native key whose window has passed since (say a
- * retry-after longer than the window): sending it could create a second copy. An operator's
- * `herald queue retry` of a held intent (its failure is `maybe_sent`) is sent as asked.
- */
-function staleKeyReplay(
-  adapter: ChannelMessageAdapter,
-  intent: DurableSendIntent,
-  now: number,
-): boolean {
-  return (
-    intent.failure?.inDoubtSince !== undefined &&
-    intent.failure.evidence === "not_dispatched" &&
-    adapter.capabilities.delivery?.idempotencyKey === true &&
-    !replayIsIdempotent(intent) &&
-    !keyTrusted(adapter, intent, now)
-  );
-}
-
-/** Moves a leased `pending` intent to `unknown_after_send` without any platform call. */
-async function backToUnknown(
-  deps: DeliveryDeps,
-  adapter: ChannelMessageAdapter,
-  leased: DurableSendIntent,
-  batch: RenderedMessageBatch,
-): Promise<DurableSendIntent> {
-  const { store, owner } = deps;
-  const now = deps.clock();
-  const last = leased.failure as DeliveryFailure;
-  const failure: DeliveryFailure = {
-    ...last,
-    evidence: "maybe_sent",
-    at: now,
-    message: `${last.message} (an earlier attempt of this unit may have been delivered, and the platform's idempotency window has passed)`,
-  };
-  await store.transitionIntents([
-    { id: leased.id, from: "pending", to: "sending", owner, patch: { batch } },
-  ]);
-  const [unknown] = await store.transitionIntents([
-    {
-      id: leased.id,
-      from: "sending",
-      to: "unknown_after_send",
-      owner,
-      patch: {
-        failure,
-        nextAttemptAt: nextUnknownCheckAt(deps, adapter, leased, failure, now),
-        lease: "release",
-      },
-    },
-  ]);
-  deps.logger.warn(
-    { intentId: leased.id, channel: leased.channel, status: "unknown_after_send" },
-    failure.message,
-  );
-  return unknown as DurableSendIntent;
-}
-
-/**
- * Carries the doubt of an earlier `maybe_sent` outcome of the same unit into a new failure: a
- * unit that may already be on the platform stays in doubt until a part lands or a lookup settles
- * it. @returns `failure`, with `inDoubtSince` when the unit is (still) in doubt.
- */
-function withDoubt(
-  intent: DurableSendIntent,
-  failure: DeliveryFailure,
-  partial: MessageReceipt | undefined,
-  now: number,
-): DeliveryFailure {
-  const before = intent.failure?.inDoubtSince;
-  const advanced =
-    deliveredUnitIndexes(partial).size > deliveredUnitIndexes(intent.partialReceipt).size;
-  const earlier = before !== undefined && !advanced ? before : undefined;
-  if (failure.evidence === "maybe_sent") return { ...failure, inDoubtSince: earlier ?? now };
-  return earlier === undefined ? failure : { ...failure, inDoubtSince: earlier };
-}
-
-/**
- * Applies the retry policy to a failed attempt of an intent in `sending`: a `maybe_sent` outcome
- * goes to `unknown_after_send`, due after the replay gate (and the settle delay when it will be
- * reconciled); a `not_dispatched` retry of a unit still in doubt goes there too unless the
- * platform's key for it is still trusted.
- */
-export async function failAttempt(
-  deps: DeliveryDeps,
-  intent: DurableSendIntent,
-  attempt: number,
-  classified: DeliveryFailure,
-  partial: DurableSendIntent["partialReceipt"],
-  adapter?: ChannelMessageAdapter,
-): Promise<DurableSendIntent> {
-  const { store, owner } = deps;
-  const log = deps.logger.child({ intentId: intent.id, channel: intent.channel });
-  const now = deps.clock();
-  let failure = withDoubt(intent, classified, partial, now);
-  const after = { ...intent, attempt, ...(partial ? { partialReceipt: partial } : {}) };
-  if (
-    failure.evidence === "not_dispatched" &&
-    failure.inDoubtSince !== undefined &&
-    RETRY_POLICY[failure.kind].retry &&
-    !(adapter && keyTrusted(adapter, after, now))
-  ) {
-    // The retry would replay a unit the platform may have, without a trusted key.
-    failure = {
-      ...failure,
-      evidence: "maybe_sent",
-      message: `${failure.message} (an earlier attempt of this unit may have been delivered)`,
-    };
-  }
-  if (failure.kind === "rate_limit" && failure.retryAfterMs !== undefined) {
-    deps.scheduler.pause(
-      failure.rateLimitScope ?? "chat",
-      subjectOf(intent),
-      now + failure.retryAfterMs,
-    );
-  }
-  const decision = decideRetry(failure, attempt, deps.options.backoff, deps.random);
-  const base = { id: intent.id, from: "sending" as const, owner };
-  const partialReceipt = partial ?? null;
-  let next: DurableSendIntent | undefined;
-  if (decision.action === "retry") {
-    [next] = await store.transitionIntents([
-      {
-        ...base,
-        to: "pending",
-        patch: { failure, partialReceipt, nextAttemptAt: now + decision.delayMs, lease: "release" },
-      },
-    ]);
-    log.warn(
-      {
-        status: "pending",
-        attempt,
-        failureKind: failure.kind,
-        evidence: failure.evidence,
-        retryInMs: decision.delayMs,
-      },
-      "send failed; retry scheduled",
-    );
-    failpoint("delivery.after_retry_scheduled");
-  } else if (decision.action === "unknown_after_send") {
-    [next] = await store.transitionIntents([
-      {
-        ...base,
-        to: "unknown_after_send",
-        patch: {
-          failure,
-          partialReceipt,
-          nextAttemptAt: nextUnknownCheckAt(deps, adapter, after, failure, now),
-          lease: "release",
-        },
-      },
-    ]);
-    log.warn(
-      {
-        status: "unknown_after_send",
-        attempt,
-        failureKind: failure.kind,
-        evidence: failure.evidence,
-      },
-      "send outcome unknown; reconciling before any replay",
-    );
-  } else {
-    const kept = { ...failure, message: `${decision.reason} — ${failure.message}` };
-    [next] = await store.transitionIntents([
-      { ...base, to: "failed", patch: { failure: kept, partialReceipt } },
-    ]);
-    log.error(
-      { status: "failed", attempt, failureKind: failure.kind, platformCode: failure.platformCode },
-      kept.message,
-    );
-  }
-  return next as DurableSendIntent;
 }
