@@ -20,7 +20,7 @@ import { type RateLimitSubject, subjectOf } from "./RateLimitScheduler.ts";
 import { deliverUnits } from "./units.ts";
 
 /** Abortable sleep, re-exported for the worker (the one copy is `../sleep.ts`). */
-export { sleep, subjectOf };
+export { sleep };
 
 /**
  * Waits (in memory, up to `maxInMemoryWaitMs`) for the rate-limit tokens of one call.

@@ -5,9 +5,10 @@
  * @module
  */
 import type { ChannelMessageAdapter } from "../adapter/types.ts";
-import { reserveTokens, subjectOf } from "../delivery/attempt.ts";
+import { reserveTokens } from "../delivery/attempt.ts";
 import type { DeliveryDeps } from "../delivery/deps.ts";
 import { DeliveryFailedError } from "../delivery/errors.ts";
+import { subjectOf } from "../delivery/RateLimitScheduler.ts";
 import { deliverUnits } from "../delivery/units.ts";
 import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
 import { orderingKeyOf } from "../message/intent.ts";
