@@ -117,9 +117,20 @@ export async function openRun(
 export async function settled(
   run: ContractRun,
   key: string,
-  timeoutMs = 8_000,
+  timeoutMs = 8_000 + settleDelayOf(run.adapter),
 ): Promise<DurableSendIntent> {
   return run.settled(key, timeoutMs);
+}
+
+/**
+ * How long core waits before it reconciles an unknown send with this adapter, in ms (its
+ * declared request timeout plus the lookup's visibility lag; DESIGN §3 "Replay gate"): tests
+ * that wait for a reconciled intent wait that much longer.
+ */
+export function settleDelayOf(adapter: ChannelMessageAdapter): number {
+  const delivery = adapter.capabilities.delivery ?? {};
+  if (!adapter.send.reconcileUnknownSend) return 0;
+  return (delivery.requestTimeoutMs ?? 30_000) + (delivery.reconcile?.visibilityLagMs ?? 0);
 }
 
 /** What an adapter promises for a send whose outcome is unknown. */
