@@ -38,6 +38,17 @@ export type SendOptions = {
    * `delete:<channel>:<account>:<target id>`
    */
   idempotencyKey?: string;
+  /**
+   * What a reused `idempotencyKey` must match to count as the same operation.
+   * `"request"` (default): operation, channel, account, target, body, attachments and relation.
+   * `"slot"`: everything but the content (body and attachments) — the key names a slot such as
+   * "reply #1 to inbound X", and a handler run again after a crash, whose model now writes other
+   * text, gets the receipt of the reply already decided instead of a second, different message.
+   * A different operation, channel, account, target or relation still throws
+   * `IdempotencyConflictError`.
+   * @defaultValue "request"
+   */
+  keyMatch?: "request" | "slot";
   /** @defaultValue "required" — fail closed (no platform I/O) if the intent cannot be written. */
   durability?: MessageDurabilityPolicy;
   /** Root turn id to stamp on the intent (turn scopes set it automatically). */
@@ -132,7 +143,9 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     ]);
     if (!result) throw new Error("store returned no enqueue result");
     // A reused key is a retry only when it asks for the same thing.
-    if (!result.created) assertSameRequest(result.intent, message, operation);
+    if (!result.created) {
+      assertSameRequest(result.intent, message, operation, options.keyMatch ?? "request");
+    }
     failpoint("send.after_begin");
     return result;
   }

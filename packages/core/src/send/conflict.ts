@@ -15,7 +15,11 @@ const plain = (value: unknown): unknown =>
   value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 
 /** What a request asks for, field by field (the message id is not part of it). */
-function requestOf(message: ChannelMessage, operation: IntentOperation): Array<[string, unknown]> {
+function requestOf(
+  message: ChannelMessage,
+  operation: IntentOperation,
+  match: "request" | "slot",
+): Array<[string, unknown]> {
   const common: Array<[string, unknown]> = [
     ["operation", operation.kind],
     ["target", operation.kind === "send" ? undefined : operation.receipt.platformMessageIds],
@@ -24,17 +28,23 @@ function requestOf(message: ChannelMessage, operation: IntentOperation): Array<[
   ];
   // A delete asks for nothing but its target.
   if (operation.kind === "delete") return common;
+  const placement: Array<[string, unknown]> = [
+    ["message.target", message.target],
+    ["message.relation", message.relation],
+  ];
+  // A slot key (`keyMatch: "slot"`) names where the message goes, not what it says.
+  if (match === "slot") return [...common, ...placement];
   return [
     ...common,
-    ["message.target", message.target],
+    ...placement,
     ["message.body", message.body],
     ["message.attachments", message.attachments ?? []],
-    ["message.relation", message.relation],
   ];
 }
 
 /**
- * Checks that a request reusing `existing`'s key asks for what `existing` does.
+ * Checks that a request reusing `existing`'s key asks for what `existing` does (`match`:
+ * `"request"` compares the content too, `"slot"` only operation, channel, account and placement).
  *
  * @throws IdempotencyConflictError naming the first field that differs.
  */
@@ -42,9 +52,10 @@ export function assertSameRequest(
   existing: DurableSendIntent,
   message: ChannelMessage,
   operation: IntentOperation,
+  match: "request" | "slot" = "request",
 ): void {
-  const before = requestOf(existing.message, existing.operation);
-  const now = requestOf(message, operation);
+  const before = requestOf(existing.message, existing.operation, match);
+  const now = requestOf(message, operation, match);
   for (const [i, [field, value]] of now.entries()) {
     const old = before[i]?.[1];
     if (isDeepStrictEqual(plain(old), plain(value))) continue;

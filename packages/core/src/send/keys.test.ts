@@ -127,3 +127,32 @@ describe("a unit key per platform call", () => {
 function textUnit(text: string) {
   return { index: 0, kind: "text" as const, payload: { text }, required: true };
 }
+
+describe('keyMatch: "slot" (a turn reply re-run after a crash)', () => {
+  it("returns the reply already decided when the text now differs, and sends nothing new", async () => {
+    h = await deliveryHarness();
+    const first = await h.runtime.send(outboundMessage("the first answer"), {
+      idempotencyKey: "reply:qa:bot-1:in-1:1",
+      keyMatch: "slot",
+    });
+    // The handler ran again (its model wrote other text): same slot, same receipt, one message.
+    const again = await h.runtime.send(outboundMessage("a different answer"), {
+      idempotencyKey: "reply:qa:bot-1:in-1:1",
+      keyMatch: "slot",
+    });
+    expect(again).toEqual(first);
+    expect(texts()).toEqual(["the first answer"]);
+    expect(await h.store.listIntents()).toHaveLength(1);
+  });
+
+  it("still refuses the slot key for another target", async () => {
+    h = await deliveryHarness();
+    await h.runtime.send(outboundMessage("answer"), { idempotencyKey: "slot-1", keyMatch: "slot" });
+    const elsewhere = outboundMessage("answer");
+    const moved = { ...elsewhere, target: { ...elsewhere.target, id: "another-chat" } };
+    await expect(
+      h.runtime.send(moved, { idempotencyKey: "slot-1", keyMatch: "slot" }),
+    ).rejects.toMatchObject({ name: IdempotencyConflictError.name, field: "message.target" });
+    expect(texts()).toEqual(["answer"]);
+  });
+});

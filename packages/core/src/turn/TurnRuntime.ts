@@ -212,7 +212,10 @@ export function createTurnRuntime(
     };
     await activity({ role: "assistant", text: body.markdown, messageId: message.id });
     return deps.send(message, {
-      idempotencyKey: `reply:${root.channel}:${root.id}:${n}`,
+      // One slot per (channel, account, inbound, n): a handler run again after a crash gets the
+      // reply already decided, even when its text now differs (DESIGN §3 "Keys").
+      idempotencyKey: `reply:${root.channel}:${root.accountId ?? ""}:${root.id}:${n}`,
+      keyMatch: "slot",
       ...sendOptions,
     });
   }

@@ -135,7 +135,7 @@ export function createBotTurn(
         return turn.reply(content, { onDurable: () => ctx.repliesDurable(), ...placement });
       }
       streams += 1;
-      const key = `stream:${input.channel}:${input.id}:${streams}`;
+      const key = `stream:${input.channel}:${input.accountId ?? ""}:${input.id}:${streams}`;
       const session = await runtime.live(
         {
           channel: input.channel,
