@@ -18,7 +18,11 @@ import type { LiveRuntimeOptions } from "./live/types.ts";
 import { type HeraldLogger, silentLogger } from "./logger.ts";
 import { DEFAULT_BACKOFF } from "./message/failure.ts";
 import { createReceiveRuntime } from "./receive/ReceiveRuntime.ts";
-import type { ReceiveRuntime, ReceiveRuntimeOptions } from "./receive/types.ts";
+import type {
+  ReceiveRecoverReport,
+  ReceiveRuntime,
+  ReceiveRuntimeOptions,
+} from "./receive/types.ts";
 import { createSendApi, type SendApi } from "./send/SendRuntime.ts";
 import type { MessageStateStore } from "./state/MessageStateStore.ts";
 import { createTurnRuntime, type TurnRuntime } from "./turn/TurnRuntime.ts";
@@ -109,9 +113,17 @@ export interface MessageRuntime extends SendApi, TurnRuntime {
   /**
    * Starts delivery: startup recovery within its budget, then the worker loop; then live
    * recovery (sessions of a crashed process), repeated every `live.recoveryIntervalMs`; then
-   * inbound recovery (messages recorded but not finished), repeated every 30 s.
+   * starts inbound recovery (messages recorded but not finished) in the background — `start()`
+   * does not wait for it (see {@link MessageRuntime.startupRecovery}) — repeated every 30 s.
    */
   start(): Promise<RecoveryReport>;
+  /**
+   * The first inbound recovery pass `start()` began: resolves with its report once it ends
+   * (`undefined` before `start()`, or when the pass failed: the error is logged).
+   */
+  startupRecovery(): Promise<ReceiveRecoverReport | undefined>;
+  /** Whether the startup inbound recovery pass is still running. */
+  isRecovering(): boolean;
   /** Graceful shutdown: finish in-flight sends (up to `drainMs`), release leases. */
   stop(drainMs?: number): Promise<void>;
 }
@@ -155,6 +167,9 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
   };
   const worker = new DeliveryWorker(deps);
   let inboundTimer: ReturnType<typeof setInterval> | undefined;
+  let startupPass: Promise<ReceiveRecoverReport | undefined> | undefined;
+  let recovering = false;
+  let passRunning = false;
   const send = createSendApi(deps, worker);
   const live = createLiveApi(deps, worker, options.live);
   const turns = createTurnRuntime(
@@ -197,16 +212,31 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
       const report = await worker.start();
       await live.recover();
       live.startBackground();
-      // Inbound messages recorded but not finished (a crash after the platform was answered).
-      const recoverInbound = () =>
-        inbound
-          .recover({ channels: adapters.channels() })
-          .catch((err: unknown) => deps.logger.error({ err }, "inbound recovery failed"));
-      await recoverInbound();
+      // Inbound messages recorded but not finished (a crash after the platform was answered),
+      // in the background: handlers re-run there may wait for their replies, and nothing else
+      // (receivers, the HTTP server) waits for them. One pass at a time.
+      const recoverInbound = async (): Promise<ReceiveRecoverReport | undefined> => {
+        if (passRunning) return undefined;
+        passRunning = true;
+        try {
+          return await inbound.recover({ channels: adapters.channels() });
+        } catch (err) {
+          deps.logger.error({ err }, "inbound recovery failed");
+          return undefined;
+        } finally {
+          passRunning = false;
+        }
+      };
+      recovering = true;
+      startupPass = recoverInbound().finally(() => {
+        recovering = false;
+      });
       inboundTimer = setInterval(() => void recoverInbound(), INBOUND_RECOVERY_INTERVAL_MS);
       inboundTimer.unref();
       return report;
     },
+    startupRecovery: () => startupPass ?? Promise.resolve(undefined),
+    isRecovering: () => recovering,
     async stop(drainMs) {
       live.stopBackground();
       if (inboundTimer) clearInterval(inboundTimer);

@@ -28,6 +28,7 @@ import {
 } from "./accounts/AccountSupervisor.ts";
 import { type BotTurn, type BotTurnOptions, createBotTurn } from "./bot/BotTurn.ts";
 import { GatewayMetrics } from "./http/metrics.ts";
+import type { GatewayPhase } from "./http/probes.ts";
 import { type HttpServerHandle, startHttpServer } from "./http/server.ts";
 import type { LoadedChannel } from "./plugins/loadPlugins.ts";
 
@@ -48,8 +49,11 @@ export type GatewayOptions = {
   /** Loaded channel accounts (see `loadPlugins`). */
   channels: LoadedChannel[];
   handler?: BotHandler;
-  /** HTTP server address; `false` for none. @defaultValue `{ host: "127.0.0.1", port: 8787 }` */
-  http?: { host: string; port: number } | false;
+  /**
+   * HTTP server address and the default webhook body limit (bytes; routes whose plugin declares
+   * none); `false` for none. @defaultValue `{ host: "127.0.0.1", port: 8787 }` (1 MiB limit)
+   */
+  http?: { host: string; port: number; maxBodyBytes?: number | undefined } | false;
   logger?: HeraldLogger;
   /**
    * Redacts secrets from every classified failure before it is stored (`herald()` passes its
@@ -89,12 +93,16 @@ export type Gateway = {
    */
   onEvent<T extends InboundEventType>(type: T, handler: BotEventHandler<T>): () => void;
   /**
-   * Starts delivery (with recovery), then opens every account and starts its receiver
-   * concurrently (resolving once each first attempt settled: up, failed and retrying, or
-   * stopped for rejected credentials), then the HTTP server. One broken account never fails
-   * `start()`: see {@link Gateway.accounts}.
+   * Opens the HTTP server first (`/livez` answers at once; webhooks get 503 until their
+   * receiver runs), starts delivery (its recovery within `recoveryBudgetMs`), then opens every
+   * account and starts its receiver concurrently (resolving once each first attempt settled:
+   * up, failed and retrying, or stopped for rejected credentials). Inbound recovery runs in the
+   * background meanwhile: readiness reports `recovering` until it ends. One broken account
+   * never fails `start()`: see {@link Gateway.accounts}.
    */
   start(): Promise<void>;
+  /** Where the gateway is: `starting`, `recovering` (serving), `ready`, `stopping`. */
+  phase(): GatewayPhase;
   /** Stops accepting, finishes in-flight sends (up to `drainMs`), releases leases. */
   stop(drainMs?: number): Promise<void>;
   /** Stops gracefully on SIGINT / SIGTERM. @returns a function removing the handlers. */
@@ -114,7 +122,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const logger = options.logger ?? silentLogger;
   let handler = options.handler;
   const eventHandlers = new Map<InboundEventType, Set<BotEventHandler>>();
-  const metrics = new GatewayMetrics(options.store);
+  const metrics = new GatewayMetrics(options.store, logger);
   const runtime: MessageRuntime = createMessageRuntime({
     store: options.store,
     // One adapter per (channel, account): two bots of one platform never share a client. An
@@ -213,6 +221,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   metrics.watchAccounts(accountHealth);
 
   let http: HttpServerHandle | undefined;
+  let phase: GatewayPhase = "starting";
   let stopping: Promise<void> | undefined;
   const gateway: Gateway = {
     runtime,
@@ -231,8 +240,39 @@ export function createGateway(options: GatewayOptions): Gateway {
       return () => set.delete(added);
     },
     accounts: accountHealth,
+    phase: () => {
+      if (phase === "recovering" && !runtime.isRecovering()) phase = "ready";
+      return phase;
+    },
     async start() {
-      await runtime.start();
+      phase = "starting";
+      if (options.http !== false) {
+        const { maxBodyBytes, ...address } = options.http ?? { host: "127.0.0.1", port: 8787 };
+        http = await startHttpServer({
+          ...address,
+          store: options.store,
+          metrics,
+          receivers,
+          accounts: accountHealth,
+          phase: () => gateway.phase(),
+          bodyLimitOf: (channel, account) =>
+            options.channels.find((c) => c.plugin.id === channel && c.account === account)
+              ?.maxBodyBytes,
+          ...(maxBodyBytes === undefined ? {} : { defaultBodyLimitBytes: maxBodyBytes }),
+          logger,
+        });
+        logger.info({ url: http.url }, "http server listening");
+      }
+      // Inbound recovery runs in the background (readiness: `recovering`), never before serving.
+      try {
+        await runtime.start();
+      } catch (error) {
+        await http?.close();
+        http = undefined;
+        throw error;
+      }
+      phase = "recovering";
+      void runtime.startupRecovery().then(() => gateway.phase());
       // Every account opens and starts concurrently; a broken one never holds up the others.
       for (const s of supervisors) s.start();
       await Promise.all(supervisors.map((s) => s.firstAttempt));
@@ -245,19 +285,9 @@ export function createGateway(options: GatewayOptions): Gateway {
             h.stopped ? "account stopped" : "account not up yet: retrying in the background",
           );
       }
-      if (options.http !== false) {
-        http = await startHttpServer({
-          ...(options.http ?? { host: "127.0.0.1", port: 8787 }),
-          store: options.store,
-          metrics,
-          receivers,
-          accounts: accountHealth,
-          logger,
-        });
-        logger.info({ url: http.url }, "http server listening");
-      }
     },
     stop(drainMs) {
+      phase = "stopping";
       stopping ??= (async () => {
         await http?.close();
         await Promise.all(supervisors.map((s) => s.stop()));

@@ -125,3 +125,22 @@ export class DeadLetterNotFoundError extends HeraldError {
     this.id = id;
   }
 }
+
+/**
+ * A recorded inbound message could not be restored from the inbox (a payload that could not be
+ * stored as JSON — a BigInt, a cycle, a 10,000-deep field — or a damaged record). Recovery moves
+ * it to a dead letter with its raw text (replayable) and recovers every other record.
+ */
+export class ReceiveRecordUnreadableError extends HeraldError {
+  readonly channel: string;
+  /** The record's ledger seq in `herald.inbox/<channel>`. */
+  readonly seq: number;
+  constructor(channel: string, seq: number, problem: string) {
+    super(
+      "HERALD_RECEIVE_RECORD_UNREADABLE",
+      `recorded inbound message ${seq} of ${channel} cannot be restored: ${problem}; it was moved to a dead letter with its raw payload`,
+    );
+    this.channel = channel;
+    this.seq = seq;
+  }
+}

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { configure } from "safe-stable-stringify";
 
 /**
  * Returns `value` when it survives `JSON.stringify`, else a JSON description of it
@@ -28,5 +29,53 @@ export function jsonSafe(value: unknown): unknown {
       preview,
       reason: error instanceof Error ? error.message : String(error),
     };
+  }
+}
+
+/**
+ * How a raw payload is kept as text in the inbox: `json` (exact `JSON.stringify`), `text` (it
+ * was a string: kept as is), `lossy` (BigInts written as numbers, cycles as `"[Circular]"`,
+ * nesting cut at 1000 levels), `description` (nothing better: a {@link jsonSafe} description).
+ */
+export type RawTextKind = "json" | "text" | "lossy" | "description";
+
+/** A payload as text, and how it was made. */
+export type RawText = { rawText: string; rawKind: RawTextKind };
+
+const lossyStringify = configure({
+  bigint: true,
+  circularValue: "[Circular]",
+  deterministic: false,
+  maximumDepth: 1000,
+});
+
+/** Turns a raw payload into text that can be stored and replayed; never throws. */
+export function toRawText(raw: unknown): RawText {
+  if (typeof raw === "string") return { rawText: raw, rawKind: "text" };
+  try {
+    const text = JSON.stringify(raw);
+    if (text !== undefined) return { rawText: text, rawKind: "json" };
+  } catch {
+    // BigInt, cycle, too deep: below
+  }
+  try {
+    const text = lossyStringify(raw);
+    if (typeof text === "string") return { rawText: text, rawKind: "lossy" };
+  } catch {
+    // below
+  }
+  return { rawText: JSON.stringify(jsonSafe(raw)) ?? "null", rawKind: "description" };
+}
+
+/**
+ * The payload back from {@link toRawText}: parsed JSON for `json`/`lossy`/`description`, the
+ * string for `text` (or when the text no longer parses).
+ */
+export function fromRawText({ rawText, rawKind }: RawText): unknown {
+  if (rawKind === "text") return rawText;
+  try {
+    return JSON.parse(rawText);
+  } catch {
+    return rawText;
   }
 }

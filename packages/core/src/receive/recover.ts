@@ -4,6 +4,10 @@
  * was answered. Each is dispatched again under a fresh dedupe lease, at most `maxAttempts`
  * times, then moved to a dead letter (raw kept).
  *
+ * Records are isolated: a record that cannot be restored is dead-lettered with its raw text
+ * (`HERALD_RECEIVE_RECORD_UNREADABLE`), one channel's failure never stops the others, and up to
+ * {@link RECOVERY_CONCURRENCY} messages of a channel are re-dispatched at once.
+ *
  * Safe to run in several processes at once: the dedupe lease decides who dispatches, and the
  * cursor only moves over records that are resolved (committed, abandoned, or `done` in the
  * dedupe table).
@@ -15,8 +19,14 @@ import type { MessageStateStore } from "../state/MessageStateStore.ts";
 import { AckGate } from "./ack.ts";
 import type { DedupeLeases } from "./DedupeLeases.ts";
 import type { DispatchJob } from "./dispatch.ts";
-import { ReceiveAttemptsExhaustedError } from "./errors.ts";
-import { appendMarker, inboxCursorKey, type ScannedRecord, scanInbox } from "./inbox.ts";
+import { ReceiveAttemptsExhaustedError, ReceiveRecordUnreadableError } from "./errors.ts";
+import {
+  appendMarker,
+  type BrokenRecord,
+  inboxCursorKey,
+  type ScannedRecord,
+  scanInbox,
+} from "./inbox.ts";
 import { dedupeKeyString, type InFlightEntry, type InFlightRegistry } from "./inflight.ts";
 import { deadLetterError } from "./intake.ts";
 import { jsonSafe } from "./json.ts";
@@ -33,6 +43,9 @@ export type RecoverDeps = {
   dispatch(entry: InFlightEntry, job: DispatchJob): Promise<ReceiveOutcome>;
 };
 
+/** How many recorded messages of one channel are re-dispatched at once. */
+export const RECOVERY_CONCURRENCY = 8;
+
 type Verdict = "resolved" | "held" | "failed" | "processed" | "dead_lettered";
 
 /** Runs one recovery pass over the inboxes of `channels`. */
@@ -42,16 +55,43 @@ export async function recoverInbox(
 ): Promise<ReceiveRecoverReport> {
   const report: ReceiveRecoverReport = { redispatched: 0, processed: 0, deadLettered: 0, held: 0 };
   for (const channel of channels) {
-    const { cursor, records, lastSeq } = await scanInbox(deps.store, channel);
-    // Several records of one message (redeliveries that each got the lease): handle it once.
-    const byKey = new Map<string, ScannedRecord[]>();
-    for (const r of records) {
-      if (r.resolved) continue;
-      const id = dedupeKeyString(r.record.key);
-      byKey.set(id, [...(byKey.get(id) ?? []), r]);
+    try {
+      await recoverChannel(channel, deps, report);
+    } catch (error) {
+      // One channel's store failure never stops the others; the next pass tries again.
+      deps.log.error({ channel, err: error }, "inbound recovery of a channel failed");
     }
-    let lowestOpen = Number.POSITIVE_INFINITY;
-    for (const group of byKey.values()) {
+  }
+  if (report.redispatched + report.deadLettered + report.held > 0)
+    deps.log.info({ ...report }, "receive recovery pass");
+  return report;
+}
+
+async function recoverChannel(
+  channel: string,
+  deps: RecoverDeps,
+  report: ReceiveRecoverReport,
+): Promise<void> {
+  const { cursor, records, broken, lastSeq } = await scanInbox(deps.store, channel);
+  let lowestOpen = Number.POSITIVE_INFINITY;
+  for (const b of broken) {
+    if (b.resolved) continue;
+    const verdict = await deadLetterBroken(channel, b, deps);
+    if (verdict === "dead_lettered") report.deadLettered += 1;
+    if (verdict === "held") lowestOpen = Math.min(lowestOpen, b.seq);
+  }
+  // Several records of one message (redeliveries that each got the lease): handle it once.
+  const byKey = new Map<string, ScannedRecord[]>();
+  for (const r of records) {
+    if (r.resolved) continue;
+    const id = dedupeKeyString(r.record.key);
+    byKey.set(id, [...(byKey.get(id) ?? []), r]);
+  }
+  const groups = [...byKey.values()];
+  let next = 0;
+  const lane = async () => {
+    while (next < groups.length) {
+      const group = groups[next++] as ScannedRecord[];
       const latest = group[group.length - 1] as ScannedRecord;
       const verdict = await recoverOne(latest, deps);
       if (verdict === "processed" || verdict === "failed") report.redispatched += 1;
@@ -66,12 +106,64 @@ export async function recoverInbox(
         for (const older of group.slice(0, -1)) await mark(deps, type, older, undefined);
       }
     }
-    const next = Number.isFinite(lowestOpen) ? lowestOpen - 1 : lastSeq;
-    if (next > cursor) await deps.store.setWatermark(inboxCursorKey(channel), String(next));
+  };
+  await Promise.all(Array.from({ length: Math.min(RECOVERY_CONCURRENCY, groups.length) }, lane));
+  const cursorTo = Number.isFinite(lowestOpen) ? lowestOpen - 1 : lastSeq;
+  if (cursorTo > cursor) await deps.store.setWatermark(inboxCursorKey(channel), String(cursorTo));
+}
+
+/** Moves an unreadable record to a dead letter with its raw text (unless already handled). */
+async function deadLetterBroken(
+  channel: string,
+  broken: BrokenRecord,
+  deps: RecoverDeps,
+): Promise<"dead_lettered" | "resolved" | "held"> {
+  const error = new ReceiveRecordUnreadableError(channel, broken.seq, broken.problem);
+  try {
+    if (broken.key) {
+      // Processed (or being processed) from memory already: not lost, nothing to dead-letter.
+      if (deps.inflight.get(broken.key)) return "held";
+      const dedupe = await deps.store.getDedupe(broken.key);
+      if (dedupe?.status === "done") {
+        await appendMarker(
+          deps.store,
+          channel,
+          "inbound/committed",
+          { ref: broken.seq, key: dedupeKeyString(broken.key) },
+          deps.clock(),
+        );
+        return "resolved";
+      }
+      if (dedupe?.status === "in_flight" && (dedupe.leaseExpiresAt ?? 0) > deps.clock())
+        return "held";
+    }
+    const letter = await deps.store.putDeadLetter({
+      channel,
+      ...(broken.key?.accountId === undefined ? {} : { accountId: broken.key.accountId }),
+      raw: jsonSafe(broken.raw),
+      error: deadLetterError(error),
+      receivedAt: broken.receivedAt ?? deps.clock(),
+    });
+    await appendMarker(
+      deps.store,
+      channel,
+      "inbound/abandoned",
+      {
+        ref: broken.seq,
+        key: broken.key ? dedupeKeyString(broken.key) : `seq:${broken.seq}`,
+        deadLetterId: letter.id,
+      },
+      deps.clock(),
+    );
+    deps.log.warn(
+      { channel, seq: broken.seq, deadLetterId: letter.id, problem: broken.problem },
+      "unreadable inbound record moved to a dead letter",
+    );
+    return "dead_lettered";
+  } catch (err) {
+    deps.log.error({ channel, seq: broken.seq, err }, "could not dead-letter an unreadable record");
+    return "held";
   }
-  if (report.redispatched + report.deadLettered + report.held > 0)
-    deps.log.info({ ...report }, "receive recovery pass");
-  return report;
 }
 
 async function recoverOne(scanned: ScannedRecord, deps: RecoverDeps): Promise<Verdict> {

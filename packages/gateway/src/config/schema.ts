@@ -63,6 +63,11 @@ export const channelConfigSchema = z
     config: z.record(z.string(), z.unknown()).default({}),
     /** `allowBots` / `requireMention` of this account (overrides `receive`). */
     receive: inboundPolicySchema.optional(),
+    /**
+     * The largest webhook body this account accepts, in bytes (413 above it, nothing recorded).
+     * @defaultValue the plugin's declared limit, else `http.maxBodyBytes`
+     */
+    maxBodyBytes: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -90,6 +95,11 @@ export const heraldConfigSchema = z
       .object({
         host: z.string().default("127.0.0.1"),
         port: z.number().int().min(0).max(65_535).default(8787),
+        /**
+         * The webhook body limit, in bytes, of routes whose plugin declares none (413 above it).
+         * @defaultValue 1048576 (1 MiB)
+         */
+        maxBodyBytes: z.number().int().positive().optional(),
       })
       .strict()
       .default({ host: "127.0.0.1", port: 8787 }),

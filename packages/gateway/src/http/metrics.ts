@@ -2,7 +2,10 @@
  * `/metrics` in the Prometheus text format (prom-client): what operators get paged on when
  * messages go missing.
  *
- * - `herald_queue_depth{status}` — intents per status, read from the store at scrape time;
+ * - `herald_queue_depth{status}` — intents per status, read from the store at scrape time
+ *   (absent while the store cannot be read);
+ * - `herald_store_up` — 1 when the scrape could read the store, else 0 (the rest of the
+ *   metrics are still served; the error is logged through the gateway's logger);
  * - `herald_send_latency_seconds` — enqueue (or last attempt start) → settled, per channel;
  * - `herald_delivery_failures_total{channel,kind}` — classified failures;
  * - `herald_inbound_total{channel,outcome}` and `herald_inbound_dedupe_hits_total{channel}`;
@@ -20,7 +23,12 @@
  *
  * @module
  */
-import { INTENT_STATUSES, type MessageStateStore } from "@herald/core";
+import {
+  type HeraldLogger,
+  INTENT_STATUSES,
+  type MessageStateStore,
+  silentLogger,
+} from "@herald/core";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { AccountHealth } from "../accounts/AccountSupervisor.ts";
 
@@ -36,18 +44,22 @@ export class GatewayMetrics {
   readonly liveEdits: Counter<"channel">;
   readonly reconcileErrors: Counter<"channel" | "account">;
 
-  constructor(store: MessageStateStore) {
+  /** @param logger - where a failed store read at scrape time is logged. */
+  constructor(store: MessageStateStore, logger: HeraldLogger = silentLogger) {
     const registers = [this.registry];
-    new Gauge({
+    this.#storeUp = new Gauge({
+      name: "herald_store_up",
+      help: "1 when the last scrape could read the state store, else 0",
+      registers,
+    });
+    this.#queueDepth = new Gauge({
       name: "herald_queue_depth",
-      help: "Send intents per status",
+      help: "Send intents per status (absent while the store cannot be read)",
       labelNames: ["status"],
       registers,
-      async collect() {
-        const counts = await store.countIntents();
-        for (const status of INTENT_STATUSES) this.set({ status }, counts[status]);
-      },
     });
+    this.#store = store;
+    this.#logger = logger;
     this.sendLatency = new Histogram({
       name: "herald_send_latency_seconds",
       help: "Time from an intent's creation to its settled status, in seconds",
@@ -140,9 +152,26 @@ export class GatewayMetrics {
   }
 
   #accounts: () => readonly AccountHealth[] = () => [];
+  readonly #storeUp: Gauge;
+  readonly #queueDepth: Gauge<"status">;
+  readonly #store: MessageStateStore;
+  readonly #logger: HeraldLogger;
 
-  /** The exposition text and its content type. */
+  /**
+   * The exposition text and its content type. Reads the queue depth from the store first; a
+   * store outage never fails the scrape: everything else is served, `herald_store_up` is 0 and
+   * the error goes to the logger.
+   */
   async render(): Promise<{ body: string; contentType: string }> {
+    try {
+      const counts = await this.#store.countIntents();
+      for (const status of INTENT_STATUSES) this.#queueDepth.set({ status }, counts[status]);
+      this.#storeUp.set(1);
+    } catch (error) {
+      this.#queueDepth.reset();
+      this.#storeUp.set(0);
+      this.#logger.warn({ err: error }, "metrics: the state store cannot be read");
+    }
     return { body: await this.registry.metrics(), contentType: this.registry.contentType };
   }
 }

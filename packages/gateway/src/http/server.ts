@@ -1,7 +1,12 @@
 /**
- * The gateway's HTTP server (hono on `@hono/node-server`): `/healthz`, `/metrics` and
+ * The gateway's HTTP server (hono on `@hono/node-server`): `/livez` (liveness), `/readyz` and
+ * `/healthz` (readiness: the store is readable and writable; see `probes.ts`), `/metrics`, and
  * `/webhooks/:channel/:account`, which hands the request to that channel's receiver (it
- * authenticates before anything is recorded, DESIGN §11).
+ * authenticates before anything is recorded, DESIGN §11) once the body passed the route's
+ * size limit (`bodyLimit.ts`: 413 before the rest is read).
+ *
+ * Every unexpected error is logged through the gateway's (redacting) logger and answered
+ * `500 { error: "internal error" }`; nothing goes to stderr on its own.
  *
  * @module
  */
@@ -11,63 +16,95 @@ import type { ChannelReceiver } from "@herald/plugin-sdk/channel-message";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import type { AccountHealth } from "../accounts/AccountSupervisor.ts";
+import { DEFAULT_WEBHOOK_BODY_LIMIT_BYTES, webhookBodyLimit } from "./bodyLimit.ts";
 import type { GatewayMetrics } from "./metrics.ts";
+import { type GatewayPhase, readiness, storeProber } from "./probes.ts";
 
 /** A listening server. */
 export type HttpServerHandle = { url: string; close(): Promise<void> };
 
-/** Builds the hono app (exported for tests that call `app.request(...)` without a socket). */
-export function createHttpApp(options: {
+/** Options of {@link createHttpApp} and {@link startHttpServer}. */
+export type HttpAppOptions = {
   store: MessageStateStore;
   metrics: GatewayMetrics;
   receivers: ReadonlyMap<string, ChannelReceiver>;
-  /** Each account's health, shown in `/healthz`. */
+  /** Each account's health, shown in `/readyz` and `/healthz`. */
   accounts?: () => readonly AccountHealth[];
+  /** The gateway's phase (readiness). @defaultValue always `ready` */
+  phase?: () => GatewayPhase;
+  /**
+   * The body limit of `/webhooks/<channel>/<account>` in bytes, when the config sets one for
+   * that account; else the receiver's `maxWebhookBodyBytes`, else `defaultBodyLimitBytes`.
+   */
+  bodyLimitOf?: (channel: string, account: string) => number | undefined;
+  /** @defaultValue {@link DEFAULT_WEBHOOK_BODY_LIMIT_BYTES} (1 MiB) */
+  defaultBodyLimitBytes?: number;
   logger: HeraldLogger;
-}): Hono {
+};
+
+/** Builds the hono app (exported for tests that call `app.request(...)` without a socket). */
+export function createHttpApp(options: HttpAppOptions): Hono {
   const app = new Hono();
+  const probe = storeProber({ store: options.store, logger: options.logger });
+  const phase = options.phase ?? (() => "ready" as const);
+  const ready = async () => readiness(probe, phase(), options.accounts?.() ?? []);
+  app.onError((error, c) => {
+    options.logger.error({ err: error, path: c.req.path }, "http request failed");
+    return c.json({ error: "internal error" }, 500);
+  });
+  app.get("/livez", (c) => c.json({ status: "ok", phase: phase() }));
+  app.get("/readyz", async (c) => {
+    const r = await ready();
+    return c.json(r.body, r.httpStatus);
+  });
   app.get("/healthz", async (c) => {
-    const accounts = options.accounts?.() ?? [];
-    try {
-      const queue = await options.store.countIntents();
-      // One account down degrades the gateway; it is still serving the others (200).
-      const status = accounts.every((a) => a.state === "up") ? "ok" : "degraded";
-      return c.json({ status, queue, accounts });
-    } catch (error) {
-      return c.json({ status: "unavailable", error: (error as Error).message, accounts }, 503);
-    }
+    const r = await ready();
+    return c.json(r.body, r.httpStatus);
   });
   app.get("/metrics", async (c) => {
     const { body, contentType } = await options.metrics.render();
     return c.body(body, 200, { "content-type": contentType });
   });
-  app.all("/webhooks/:channel/:account", async (c) => {
-    const receiver = options.receivers.get(`${c.req.param("channel")}/${c.req.param("account")}`);
-    if (!receiver?.webhook)
-      return c.json({ error: "no webhook receiver for this channel/account" }, 404);
-    try {
-      return await receiver.webhook(c.req.raw);
-    } catch (error) {
-      options.logger.error(
-        { err: error, channel: c.req.param("channel") },
-        "webhook handler failed",
+  const receiverOf = (channel: string, account: string) =>
+    options.receivers.get(`${channel}/${account}`);
+  app.all(
+    "/webhooks/:channel/:account",
+    webhookBodyLimit((c) => {
+      const channel = c.req.param("channel") ?? "";
+      const account = c.req.param("account") ?? "";
+      return (
+        options.bodyLimitOf?.(channel, account) ??
+        receiverOf(channel, account)?.maxWebhookBodyBytes ??
+        options.defaultBodyLimitBytes ??
+        DEFAULT_WEBHOOK_BODY_LIMIT_BYTES
       );
-      return c.json({ error: "internal error" }, 500);
-    }
-  });
+    }, options.logger),
+    async (c) => {
+      const receiver = receiverOf(c.req.param("channel"), c.req.param("account"));
+      if (!receiver?.webhook) {
+        // Still starting: the platform retries a 503 (a 404 may make it drop the update).
+        if (phase() === "starting")
+          return c.json({ error: "starting" }, 503, { "retry-after": "1" });
+        return c.json({ error: "no webhook receiver for this channel/account" }, 404);
+      }
+      try {
+        return await receiver.webhook(c.req.raw);
+      } catch (error) {
+        options.logger.error(
+          { err: error, channel: c.req.param("channel") },
+          "webhook handler failed",
+        );
+        return c.json({ error: "internal error" }, 500);
+      }
+    },
+  );
   return app;
 }
 
 /** Starts the HTTP server. */
-export async function startHttpServer(options: {
-  host: string;
-  port: number;
-  store: MessageStateStore;
-  metrics: GatewayMetrics;
-  receivers: ReadonlyMap<string, ChannelReceiver>;
-  accounts?: () => readonly AccountHealth[];
-  logger: HeraldLogger;
-}): Promise<HttpServerHandle> {
+export async function startHttpServer(
+  options: HttpAppOptions & { host: string; port: number },
+): Promise<HttpServerHandle> {
   const app = createHttpApp(options);
   return new Promise((resolve, reject) => {
     const server = serve(

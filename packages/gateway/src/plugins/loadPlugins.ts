@@ -24,6 +24,8 @@ export type LoadedChannel = {
   adapter: ChannelMessageAdapter;
   /** `allowBots` / `requireMention` set on this account in the config. */
   receive?: { allowBots?: boolean | undefined; requireMention?: boolean | undefined };
+  /** The webhook body limit of this account set in the config, in bytes. */
+  maxBodyBytes?: number;
 };
 
 /** Resolves a plugin package from the app's folder, falling back to the gateway's own. */
@@ -132,6 +134,7 @@ export async function loadPlugins(
         deps,
         adapter,
         ...(channel.receive ? { receive: channel.receive } : {}),
+        ...(channel.maxBodyBytes === undefined ? {} : { maxBodyBytes: channel.maxBodyBytes }),
       });
     } catch (error) {
       // A secret that is not set is already a ConfigError with its path and fix: keep its issues.

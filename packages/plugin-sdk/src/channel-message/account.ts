@@ -59,6 +59,13 @@ export type ChannelReceiver = {
    * Authenticate before anything is recorded; answer 401 on failure.
    */
   webhook?(request: Request): Promise<Response>;
+  /**
+   * The largest webhook body this route accepts, in bytes, sized from the platform's documented
+   * maximum. The gateway answers 413 above it before reading the rest, and the request never
+   * reaches `webhook()`. A config's per-account `maxBodyBytes` overrides it.
+   * @defaultValue the gateway's default, 1 MiB
+   */
+  maxWebhookBodyBytes?: number;
 };
 
 /** Who an account is on the platform, as the platform reported it at open. */

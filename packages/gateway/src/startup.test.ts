@@ -1,0 +1,82 @@
+/**
+ * [H20] item 4 — the gateway is reachable during startup recovery: `start()` opens the HTTP
+ * server and the receivers without waiting for inbound recovery, whose re-run handlers may
+ * take long; readiness says `recovering` until the pass ends, then `ok`.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SqliteStateStore } from "@herald/core";
+import { afterEach, expect, it } from "vitest";
+import { benchAccount, benchGateway } from "./testing/fakeChannels.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+it("serves /livez, /readyz (recovering) and webhooks while a recovered handler still runs", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "herald-startup-"));
+  dirs.push(dir);
+  const path = join(dir, "state.db");
+  const source = {
+    channel: "chat",
+    accountId: "A",
+    ackPolicy: { kind: "immediate", reason: "webhook-timeout" },
+  } as const;
+
+  // Run 1: the platform was answered, then the handler failed: the message is left to recovery.
+  const first = benchGateway([benchAccount("chat", "A")], {
+    store: new SqliteStateStore({ path }),
+  });
+  first.gateway.onMessage(() => {
+    throw new Error("crashed mid-turn");
+  });
+  await first.gateway.start();
+  const t = first.gateway.runtime.receive({ id: "1", chat: "g", from: "u", text: "hi" }, source);
+  expect((await t.ack).kind).toBe("accept");
+  expect((await t.done).status).toBe("failed");
+  await first.close();
+
+  // Run 2: recovery re-runs the handler, which takes its time.
+  let release: () => void = () => {};
+  const slow = new Promise<void>((r) => {
+    release = r;
+  });
+  let runs = 0;
+  const a = benchAccount("chat", "A");
+  const second = benchGateway([a], {
+    store: new SqliteStateStore({ path }),
+    http: { host: "127.0.0.1", port: 0 },
+  });
+  second.gateway.onMessage(async (turn) => {
+    runs += 1;
+    await slow;
+    await turn.reply(`answer to ${turn.text}`);
+  });
+  try {
+    const started = await Promise.race([
+      second.gateway.start().then(() => "started"),
+      new Promise((r) => setTimeout(() => r("still starting after 3 s"), 3000)),
+    ]);
+    expect(started).toBe("started");
+    const url = second.gateway.url as string;
+    expect((await fetch(`${url}/livez`)).status).toBe(200);
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "recovering", phase: "recovering" });
+    expect(second.gateway.phase()).toBe("recovering");
+    expect(runs).toBe(1); // the recovered handler is running
+
+    release();
+    await second.gateway.runtime.startupRecovery();
+    expect(second.gateway.phase()).toBe("ready");
+    await new Promise((r) => setTimeout(r, 1100)); // past the probe cache
+    expect(await (await fetch(`${url}/readyz`)).json()).toMatchObject({ status: "ok" });
+    expect(a.platform.visible().map((m) => m.text)).toEqual(["answer to hi"]);
+    expect(runs).toBe(1);
+  } finally {
+    release();
+    await second.close();
+  }
+});
