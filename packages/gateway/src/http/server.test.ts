@@ -14,8 +14,9 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { type HeraldLogger, SqliteStateStore } from "@herald/core";
+import { SqliteStateStore } from "@herald/core";
 import type { ChannelReceiver } from "@herald/plugin-sdk/channel-message";
+import { captureLogger } from "@herald/plugin-sdk/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GatewayMetrics } from "./metrics.ts";
 import { type HttpServerHandle, startHttpServer } from "./server.ts";
@@ -23,18 +24,15 @@ import { type HttpServerHandle, startHttpServer } from "./server.ts";
 let dir: string;
 let store: SqliteStateStore;
 let server: HttpServerHandle | undefined;
-const logged: { level: string; obj: unknown; msg: string }[] = [];
-const logger: HeraldLogger = {
-  debug: () => {},
-  info: () => {},
-  warn: (obj, msg) => void logged.push({ level: "warn", obj, msg: msg ?? "" }),
-  error: (obj, msg) => void logged.push({ level: "error", obj, msg: msg ?? "" }),
-} as HeraldLogger;
+const lines: string[] = [];
+const logger = captureLogger(lines);
+/** The captured log entries, parsed. */
+const logged = () => lines.map((l) => JSON.parse(l) as Record<string, unknown> & { msg: string });
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "herald-http-"));
   store = new SqliteStateStore({ path: join(dir, "state.db"), busyTimeoutMs: 50 });
-  logged.length = 0;
+  lines.length = 0;
 });
 afterEach(async () => {
   await server?.close();
@@ -54,7 +52,7 @@ function recordingReceiver(limit?: number): ChannelReceiver & { calls: number } 
       await store.putDeadLetter({
         channel: "chat",
         raw: text,
-        error: { code: "X", message: "x" },
+        error: { name: "Error", code: "X", message: "x" },
         receivedAt: 1,
       });
       return new Response("{}", { status: 200 });
@@ -128,7 +126,7 @@ describe("webhook body limit (item 5)", () => {
       expect(process.memoryUsage().rss - rssBefore).toBeLessThan(40 * 1024 * 1024);
       expect(receiver.calls).toBe(0);
       expect(await store.listDeadLetters({})).toEqual([]);
-      expect(logged.find((l) => l.msg.includes("413"))?.obj).toMatchObject({
+      expect(logged().find((l) => l.msg.includes("413"))).toMatchObject({
         channel: "chat",
         account: "A",
         limitBytes: 65_536,
@@ -175,7 +173,7 @@ describe("/metrics during a store outage (item 8)", () => {
     expect(body).toContain("herald_store_up 0");
     expect(body).not.toContain("herald_queue_depth{");
     expect(body).toContain("# TYPE herald_inbound_total counter");
-    expect(logged.some((l) => l.msg.includes("metrics: the state store cannot be read"))).toBe(
+    expect(logged().some((l) => l.msg.includes("metrics: the state store cannot be read"))).toBe(
       true,
     );
   });
