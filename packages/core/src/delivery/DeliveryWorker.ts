@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { type DurableSendIntent, isHeldForOperator, TERMINAL_STATUSES } from "../message/intent.ts";
 import { runAttempt, sleep } from "./attempt.ts";
 import type { DeliveryDeps } from "./deps.ts";
+import { NoAdapterParking } from "./noAdapter.ts";
 import { type RecoveryReport, recoverStale } from "./recovery.ts";
 import { resolveUnknown } from "./unknown.ts";
 
@@ -51,8 +52,11 @@ export class DeliveryWorker {
   #nextRecoveryAt = 0;
   #lastLeaseAt = 0;
 
+  readonly #parking: NoAdapterParking;
+
   constructor(deps: DeliveryDeps) {
     this.#deps = deps;
+    this.#parking = new NoAdapterParking(deps);
   }
 
   /** Lease owner id of this worker (`${workerId}:${bootId}`). */
@@ -185,14 +189,11 @@ export class DeliveryWorker {
     const started = this.#deps.clock();
     const adapter = this.#deps.adapterFor(intent.channel, intent.accountId);
     if (!adapter) {
-      // Another process may serve this channel; leave it to them.
-      this.#deps.logger.warn(
-        { intentId: intent.id, channel: intent.channel, accountId: intent.accountId },
-        "no adapter for this channel account in this process; lease released",
-      );
-      await store.releaseLease(intent.id, owner).catch(() => false);
+      // Stopped account or another process serves it: park with backoff, log once per account.
+      await this.#parking.park(intent);
       return;
     }
+    this.#parking.served(intent);
     const renew = setInterval(
       () => {
         store.renewLease(intent.id, owner, this.#deps.clock() + options.leaseMs).catch(() => false);
