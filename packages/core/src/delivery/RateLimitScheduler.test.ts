@@ -21,6 +21,14 @@ describe("RateLimitScheduler", () => {
     expect(s.peek(telegram, chat("a"), 1_011)).toBe(0);
   });
 
+  it("restamp moves a reserved token to when the call started: it returns an interval after that", () => {
+    const s = new RateLimitScheduler({ marginMs: () => 0 });
+    expect(s.reserve(telegram, chat("a"), 0)).toBe(0);
+    s.restamp(telegram, chat("a"), 0, 40);
+    expect(s.peek(telegram, chat("a"), 1_000)).toBe(40);
+    expect(s.reserve(telegram, chat("a"), 1_040)).toBe(0);
+  });
+
   it("allows one message per second per chat and tells how long to wait", () => {
     const s = new RateLimitScheduler({ marginMs: () => 0 });
     expect(s.reserve(telegram, chat("a"), 0)).toBe(0);

@@ -77,6 +77,32 @@ export class RateLimitScheduler {
     return 0;
   }
 
+  /**
+   * Moves tokens taken by {@link reserve} at `takenAt` to `now`, when the platform call starts a
+   * little later (after the `sending` write): the platform counts the call when it arrives, so
+   * the token returns an interval after that, not after the reservation.
+   *
+   * @param takenAt - the `now` the tokens were reserved with (epoch ms).
+   * @param now - epoch ms, at least `takenAt`.
+   */
+  restamp(
+    scopes: readonly RateLimitScope[],
+    subject: RateLimitSubject,
+    takenAt: number,
+    now: number,
+  ): void {
+    if (now <= takenAt) return;
+    const { buckets } = this.#wait(scopes, subject, takenAt);
+    for (const b of buckets) {
+      const at = b.spentAt.lastIndexOf(takenAt);
+      if (at < 0) continue;
+      b.spentAt.splice(at, 1);
+      let i = b.spentAt.length;
+      while (i > 0 && (b.spentAt[i - 1] ?? 0) > now) i--;
+      b.spentAt.splice(i, 0, now);
+    }
+  }
+
   #wait(
     scopes: readonly RateLimitScope[],
     subject: RateLimitSubject,

@@ -1,6 +1,8 @@
 /**
  * One delivery attempt of a leased `pending` intent (seed "Send context"; DESIGN §3–4):
- * render once → rate-limit tokens → write `sending` (before any I/O) → send the missing units,
+ * render once → take the first call's rate-limit tokens (waiting in memory up to
+ * `maxInMemoryWaitMs`, else back to the queue) → write `sending` (the platform call starts now) →
+ * send the missing units,
  * saving each unit's receipt as it lands → `committing` with the receipt → `sent`. A failure is
  * classified and becomes a retry (`pending` + backoff), `unknown_after_send` or `failed`.
  *
@@ -24,6 +26,7 @@ export { sleep };
 
 /**
  * Waits (in memory, up to `maxInMemoryWaitMs`) for the rate-limit tokens of one call.
+ * @param taken - told the epoch ms the tokens were taken at (see `RateLimitScheduler.restamp`).
  * @returns 0 when the tokens were taken; otherwise the remaining wait in ms (nothing taken).
  */
 export async function reserveTokens(
@@ -31,13 +34,17 @@ export async function reserveTokens(
   adapter: ChannelMessageAdapter,
   subject: RateLimitSubject,
   signal: AbortSignal,
+  taken?: (at: number) => void,
 ): Promise<number> {
   const scopes = adapter.capabilities.rateLimits ?? [];
   const deadline = deps.clock() + deps.options.maxInMemoryWaitMs;
   for (;;) {
     const now = deps.clock();
     const wait = deps.scheduler.reserve(scopes, subject, now);
-    if (wait === 0) return 0;
+    if (wait === 0) {
+      taken?.(now);
+      return 0;
+    }
     if (now + wait > deadline || signal.aborted) return Math.max(wait, 1);
     await sleep(wait, signal);
   }
@@ -118,17 +125,25 @@ export async function runAttempt(
     return backToUnknown(deps, adapter, leased, batch);
   }
 
-  // Rate limits before `sending`: a long wait is not an attempt. (The token itself is taken
-  // right before the platform call, below.)
-  const scopes = adapter.capabilities.rateLimits ?? [];
-  const firstWait = deps.scheduler.peek(scopes, subjectOf(leased, batch.units[0]), deps.clock());
-  if (firstWait > deps.options.maxInMemoryWaitMs) {
-    return store.updateIntent(
-      leased.id,
-      { status: "pending", owner },
-      { nextAttemptAt: deps.clock() + firstWait, lease: "release" },
-    );
+  // `sending` means "the platform call is about to start" (a crash after it may leave the
+  // message on the platform): the first call's rate-limit tokens are taken, and any wait for
+  // them is over, before `sending` is written. A wait too long to hold in memory is not an
+  // attempt: the intent goes back to the queue (`nextAttemptAt`) holding no tokens.
+  const firstCall = firstCallSubject(leased, batch);
+  let takenAt = 0;
+  if (firstCall) {
+    const wait = await reserveTokens(deps, adapter, firstCall, signal, (at) => {
+      takenAt = at;
+    });
+    if (wait > 0) {
+      return store.updateIntent(
+        leased.id,
+        { status: "pending", owner },
+        { nextAttemptAt: deps.clock() + wait, lease: "release" },
+      );
+    }
   }
+  let reservedFirst = firstCall !== undefined;
 
   const attempt = leased.attempt + 1;
   // The first dispatch time of each unit is written before its platform call (idempotency
@@ -169,7 +184,21 @@ export async function runAttempt(
     previous: leased.partialReceipt,
     clock: deps.clock,
     redact: deps.options.redact,
-    reserve: (unit) => reserveTokens(deps, adapter, subjectOf(leased, unit), signal),
+    reserve: (unit) => {
+      // The first call's tokens were taken before `sending`.
+      if (reservedFirst && firstCall) {
+        reservedFirst = false;
+        // ... and count from now, when the call starts, not from the reservation.
+        deps.scheduler.restamp(
+          adapter.capabilities.rateLimits ?? [],
+          firstCall,
+          takenAt,
+          deps.clock(),
+        );
+        return Promise.resolve(0);
+      }
+      return reserveTokens(deps, adapter, subjectOf(leased, unit), signal);
+    },
     onPart: async (receipt, remaining) => {
       failpoint("send.after_platform_accept");
       if (remaining > 0) {
@@ -243,4 +272,24 @@ export async function runAttempt(
     outcome.receipt,
     adapter,
   );
+}
+
+/**
+ * The rate-limit subject of the first platform call this attempt makes (the first missing unit,
+ * or a delete's first part), or undefined when it makes none.
+ */
+function firstCallSubject(
+  intent: DurableSendIntent,
+  batch: RenderedMessageBatch,
+): RateLimitSubject | undefined {
+  const op = intent.operation;
+  if (op.kind === "delete") {
+    const part = op.receipt.parts[0];
+    return part
+      ? subjectOf(intent, { index: part.index, kind: part.kind, payload: null, required: true })
+      : undefined;
+  }
+  const done = deliveredUnitIndexes(intent.partialReceipt);
+  const unit = batch.units.find((u) => !done.has(u.index));
+  return unit ? subjectOf(intent, unit) : undefined;
 }
