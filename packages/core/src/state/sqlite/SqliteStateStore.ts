@@ -11,6 +11,7 @@ import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { HeraldError } from "../../errors.ts";
 import type { DurableSendIntent, IntentStatus } from "../../message/intent.ts";
 import type { MessageReceipt } from "../../message/receipt.ts";
+import { sleep } from "../../sleep.ts";
 import { SchemaTooNewError, StoreUnavailableError } from "../errors.ts";
 import type { MessageStateStore } from "../MessageStateStore.ts";
 import type {
@@ -34,6 +35,12 @@ import { InboundTables } from "./InboundTables.ts";
 import { IntentTables } from "./IntentTables.ts";
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from "./migrations.ts";
 
+/** SQLITE_BUSY (5) or SQLITE_LOCKED (6), extended codes included. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === "number" && ((code & 0xff) === 5 || (code & 0xff) === 6);
+}
+
 /** Options of {@link SqliteStateStore}. */
 export type SqliteStateStoreOptions = {
   /** Database file path, or `":memory:"` for a private in-memory database. */
@@ -44,8 +51,16 @@ export type SqliteStateStoreOptions = {
    * @defaultValue "FULL"
    */
   synchronous?: "FULL" | "NORMAL" | "EXTRA";
-  /** How long a writer waits for another process's lock, in milliseconds. @defaultValue 5000 */
+  /**
+   * How long an operation waits for another process's lock, in milliseconds, before it fails
+   * with `StoreUnavailableError`. The wait happens off the event loop: SQLite itself waits only
+   * `busySpinMs` per try, then the store retries after an async backoff (5 → 50 ms), so
+   * `/healthz`, webhooks and timers keep running while another process holds the write lock.
+   * Opening (and migrating) waits synchronously, once. @defaultValue 5000
+   */
   busyTimeoutMs?: number;
+  /** SQLite's own (synchronous) busy wait per try, in milliseconds. @defaultValue 5 */
+  busySpinMs?: number;
   /** Clock for `createdAt` / `updatedAt`, epoch ms. @defaultValue Date.now */
   clock?: () => number;
   /** Stop migrating at this version (tests of the migration path only). */
@@ -65,6 +80,7 @@ export class SqliteStateStore implements MessageStateStore {
   readonly #clock: () => number;
   readonly #statements = new Map<string, StatementSync>();
   #closed = false;
+  readonly #busyTimeoutMs: number;
   readonly #intents = new IntentTables({
     stmt: (sql) => this.#stmt(sql),
     tx: (fn) => this.#tx(fn),
@@ -96,6 +112,9 @@ export class SqliteStateStore implements MessageStateStore {
       throw new StoreUnavailableError(`open ${options.path}`, error);
     }
     this.#migrate(options.migrateTo ?? SQLITE_SCHEMA_VERSION);
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    // From now on the event loop is held at most this long per try; #run retries async.
+    this.#db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busySpinMs ?? 5))}`);
   }
 
   #migrate(target: number): void {
@@ -140,12 +159,23 @@ export class SqliteStateStore implements MessageStateStore {
   }
 
   async #run<T>(operation: string, fn: () => T): Promise<T> {
-    if (this.#closed) throw new StoreUnavailableError(operation, new Error("store is closed"));
-    try {
-      return fn();
-    } catch (error) {
-      if (error instanceof HeraldError) throw error;
-      throw new StoreUnavailableError(operation, error);
+    const deadline = Date.now() + this.#busyTimeoutMs;
+    for (let tries = 0; ; tries++) {
+      if (this.#closed) throw new StoreUnavailableError(operation, new Error("store is closed"));
+      try {
+        return fn();
+      } catch (error) {
+        if (error instanceof HeraldError) throw error;
+        // Another process holds the lock: every operation is one transaction (rolled back on
+        // error) or one statement, so trying again is safe. Wait without holding the loop.
+        if (isBusy(error) && Date.now() < deadline) {
+          await sleep(
+            Math.min(5 * 2 ** Math.min(tries, 4), 50, Math.max(1, deadline - Date.now())),
+          );
+          continue;
+        }
+        throw new StoreUnavailableError(operation, error);
+      }
     }
   }
 
