@@ -5,9 +5,9 @@
  * missing QA token's fix states its value.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SqliteStateStore } from "@herald/core";
 import { newIntent, outboundMessage } from "@herald/core/testing";
@@ -116,6 +116,8 @@ describe("herald CLI", () => {
         { plugin: "@herald/plugin-qa-channel", config: { baseUrl: "http://127.0.0.1:1" } },
       ],
     });
+    mkdirSync(join(dirname(file), ".herald")); // readers need an existing store
+    await new SqliteStateStore({ path: join(dirname(file), ".herald", "state.db") }).close();
     const result = await run(["recover", "-c", file], { HERALD_QA_TOKEN: "" }).done;
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(

@@ -7,6 +7,16 @@
  */
 import { HeraldError } from "@herald/core";
 
+/**
+ * A plain user error of a CLI command (unknown id, bad option value, nothing changed): printed
+ * without the `--verbose` hint, since there is no stack worth reading.
+ */
+export class CliUsageError extends HeraldError {
+  constructor(message: string) {
+    super("HERALD_CLI_USAGE", message);
+  }
+}
+
 /** Where errors are written. */
 export type ErrOut = { write(text: string): unknown };
 

@@ -20,12 +20,14 @@ export type CliContext = {
 
 /**
  * Loads config, secrets, logger and store (not the channels). `lock` takes the store's
- * one-gateway lock (for `herald start`; readers leave it off).
+ * one-gateway lock (for `herald start`; readers leave it off); `reader` never creates a store
+ * (a `:memory:` or missing store is an error saying so).
  */
 export async function cliContext(
   configPath: string | undefined,
   quiet = false,
   lock = false,
+  reader = false,
 ): Promise<CliContext> {
   const loaded = await loadConfig(configPath);
   const secrets = new SecretReader();
@@ -34,7 +36,7 @@ export async function cliContext(
     secrets,
     out: process.stderr,
   });
-  const store = await openStore(loaded.config, loaded.dir, process.env, { lock });
+  const store = await openStore(loaded.config, loaded.dir, process.env, { lock, reader });
   return { loaded, secrets, logger, store };
 }
 

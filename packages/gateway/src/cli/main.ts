@@ -8,7 +8,7 @@
  */
 import type { IntentStatus } from "@herald/core";
 import { Command, Option } from "commander";
-import { installCliErrorHandling, reportCliError } from "./cliErrors.ts";
+import { CliUsageError, installCliErrorHandling, reportCliError } from "./cliErrors.ts";
 import { DEMO_DIR, demoCommand } from "./commands/demo.ts";
 import { doctor } from "./commands/doctor.ts";
 import { queueCancel, queueList, queueRetry, queueShow, selectIds } from "./commands/queue.ts";
@@ -30,8 +30,9 @@ async function withContext(
   configPath: string | undefined,
   fn: (ctx: CliContext) => Promise<void>,
   quiet = true,
+  reader = true,
 ) {
-  const ctx = await cliContext(configPath, quiet);
+  const ctx = await cliContext(configPath, quiet, false, reader);
   try {
     await fn(ctx);
   } finally {
@@ -81,7 +82,7 @@ queue
   .action((id: string, o: { config?: string }) =>
     withContext(o.config, async (ctx) => {
       if (!(await queueShow(ctx.store, id, (t) => ctx.secrets.redact(t))))
-        throw new Error(`no intent ${id} (see herald queue ls)`);
+        throw new CliUsageError(`no intent ${id} (see herald queue ls)`);
     }),
   );
 for (const [name, run, statuses, describe] of [
@@ -107,7 +108,7 @@ for (const [name, run, statuses, describe] of [
     .action((ids: string[], o: { config?: string; all?: string; channel?: string }) =>
       withContext(o.config, async (ctx) => {
         if (o.all && !(statuses as readonly string[]).includes(o.all))
-          throw new Error(`--all must be one of ${statuses.join(", ")}`);
+          throw new CliUsageError(`--all must be one of ${statuses.join(", ")}`);
         const selected = await selectIds(
           ctx.store,
           ids,
@@ -116,12 +117,16 @@ for (const [name, run, statuses, describe] of [
             : undefined,
         );
         if (selected.length === 0)
-          throw new Error(`nothing to ${name}: give intent ids or --all <status>`);
+          throw new CliUsageError(`nothing to ${name}: give intent ids or --all <status>`);
         const result = await run(ctx.store, selected);
         process.stdout.write(
           `${name}: ${result.changed.length} changed, ${result.skipped.length} skipped\n`,
         );
         for (const s of result.skipped) process.stdout.write(`  skipped ${s.id}: ${s.reason}\n`);
+        if (result.changed.length === 0)
+          throw new CliUsageError(
+            `nothing changed: ${result.skipped.map((s) => `${s.id} ${s.reason}`).join("; ")}`,
+          );
       }),
     );
 }
@@ -147,15 +152,20 @@ program
       text: string,
       o: { config?: string; account?: string; thread?: string },
     ) =>
-      withContext(o.config, async (ctx) => {
-        await send(ctx, {
-          channel,
-          target,
-          text,
-          ...(o.account ? { account: o.account } : {}),
-          ...(o.thread ? { thread: o.thread } : {}),
-        });
-      }),
+      withContext(
+        o.config,
+        async (ctx) => {
+          await send(ctx, {
+            channel,
+            target,
+            text,
+            ...(o.account ? { account: o.account } : {}),
+            ...(o.thread ? { thread: o.thread } : {}),
+          });
+        },
+        true,
+        false,
+      ),
   );
 
 program

@@ -3,11 +3,12 @@
  *
  * @module
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type MessageStateStore, SqliteStateStore } from "@herald/core";
 import { ConfigError } from "../config/errors.ts";
 import type { HeraldConfig } from "../config/schema.ts";
+import { MemoryStoreNotInspectableError, NoStoreError } from "./readerErrors.ts";
 import { acquireStoreLock } from "./storeLock.ts";
 
 /** Options of {@link openStore}. */
@@ -18,6 +19,12 @@ export type OpenStoreOptions = {
    * @defaultValue false
    */
   lock?: boolean;
+  /**
+   * Open for a CLI reader: never create anything. A `:memory:` store throws
+   * {@link MemoryStoreNotInspectableError}, a SQLite file that does not exist
+   * {@link NoStoreError}. @defaultValue false
+   */
+  reader?: boolean;
 };
 
 /**
@@ -26,6 +33,7 @@ export type OpenStoreOptions = {
  *
  * @throws {@link ConfigError} when the PostgreSQL URL variable is unset or the package missing.
  * @throws StoreLockedError with `lock` when another gateway has the SQLite file open.
+ * @throws MemoryStoreNotInspectableError / NoStoreError with `reader` (see {@link OpenStoreOptions}).
  * @throws StoreUnavailableError when the database cannot be opened.
  */
 export async function openStore(
@@ -37,9 +45,12 @@ export async function openStore(
   const store = config.store;
   if ("sqlite" in store) {
     const { synchronous } = store.sqlite;
-    if (store.sqlite.path === ":memory:")
+    if (store.sqlite.path === ":memory:") {
+      if (options.reader) throw new MemoryStoreNotInspectableError();
       return new SqliteStateStore({ path: ":memory:", synchronous });
+    }
     const path = resolve(dir, store.sqlite.path);
+    if (options.reader && !existsSync(path)) throw new NoStoreError(path);
     mkdirSync(dirname(path), { recursive: true });
     const lock = options.lock ? acquireStoreLock(path) : undefined;
     let opened: SqliteStateStore;

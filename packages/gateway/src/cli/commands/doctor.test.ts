@@ -27,7 +27,7 @@ describe("herald doctor", () => {
     const out = sink();
     const problems = await doctor(file, out);
     expect(problems).toBe(2);
-    expect(out.text).toMatch(/✓ store: SQLite/);
+    expect(out.text).toMatch(/✓ store: no store exists at .*state\.db \(nothing created\)/);
     expect(out.text).toMatch(
       /✗ channel @herald\/plugin-does-not-exist \(main\): channels\[0\]\.plugin: cannot load[^\n]*fix: check the package name; if it is right, install it: npm install @herald\/plugin-does-not-exist \(or: pnpm add @herald\/plugin-does-not-exist\)/,
     );

@@ -4,6 +4,7 @@
  * @module
  */
 import { INTENT_STATUSES, type IntentStatus, type MessageStateStore } from "@herald/core";
+import { CliUsageError } from "../cliErrors.ts";
 import { type Out, printTable, progress, relativeTime } from "../output.ts";
 import { displayStatus, QUEUE_LEGEND, queueRows } from "./queueRows.ts";
 
@@ -21,7 +22,7 @@ export async function queueList(
 ): Promise<void> {
   const statuses = filter.status?.map((s) => {
     if (!INTENT_STATUSES.includes(s as IntentStatus)) {
-      throw new Error(`unknown status "${s}"; use one of: ${INTENT_STATUSES.join(", ")}`);
+      throw new CliUsageError(`unknown status "${s}"; use one of: ${INTENT_STATUSES.join(", ")}`);
     }
     return s as IntentStatus;
   });

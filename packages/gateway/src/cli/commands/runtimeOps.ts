@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createMessageRuntime, type MessageReceipt } from "@herald/core";
+import { CliUsageError } from "../cliErrors.ts";
 import { type CliContext, cliChannels } from "../context.ts";
 import { type Out, progress } from "../output.ts";
 
@@ -55,7 +56,7 @@ export async function send(
   );
   if (!channel) {
     const known = channels.map((c) => `${c.plugin.id}/${c.account}`).join(", ") || "none";
-    throw new Error(
+    throw new CliUsageError(
       `no configured channel "${args.channel}"${args.account ? ` with account "${args.account}"` : ""} (configured: ${known})`,
     );
   }
