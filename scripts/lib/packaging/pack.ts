@@ -45,7 +45,10 @@ export async function packAll(dirs: readonly string[], dest: string): Promise<Ta
         cwd: dir,
         maxBuffer: 16 * 1024 * 1024,
       });
-      const parsed = JSON.parse(stdout) as { filename: string } | Array<{ filename: string }>;
+      // The `prepack` lifecycle prints its banner first: the JSON starts at the first `{` or `[` line.
+      const parsed = JSON.parse(stdout.slice(Math.max(0, stdout.search(/^[[{]/m)))) as
+        | { filename: string }
+        | Array<{ filename: string }>;
       const filename = Array.isArray(parsed) ? parsed[0]?.filename : parsed.filename;
       if (!filename) throw new Error(`pnpm pack in ${dir} printed no file name`);
       return readTarball(filename.startsWith("/") ? filename : join(dest, filename));

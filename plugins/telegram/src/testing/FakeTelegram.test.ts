@@ -75,3 +75,19 @@ describe("fake Bot API", () => {
     expect(fake.queue().confirmedBelow).toBe(first + 1);
   });
 });
+
+it("starts on a given port, so a separately started config can point apiRoot at it", async () => {
+  const probe = await FakeTelegram.start();
+  const port = Number(new URL(probe.apiRoot).port);
+  await probe.close();
+  const fake = await FakeTelegram.start({ port });
+  try {
+    expect(fake.apiRoot).toBe(`http://127.0.0.1:${port}`);
+    const me = await fetch(`${fake.apiRoot}/bot${FAKE_BOT.token}/getMe`, { method: "POST" }).then(
+      (r) => r.json(),
+    );
+    expect(me).toMatchObject({ ok: true, result: { id: FAKE_BOT.id } });
+  } finally {
+    await fake.close();
+  }
+});

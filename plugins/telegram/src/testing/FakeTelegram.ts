@@ -100,6 +100,11 @@ export type FakeTelegramOptions = {
   typingLapseMs?: number;
   /** The first message id handed out (ids count up across chats). @defaultValue 100 */
   firstMessageId?: number;
+  /**
+   * Port on 127.0.0.1, so a config started separately can point `apiRoot` at
+   * `http://127.0.0.1:<port>`. @defaultValue 0 (any free port; read it from `apiRoot`)
+   */
+  port?: number;
 };
 
 /** The fake Bot API server. */
@@ -121,6 +126,7 @@ export class FakeTelegram {
     this.server = new FakePlatformServer({
       wire: { errorBody: telegramErrorBody },
       ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
+      ...(options.port !== undefined ? { port: options.port } : {}),
     });
     this.state = new VisibleState({
       typingLapseMs: options.typingLapseMs ?? 5_000,
@@ -129,7 +135,7 @@ export class FakeTelegram {
     registerBotApi(this);
   }
 
-  /** Starts a fake on a free port of 127.0.0.1. */
+  /** Starts a fake on 127.0.0.1: `options.port`, or a free port. */
   static async start(options: FakeTelegramOptions = {}): Promise<FakeTelegram> {
     const fake = new FakeTelegram(options);
     await fake.server.listen();
