@@ -85,6 +85,8 @@ export async function loadPlugins(
     clock?: () => number;
     preloaded?: Record<string, ChannelPlugin<unknown>>;
     file?: string;
+    /** Load only `channels[only]` (`herald doctor` checks one at a time); paths keep the index. */
+    only?: number;
     /** Folder of the config: plugin packages resolve from here first (the app's node_modules). */
     dir?: string;
   },
@@ -92,6 +94,7 @@ export async function loadPlugins(
   const issues: ConfigIssue[] = [];
   const loaded: LoadedChannel[] = [];
   for (const [index, channel] of config.channels.entries()) {
+    if (options.only !== undefined && index !== options.only) continue;
     const at = `channels[${index}]`;
     let plugin: unknown = options.preloaded?.[channel.plugin];
     if (!plugin) {

@@ -32,7 +32,7 @@ describe("herald doctor", () => {
       /✗ channel @herald\/plugin-does-not-exist \(main\): channels\[0\]\.plugin: cannot load[^\n]*fix: check the package name; if it is right, install it: npm install @herald\/plugin-does-not-exist \(or: pnpm add @herald\/plugin-does-not-exist\)/,
     );
     expect(out.text).toMatch(
-      /✗ channel @herald\/plugin-qa-channel \(main\): channels\[1\]\.config\.baseUrl/,
+      /✗ channel @herald\/plugin-qa-channel \(main\): channels\[1\]\.config\.baseUrl: .*fix: give channels\[1\]\.config\.baseUrl a valid url/,
     );
     expect(out.text).toMatch(/herald doctor: 2 problem\(s\)/);
   });

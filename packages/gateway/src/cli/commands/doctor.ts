@@ -81,10 +81,13 @@ export async function doctor(
   for (const [index, channel] of loaded.config.channels.entries()) {
     const what = `channel ${channel.plugin} (${channel.account})`;
     try {
-      const [c] = await loadPlugins(
-        { ...loaded.config, channels: [channel] },
-        { logger, secrets, file: loaded.file },
-      );
+      const [c] = await loadPlugins(loaded.config, {
+        logger,
+        secrets,
+        file: loaded.file,
+        dir: loaded.dir,
+        only: index,
+      });
       if (!c) continue;
       if (!c.plugin.checkCredentials) {
         lines.push({
@@ -102,7 +105,7 @@ export async function doctor(
           lines.push({
             ok: false,
             what,
-            detail: `${i.path.replace(/^channels\[0\]/, `channels[${index}]`)}: ${i.message}${i.fix ? ` → fix: ${i.fix}` : ""}`,
+            detail: `${i.path}: ${i.message}${i.fix ? ` → fix: ${i.fix}` : ""}`,
           });
         }
       } else {
