@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `herald` CLI (commander): `demo`, `start`, `queue ls|show|retry|cancel`, `recover`,
+ * The `herald` CLI (commander): `demo`, `start`, `queue ls|show|retry|cancel`,
+ * `deadletters ls|show`, `recover`,
  * `send`, `doctor`. Errors name the fix and print without a stack (`--verbose` adds it); exit
  * code 1 on failure. Output piped into `head` & co. ends quietly (EPIPE).
  *
@@ -9,6 +10,7 @@
 import type { IntentStatus } from "@herald/core";
 import { Command, Option } from "commander";
 import { CliUsageError, installCliErrorHandling, reportCliError } from "./cliErrors.ts";
+import { deadLetterShow, deadLettersList } from "./commands/deadletters.ts";
 import { DEMO_DIR, demoCommand } from "./commands/demo.ts";
 import { doctor } from "./commands/doctor.ts";
 import { queueCancel, queueList, queueRetry, queueShow, selectIds } from "./commands/queue.ts";
@@ -130,6 +132,40 @@ for (const [name, run, statuses, describe] of [
       }),
     );
 }
+
+const deadletters = program
+  .command("deadletters")
+  .description("inbound events herald could not read, kept instead of dropped");
+deadletters
+  .command("ls")
+  .description("list dead letters with the error that made each one")
+  .addOption(configOption())
+  .option("-s, --status <status>", "new | replayed | discarded")
+  .option("--channel <channel>", "only this channel")
+  .option("-n, --limit <n>", "at most n rows", "50")
+  .action((o: { config?: string; status?: string; channel?: string; limit: string }) =>
+    withContext(o.config, (ctx) =>
+      deadLettersList(
+        ctx.store,
+        {
+          ...(o.status ? { status: o.status } : {}),
+          ...(o.channel ? { channel: o.channel } : {}),
+          limit: Number(o.limit),
+        },
+        (t) => ctx.secrets.redact(t),
+      ),
+    ),
+  );
+deadletters
+  .command("show <id>")
+  .description("show one dead letter in full: the raw event and the error")
+  .addOption(configOption())
+  .action((id: string, o: { config?: string }) =>
+    withContext(o.config, async (ctx) => {
+      if (!(await deadLetterShow(ctx.store, id, (t) => ctx.secrets.redact(t))))
+        throw new CliUsageError(`no dead letter ${id} (see herald deadletters ls)`);
+    }),
+  );
 
 program
   .command("recover")
