@@ -98,7 +98,10 @@ export class DeliveryWorker {
   async recover(budgetMs = this.#deps.options.recoveryBudgetMs): Promise<RecoveryReport> {
     const report = await recoverStale(this.#deps, budgetMs);
     this.#nextRecoveryAt = this.#deps.clock() + Math.min(this.#deps.options.leaseMs / 2, 5_000);
-    if (report.toUnknown + report.committed + report.skewRepaired > 0 || !report.complete) {
+    if (
+      report.toUnknown + report.committed + report.skewRepaired + report.released > 0 ||
+      !report.complete
+    ) {
       this.#emit({ type: "recovered", report });
     }
     if (!report.complete) this.#nextRecoveryAt = 0;

@@ -18,6 +18,8 @@ export type RecoveryReport = {
   toUnknown: number;
   committed: number;
   skewRepaired: number;
+  /** `pending` intents an earlier incarnation of this worker had leased, released at once. */
+  released: number;
   /** False when the time budget ran out before everything was looked at. */
   complete: boolean;
 };
@@ -32,7 +34,13 @@ const PAGE = 200;
 export async function recoverStale(deps: DeliveryDeps, budgetMs: number): Promise<RecoveryReport> {
   const { store, clock } = deps;
   const started = clock();
-  const report: RecoveryReport = { toUnknown: 0, committed: 0, skewRepaired: 0, complete: true };
+  const report: RecoveryReport = {
+    toUnknown: 0,
+    committed: 0,
+    skewRepaired: 0,
+    released: 0,
+    complete: true,
+  };
   // Never this process's own lease: its attempt is still running (a stalled event loop can let
   // the lease lapse before the renewal fires; replaying it here would duplicate the message).
   const gone = (owner: string | undefined, expiresAt: number | undefined, now: number) =>
@@ -92,6 +100,26 @@ export async function recoverStale(deps: DeliveryDeps, budgetMs: number): Promis
         } catch (error) {
           if (!(error instanceof IntentConflictError)) throw error; // someone else moved it
         }
+      }
+      if (page.length < PAGE) break;
+    }
+  }
+
+  // A `pending` intent an earlier incarnation of this worker had leased (claimed by an inline
+  // send, or waiting for a delivery slot or rate-limit tokens) made no platform call: release
+  // it now instead of letting it wait out the dead process's lease.
+  {
+    let afterSeq = 0;
+    for (;;) {
+      if (overBudget()) return { ...report, complete: false };
+      const page = await store.listIntents({ statuses: ["pending"], afterSeq, limit: PAGE });
+      if (page.length === 0) break;
+      afterSeq = page.at(-1)?.seq ?? afterSeq;
+      for (const intent of page) {
+        const owner = intent.leaseOwner;
+        if (owner === undefined || owner === deps.owner) continue;
+        if (!owner.startsWith(`${deps.workerId}:`)) continue;
+        if (await store.releaseLease(intent.id, owner)) report.released += 1;
       }
       if (page.length < PAGE) break;
     }

@@ -80,7 +80,31 @@ export async function dispatchRecorded(
     recovered: job.recovered,
     signal: controller.signal,
     log,
-    repliesDurable: () => entry.ack.reached("replies_durable"),
+    repliesDurable: () => {
+      entry.ack.reached("replies_durable");
+      // Once a reply is durable the inbound is complete (DESIGN §3 "Waiting is durable"):
+      // committed now, a crash while the handler still waits for the delivery does not run it
+      // again on recovery (the delivery worker finishes the reply).
+      void commit();
+    },
+  };
+  let committing: Promise<{ ok: boolean } | { error: unknown }> | undefined;
+  const commit = () => {
+    committing ??= (async () => {
+      clearInterval(renew);
+      try {
+        const ok = await deps.leases.complete(key, {
+          outcome: "processed",
+          eventTypes: entry.event.eventTypes,
+          record: job.seq,
+        });
+        await mark(deps, "inbound/committed", job, undefined);
+        return { ok };
+      } catch (error) {
+        return { error };
+      }
+    })();
+    return committing;
   };
 
   try {
@@ -101,30 +125,34 @@ export async function dispatchRecorded(
     }
     failpoint("receive.after_dispatch");
   } catch (cause) {
-    clearInterval(renew);
-    const error =
-      cause instanceof HeraldError
-        ? cause
-        : new ReceiveHandlerError(key.channel, key.eventId, cause);
-    await deps.leases.release(key);
-    await mark(deps, "inbound/failed", job, error.message);
-    entry.end("released");
-    log.warn(
-      { error: describeError(error), attempt: job.attempt },
-      "dispatch failed; lease released",
-    );
-    return { status: "failed", error, key, acked: entry.ack.answered, recorded: true };
+    if (committing) {
+      // Committed when its reply became durable: the handler is not run again.
+      log.warn(
+        { error: describeError(cause), attempt: job.attempt },
+        "handler failed after its reply was durable; the inbound stays complete",
+      );
+    } else {
+      clearInterval(renew);
+      const error =
+        cause instanceof HeraldError
+          ? cause
+          : new ReceiveHandlerError(key.channel, key.eventId, cause);
+      await deps.leases.release(key);
+      await mark(deps, "inbound/failed", job, error.message);
+      entry.end("released");
+      log.warn(
+        { error: describeError(error), attempt: job.attempt },
+        "dispatch failed; lease released",
+      );
+      return { status: "failed", error, key, acked: entry.ack.answered, recorded: true };
+    }
   }
-  clearInterval(renew);
 
+  const committed = await commit();
   try {
-    const ok = await deps.leases.complete(key, {
-      outcome: "processed",
-      eventTypes: entry.event.eventTypes,
-      record: job.seq,
-    });
-    if (!ok) log.warn({}, "dedupe lease lost before commit: another owner may process it again");
-    await mark(deps, "inbound/committed", job, undefined);
+    if ("error" in committed) throw committed.error;
+    if (!committed.ok)
+      log.warn({}, "dedupe lease lost before commit: another owner may process it again");
     failpoint("receive.after_commit");
   } catch (error) {
     // The handler ran but the store did not take the commit. Keep the lease (it expires, and
