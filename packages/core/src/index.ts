@@ -19,7 +19,13 @@ export {
   DeliveryPendingError,
   IdempotencyConflictError,
 } from "./delivery/errors.ts";
-export { RateLimitScheduler, type RateLimitSubject } from "./delivery/RateLimitScheduler.ts";
+export {
+  defaultRateLimitRoute,
+  RateLimitScheduler,
+  type RateLimitSchedulerOptions,
+  type RateLimitScopeKind,
+  rateLimitCall,
+} from "./delivery/RateLimitScheduler.ts";
 export type { RecoveryReport } from "./delivery/recovery.ts";
 export * from "./errors.ts";
 export { FailpointError, failpoint, resetFailpoints } from "./failpoint.ts";

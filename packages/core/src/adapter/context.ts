@@ -5,6 +5,7 @@
  */
 import type { HeraldLogger } from "../logger.ts";
 import type { ChannelMessage } from "../message/message.ts";
+import type { RateLimitFeedback } from "../message/rateLimit.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 
 /** What core hands an adapter for one platform call of one intent. */
@@ -32,4 +33,12 @@ export type MessageSendContext = {
   /** Aborted on shutdown or when the attempt is abandoned. */
   signal: AbortSignal;
   log: HeraldLogger;
+  /**
+   * Reports what the platform's response said about this call's rate-limit bucket (header
+   * feedback: `remaining`, `resetAfterMs` in ms, `bucket`). Call it after any response, success
+   * or error, before returning or throwing; the scheduler then holds this route's next calls
+   * (durable sends and live previews alike) once the bucket is spent. Absent when the caller
+   * has no scheduler (direct unit tests of an adapter).
+   */
+  reportRateLimit?(feedback: RateLimitFeedback): void;
 };

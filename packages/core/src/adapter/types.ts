@@ -11,6 +11,7 @@ import type { MessageCapabilities } from "../message/capabilities.ts";
 import type { DeliveryFailure } from "../message/failure.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import type { MessageOrigin } from "../message/origin.ts";
+import type { RateLimitRouteInput } from "../message/rateLimit.ts";
 import type { MessageReceiptPart } from "../message/receipt.ts";
 import type { MessageSendContext } from "./context.ts";
 import type { MessageLiveAdapter } from "./live.ts";
@@ -89,4 +90,12 @@ export type ChannelMessageAdapter = {
   live?: MessageLiveAdapter;
   /** Inbound: normalize, classify and authorize platform events (`src/adapter/receive.ts`). */
   receive?: MessageReceiveAdapter;
+  /**
+   * Chooses the rate-limit route key of a platform call: the route the platform buckets it by,
+   * major parameter included (Discord `POST /channels/123/messages`, Slack `chat.update`).
+   * `route` scopes, header feedback (`ctx.reportRateLimit`) and 429 pauses are keyed by it.
+   * Must be pure and cheap; it is asked before every call, durable or live.
+   * @defaultValue `${operation}:${unitKind}:${target.id}` (`defaultRateLimitRoute`)
+   */
+  rateLimitRoute?(call: RateLimitRouteInput): string | undefined;
 };

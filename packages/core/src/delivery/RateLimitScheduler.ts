@@ -1,79 +1,92 @@
 /**
- * The rate-limit scheduler (DESIGN §4): enforces each adapter's declared rate-limit scopes
- * (per bot, per chat, per thread, per route) before a platform call, so a well-behaved gateway
- * never sees a 429; and pauses one scope key when the platform answers `rate_limit` anyway.
+ * The rate-limit scheduler (DESIGN §4, §8 "Rate-limit routes"): before every platform call —
+ * durable sends and live previews alike — it takes a token from each declared scope that covers
+ * the call, so a well-behaved gateway never sees a 429. Three sources hold a call back:
  *
- * Each bucket is a token bucket whose tokens come back one by one, `intervalMs` after each was
- * spent (a sliding-window log): at most `limit` calls in *any* window of `intervalMs`. That is
- * stricter than a refill-rate bucket, which can burst past a platform's sliding window. A token
- * comes back `marginMs` late (default 1 % of the interval + 1 ms) because the platform counts
- * when the request arrives, which is a little after the scheduler let it go.
+ * 1. **Declared scopes** (`capabilities.rateLimits`), per operation and target kind: a
+ *    sliding-window bucket per scope key (account, chat, thread or route). A token comes back
+ *    `marginMs` late (default 1 % of the interval + 1 ms), because the platform counts when the
+ *    request arrives, a little after the scheduler let it go.
+ * 2. **Header feedback** (`observe`): what the platform said about the route's bucket
+ *    (`remaining`, `resetAfterMs`, `bucket`); once `remaining` is spent the route waits for the
+ *    reset, so it slows down before it 429s. Routes reported with one bucket share it.
+ * 3. **Pauses** (`pause`) after a 429, on the scope the platform throttled — the route that was
+ *    hit unless the adapter names a wider scope — for the retry-after, or the retry policy's
+ *    backoff when the platform gave none (Google Chat).
  *
- * State is per process. Several gateway processes sharing one bot account each enforce the
- * full limit: configure `limit / processes` in that case.
+ * All times are epoch ms and all durations ms. State is per process (one scheduler per runtime,
+ * keys per channel and account); several gateway processes sharing one bot account each enforce
+ * the full limit: configure `limit / processes` in that case.
  *
  * @module
  */
-import type { RenderedMessageUnit } from "../message/batch.ts";
-import type { RateLimitScope } from "../message/capabilities.ts";
-import type { DurableSendIntent } from "../message/intent.ts";
-import type { MessageTarget } from "../message/message.ts";
+import type { RateLimitCall, RateLimitFeedback, RateLimitScope } from "../message/rateLimit.ts";
+import {
+  applies,
+  bucketKey,
+  observedKey,
+  type RateLimitScopeKind,
+  routeKey,
+  scopeKey,
+} from "./ratelimit/keys.ts";
+import { hasWindow, ObservedBucket } from "./ratelimit/observed.ts";
+import { SlidingWindow } from "./ratelimit/window.ts";
 
-/** The facts a scope key is computed from. */
-export type RateLimitSubject = {
-  channel: string;
-  accountId?: string | undefined;
-  target: MessageTarget;
-  /** Adapter-named route (e.g. `POST /channels/{id}/messages`) for `route` scopes. */
-  route?: string | undefined;
+export { defaultRateLimitRoute, rateLimitCall } from "./ratelimit/call.ts";
+export { type RateLimitScopeKind, scopeKey } from "./ratelimit/keys.ts";
+
+/** Options of {@link RateLimitScheduler}. */
+export type RateLimitSchedulerOptions = {
+  /**
+   * Extra ms before a spent token comes back, and after a reported reset.
+   * @defaultValue 1 % of the interval + 1 ms
+   */
+  marginMs?: (intervalMs: number) => number;
 };
 
-type ScopeKind = RateLimitScope["scope"];
-type Bucket = { limit: number; intervalMs: number; spentAt: number[] };
-
-/** The key of one scope kind for a subject: `chat` → channel + account + chat id, etc. */
-export function scopeKey(kind: ScopeKind, subject: RateLimitSubject): string {
-  const parts = [kind, subject.channel, subject.accountId ?? ""];
-  if (kind !== "account") parts.push(subject.target.id);
-  if (kind === "thread") parts.push(subject.target.threadId ?? "");
-  if (kind === "route") parts.push(subject.route ?? "");
-  return parts.join("\u0000");
-}
+/** Reserve/observe/pause operations between two sweeps of forgotten state. */
+const SWEEP_EVERY = 512;
 
 /**
- * Token buckets per scope key, plus pauses set by the platform's retry-after.
+ * Token buckets per scope key, the buckets the platform reported, and pauses after 429s.
  *
  * @example
- * const wait = scheduler.reserve(capabilities.rateLimits ?? [], subject, Date.now());
+ * const call = rateLimitCall(adapter, intent, { operation: "send", target, unitKind: "text" });
+ * const wait = scheduler.reserve(adapter.capabilities.rateLimits ?? [], call, Date.now());
  * if (wait > 0) await sleep(wait); // nothing was taken; reserve again after waiting
  */
 export class RateLimitScheduler {
-  readonly #buckets = new Map<string, Bucket>();
+  readonly #windows = new Map<string, SlidingWindow>();
+  readonly #observed = new Map<string, ObservedBucket>();
+  /** route key → the platform bucket it was last reported in. */
+  readonly #routeBucket = new Map<string, string>();
   readonly #pausedUntil = new Map<string, number>();
   readonly #margin: (intervalMs: number) => number;
+  #ops = 0;
 
-  /** @param options.marginMs - extra ms before a spent token returns. @defaultValue 1 % of the interval + 1 ms */
-  constructor(options: { marginMs?: (intervalMs: number) => number } = {}) {
+  constructor(options: RateLimitSchedulerOptions = {}) {
     this.#margin = options.marginMs ?? ((intervalMs) => Math.ceil(intervalMs * 0.01) + 1);
   }
 
-  /** Like {@link reserve} but takes nothing: how many ms until a call could go (0 = now). */
-  peek(scopes: readonly RateLimitScope[], subject: RateLimitSubject, now: number): number {
-    return this.#wait(scopes, subject, now).wait;
+  /** Like {@link reserve} but takes nothing: how many ms until the call could go (0 = now). */
+  peek(scopes: readonly RateLimitScope[], call: RateLimitCall, now: number): number {
+    return this.#wait(scopes, call, now).wait;
   }
 
   /**
-   * Takes one token from every applicable bucket, or none.
+   * Takes one token from every bucket that covers the call, or none.
    *
-   * @param scopes - the adapter's declared limits (`capabilities.rateLimits`).
+   * @param scopes - the declared limits (`capabilities.rateLimits`, plus live's edit rate).
    * @param now - epoch ms.
    * @returns 0 when the tokens were taken (call the platform now); otherwise how many ms to
    * wait before asking again (nothing was taken).
    */
-  reserve(scopes: readonly RateLimitScope[], subject: RateLimitSubject, now: number): number {
-    const { wait, buckets } = this.#wait(scopes, subject, now);
+  reserve(scopes: readonly RateLimitScope[], call: RateLimitCall, now: number): number {
+    this.#tick(now);
+    const { wait, windows, observed } = this.#wait(scopes, call, now);
     if (wait > 0) return wait;
-    for (const b of buckets) b.spentAt.push(now);
+    for (const w of windows) w.take(now);
+    observed?.take(now);
     return 0;
   }
 
@@ -87,75 +100,106 @@ export class RateLimitScheduler {
    */
   restamp(
     scopes: readonly RateLimitScope[],
-    subject: RateLimitSubject,
+    call: RateLimitCall,
     takenAt: number,
     now: number,
   ): void {
     if (now <= takenAt) return;
-    const { buckets } = this.#wait(scopes, subject, takenAt);
-    for (const b of buckets) {
-      const at = b.spentAt.lastIndexOf(takenAt);
-      if (at < 0) continue;
-      b.spentAt.splice(at, 1);
-      let i = b.spentAt.length;
-      while (i > 0 && (b.spentAt[i - 1] ?? 0) > now) i--;
-      b.spentAt.splice(i, 0, now);
+    for (const scope of scopes) {
+      if (!applies(scope, call)) continue;
+      this.#windows.get(bucketKey(scope, call))?.restamp(takenAt, now);
     }
   }
 
-  #wait(
-    scopes: readonly RateLimitScope[],
-    subject: RateLimitSubject,
-    now: number,
-  ): { wait: number; buckets: Bucket[] } {
-    let wait = this.pausedMs(subject, now);
-    const buckets: Bucket[] = [];
-    for (const [i, scope] of scopes.entries()) {
-      if (scope.targetKinds && !scope.targetKinds.includes(subject.target.kind)) continue;
-      const key = `${i}\u0000${scopeKey(scope.scope, subject)}`;
-      let b = this.#buckets.get(key);
-      if (!b) {
-        const intervalMs = scope.intervalMs + this.#margin(scope.intervalMs);
-        b = { limit: scope.limit, intervalMs, spentAt: [] };
-        this.#buckets.set(key, b);
-      }
-      while (b.spentAt.length > 0 && (b.spentAt[0] ?? 0) + b.intervalMs <= now) b.spentAt.shift();
-      if (b.spentAt.length >= b.limit) {
-        wait = Math.max(wait, (b.spentAt[0] ?? now) + b.intervalMs - now);
-      }
-      buckets.push(b);
-    }
-    return { wait, buckets };
+  /**
+   * Records what the platform's response said about the call's bucket (header feedback). With
+   * `bucket`, the call's route joins that bucket (shared with other routes reported in it).
+   * A report without both `remaining` and `resetAfterMs` only maps the route.
+   *
+   * @param now - epoch ms when the response arrived.
+   */
+  observe(call: RateLimitCall, feedback: RateLimitFeedback, now: number): void {
+    this.#tick(now);
+    if (feedback.bucket) this.#routeBucket.set(routeKey(call), feedback.bucket);
+    if (!hasWindow(feedback)) return;
+    const key = this.#bucketOf(call);
+    const resetAt = now + feedback.resetAfterMs + this.#margin(feedback.resetAfterMs);
+    const remaining = Math.max(0, Math.floor(feedback.remaining));
+    const known = this.#observed.get(key);
+    if (known) known.update(remaining, resetAt, now, this.#margin(feedback.resetAfterMs));
+    else this.#observed.set(key, new ObservedBucket(remaining, resetAt));
   }
 
-  /** How long (ms) the subject is paused by a platform retry-after, 0 when not paused. */
-  pausedMs(subject: RateLimitSubject, now: number): number {
+  /** How long (ms) the call is paused by a 429, 0 when not paused. */
+  pausedMs(call: RateLimitCall, now: number): number {
     let wait = 0;
-    for (const kind of ["account", "chat", "thread", "route"] as const) {
-      const until = this.#pausedUntil.get(scopeKey(kind, subject));
+    for (const key of this.#pauseKeys(call)) {
+      const until = this.#pausedUntil.get(key);
       if (until !== undefined) wait = Math.max(wait, until - now);
     }
     return wait;
   }
 
   /**
-   * Pauses one scope key after the platform answered `rate_limit`: with `chat`, only that chat
-   * waits; with `account`, every chat of the bot does.
+   * Pauses one scope after the platform answered 429: `route` (the route that was hit, and the
+   * routes sharing its reported bucket), `chat`, `thread`, or `account` (every call of the bot).
    *
    * @param untilMs - epoch ms when calls may resume.
    */
-  pause(kind: ScopeKind, subject: RateLimitSubject, untilMs: number): void {
-    const key = scopeKey(kind, subject);
+  pause(kind: RateLimitScopeKind, call: RateLimitCall, untilMs: number): void {
+    const key = kind === "route" ? `pause:${this.#bucketOf(call)}` : scopeKey(kind, call);
     this.#pausedUntil.set(key, Math.max(this.#pausedUntil.get(key) ?? 0, untilMs));
   }
-}
 
-/** The rate-limit subject of an intent's platform call. */
-export function subjectOf(intent: DurableSendIntent, unit?: RenderedMessageUnit): RateLimitSubject {
-  return {
-    channel: intent.channel,
-    accountId: intent.accountId,
-    target: intent.message.target,
-    route: `${intent.operation.kind}:${unit?.kind ?? "text"}`,
-  };
+  #pauseKeys(call: RateLimitCall): string[] {
+    return [
+      scopeKey("account", call),
+      scopeKey("chat", call),
+      scopeKey("thread", call),
+      `pause:${this.#bucketOf(call)}`,
+    ];
+  }
+
+  #bucketOf(call: RateLimitCall): string {
+    return observedKey(call, this.#routeBucket.get(routeKey(call)) ?? `route:${call.route}`);
+  }
+
+  #wait(
+    scopes: readonly RateLimitScope[],
+    call: RateLimitCall,
+    now: number,
+  ): { wait: number; windows: SlidingWindow[]; observed: ObservedBucket | undefined } {
+    let wait = this.pausedMs(call, now);
+    const windows: SlidingWindow[] = [];
+    for (const scope of scopes) {
+      if (!applies(scope, call)) continue;
+      const key = bucketKey(scope, call);
+      let w = this.#windows.get(key);
+      if (!w) {
+        w = new SlidingWindow(scope.limit, scope.intervalMs + this.#margin(scope.intervalMs));
+        this.#windows.set(key, w);
+      }
+      wait = Math.max(wait, w.waitMs(now));
+      windows.push(w);
+    }
+    const observed = this.#observed.get(this.#bucketOf(call));
+    if (observed) wait = Math.max(wait, observed.waitMs(now));
+    return { wait, windows, observed };
+  }
+
+  /** Forgets idle windows, reset buckets and past pauses now and then (memory stays bounded). */
+  #tick(now: number): void {
+    this.#ops += 1;
+    if (this.#ops % SWEEP_EVERY !== 0) return;
+    for (const [key, w] of this.#windows) if (w.idle(now)) this.#windows.delete(key);
+    for (const [key, b] of this.#observed) if (b.expired(now)) this.#observed.delete(key);
+    for (const [key, until] of this.#pausedUntil) if (until <= now) this.#pausedUntil.delete(key);
+    for (const [route, bucket] of this.#routeBucket) {
+      const [, channel = "", accountId = ""] = route.split("\u0000");
+      const key = observedKey({ channel, accountId } as RateLimitCall, bucket);
+      if (!this.#observed.has(key) && !this.#pausedUntil.has(`pause:${key}`)) {
+        this.#routeBucket.delete(route);
+      }
+    }
+  }
 }

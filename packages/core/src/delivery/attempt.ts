@@ -13,12 +13,13 @@ import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch } from "../message/batch.ts";
 import type { DeliveryFailure } from "../message/failure.ts";
 import type { DurableSendIntent } from "../message/intent.ts";
+import type { RateLimitCall } from "../message/rateLimit.ts";
 import { deliveredUnitIndexes, type MessageReceipt } from "../message/receipt.ts";
 import { sleep } from "../sleep.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { backToUnknown, failAttempt, staleKeyReplay } from "./failAttempt.ts";
 import { withFirstDispatch } from "./gate.ts";
-import { type RateLimitSubject, subjectOf } from "./RateLimitScheduler.ts";
+import { callOf } from "./ratelimit/intent.ts";
 import { deliverUnits } from "./units.ts";
 
 /** Abortable sleep, re-exported for the worker (the one copy is `../sleep.ts`). */
@@ -32,7 +33,7 @@ export { sleep };
 export async function reserveTokens(
   deps: DeliveryDeps,
   adapter: ChannelMessageAdapter,
-  subject: RateLimitSubject,
+  call: RateLimitCall,
   signal: AbortSignal,
   taken?: (at: number) => void,
 ): Promise<number> {
@@ -40,7 +41,7 @@ export async function reserveTokens(
   const deadline = deps.clock() + deps.options.maxInMemoryWaitMs;
   for (;;) {
     const now = deps.clock();
-    const wait = deps.scheduler.reserve(scopes, subject, now);
+    const wait = deps.scheduler.reserve(scopes, call, now);
     if (wait === 0) {
       taken?.(now);
       return 0;
@@ -71,6 +72,7 @@ function sendContext(
   intent: DurableSendIntent,
   attempt: number,
   signal: AbortSignal,
+  current?: () => RateLimitCall | undefined,
 ): Omit<MessageSendContext, "unitIdempotencyKey"> {
   const ctx: Omit<MessageSendContext, "unitIdempotencyKey"> = {
     intentId: intent.id,
@@ -82,6 +84,12 @@ function sendContext(
     log: deps.logger.child({ intentId: intent.id, channel: intent.channel }),
   };
   if (intent.accountId !== undefined) ctx.accountId = intent.accountId;
+  if (current) {
+    ctx.reportRateLimit = (feedback) => {
+      const call = current();
+      if (call) deps.scheduler.observe(call, feedback, deps.clock());
+    };
+  }
   return ctx;
 }
 
@@ -129,7 +137,7 @@ export async function runAttempt(
   // message on the platform): the first call's rate-limit tokens are taken, and any wait for
   // them is over, before `sending` is written. A wait too long to hold in memory is not an
   // attempt: the intent goes back to the queue (`nextAttemptAt`) holding no tokens.
-  const firstCall = firstCallSubject(leased, batch);
+  const firstCall = firstCallOf(adapter, leased, batch);
   let takenAt = 0;
   if (firstCall) {
     const wait = await reserveTokens(deps, adapter, firstCall, signal, (at) => {
@@ -176,9 +184,10 @@ export async function runAttempt(
   log.info({ status: "sending", attempt }, "intent sending");
   failpoint("send.after_sending");
 
+  let current: RateLimitCall | undefined; // the call the last tokens were taken for
   const outcome = await deliverUnits({
     adapter,
-    ctx: sendContext(deps, sending as DurableSendIntent, attempt, signal),
+    ctx: sendContext(deps, sending as DurableSendIntent, attempt, signal, () => current),
     batch,
     operation: leased.operation,
     previous: leased.partialReceipt,
@@ -188,6 +197,7 @@ export async function runAttempt(
       // The first call's tokens were taken before `sending`.
       if (reservedFirst && firstCall) {
         reservedFirst = false;
+        current = firstCall;
         // ... and count from now, when the call starts, not from the reservation.
         deps.scheduler.restamp(
           adapter.capabilities.rateLimits ?? [],
@@ -197,7 +207,8 @@ export async function runAttempt(
         );
         return Promise.resolve(0);
       }
-      return reserveTokens(deps, adapter, subjectOf(leased, unit), signal);
+      current = callOf(adapter, leased, unit);
+      return reserveTokens(deps, adapter, current, signal);
     },
     onPart: async (receipt, remaining) => {
       failpoint("send.after_platform_accept");
@@ -271,25 +282,25 @@ export async function runAttempt(
     outcome.failure,
     outcome.receipt,
     adapter,
+    current,
   );
 }
 
 /**
- * The rate-limit subject of the first platform call this attempt makes (the first missing unit,
+ * The rate-limit call of the first platform call this attempt makes (the first missing unit,
  * or a delete's first part), or undefined when it makes none.
  */
-function firstCallSubject(
+function firstCallOf(
+  adapter: ChannelMessageAdapter,
   intent: DurableSendIntent,
   batch: RenderedMessageBatch,
-): RateLimitSubject | undefined {
+): RateLimitCall | undefined {
   const op = intent.operation;
   if (op.kind === "delete") {
     const part = op.receipt.parts[0];
-    return part
-      ? subjectOf(intent, { index: part.index, kind: part.kind, payload: null, required: true })
-      : undefined;
+    return part ? callOf(adapter, intent, part) : undefined;
   }
   const done = deliveredUnitIndexes(intent.partialReceipt);
   const unit = batch.units.find((u) => !done.has(u.index));
-  return unit ? subjectOf(intent, unit) : undefined;
+  return unit ? callOf(adapter, intent, unit) : undefined;
 }

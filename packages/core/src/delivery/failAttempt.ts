@@ -9,12 +9,18 @@
 import type { ChannelMessageAdapter } from "../adapter/types.ts";
 import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch } from "../message/batch.ts";
-import { type DeliveryFailure, decideRetry, RETRY_POLICY } from "../message/failure.ts";
+import {
+  backoffDelayMs,
+  type DeliveryFailure,
+  decideRetry,
+  RETRY_POLICY,
+} from "../message/failure.ts";
 import type { DurableSendIntent } from "../message/intent.ts";
+import type { RateLimitCall } from "../message/rateLimit.ts";
 import { deliveredUnitIndexes, type MessageReceipt } from "../message/receipt.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { keyTrusted, nextUnknownCheckAt, replayIsIdempotent } from "./gate.ts";
-import { subjectOf } from "./RateLimitScheduler.ts";
+import { callOf, pauseOnRateLimit } from "./ratelimit/intent.ts";
 
 /**
  * True when a scheduled retry (after a `not_dispatched` failure) would replay a unit that may
@@ -98,7 +104,8 @@ function withDoubt(
  * Applies the retry policy to a failed attempt of an intent in `sending`: a `maybe_sent` outcome
  * goes to `unknown_after_send`, due after the replay gate (and the settle delay when it will be
  * reconciled); a `not_dispatched` retry of a unit still in doubt goes there too unless the
- * platform's key for it is still trusted.
+ * platform's key for it is still trusted. A `rate_limit` failure also pauses its scope on `call`
+ * (the call that was answered 429) — see `pauseOnRateLimit`.
  */
 export async function failAttempt(
   deps: DeliveryDeps,
@@ -107,6 +114,7 @@ export async function failAttempt(
   classified: DeliveryFailure,
   partial: DurableSendIntent["partialReceipt"],
   adapter?: ChannelMessageAdapter,
+  call: RateLimitCall = callOf(adapter, intent),
 ): Promise<DurableSendIntent> {
   const { store, owner } = deps;
   const log = deps.logger.child({ intentId: intent.id, channel: intent.channel });
@@ -126,14 +134,15 @@ export async function failAttempt(
       message: `${failure.message} (an earlier attempt of this unit may have been delivered)`,
     };
   }
-  if (failure.kind === "rate_limit" && failure.retryAfterMs !== undefined) {
-    deps.scheduler.pause(
-      failure.rateLimitScope ?? "chat",
-      subjectOf(intent),
-      now + failure.retryAfterMs,
-    );
-  }
   const decision = decideRetry(failure, attempt, deps.options.backoff, deps.random);
+  pauseOnRateLimit(
+    deps,
+    failure,
+    call,
+    decision.action === "retry"
+      ? decision.delayMs
+      : backoffDelayMs(attempt, deps.options.backoff, deps.random),
+  );
   const base = { id: intent.id, from: "sending" as const, owner };
   const partialReceipt = partial ?? null;
   let next: DurableSendIntent | undefined;

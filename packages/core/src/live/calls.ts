@@ -1,30 +1,35 @@
 /**
  * Ephemeral platform calls of live sessions (previews, stream appends, preview deletes): a
  * send context, classification through the adapter, rate-limit tokens from the runtime's shared
- * {@link RateLimitScheduler}, and in-process retries for calls that are safe to repeat. None of
+ * `RateLimitScheduler` (the delivery worker's: previews and durable sends share buckets), and in-process retries for calls that are safe to repeat. None of
  * these become durable intents.
  *
  * @module
  */
 import type { MessageSendContext } from "../adapter/types.ts";
-import type { RateLimitScheduler } from "../delivery/RateLimitScheduler.ts";
+import { rateLimitCall } from "../delivery/ratelimit/call.ts";
 import { classify } from "../delivery/units.ts";
-import type { RateLimitScope } from "../message/capabilities.ts";
 import { backoffDelayMs, type DeliveryFailure, RETRY_POLICY } from "../message/failure.ts";
 import { unitIdempotencyKey } from "../message/keys.ts";
 import type { ChannelMessage } from "../message/message.ts";
+import type { RateLimitCall, RateLimitOperation, RateLimitScope } from "../message/rateLimit.ts";
+import type { MessageReceiptPart } from "../message/receipt.ts";
 import { type LiveRef, scopesFor } from "./env.ts";
 import { delay } from "./timers.ts";
 
 /** A failed call, classified. */
 export type CallResult<T> = { ok: true; value: T } | { ok: false; failure: DeliveryFailure };
 
-/** The send context of one live platform call. */
+/**
+ * The send context of one live platform call. With `call`, the adapter's header feedback
+ * (`ctx.reportRateLimit`) goes to that call's bucket.
+ */
 export function liveContext(
   ref: LiveRef,
   idempotencyKey: string,
   unitIndex: number,
   message: ChannelMessage = ref.base,
+  call?: RateLimitCall,
 ): MessageSendContext {
   const ctx: MessageSendContext = {
     intentId: ref.intentId,
@@ -37,6 +42,9 @@ export function liveContext(
     log: ref.log,
   };
   if (message.accountId !== undefined) ctx.accountId = message.accountId;
+  if (call) {
+    ctx.reportRateLimit = (feedback) => ref.env.deps.scheduler.observe(call, feedback, ref.now);
+  }
   return ctx;
 }
 
@@ -52,6 +60,24 @@ export function nextCallKey(ref: LiveRef, what: "edit" | "append"): string {
   const n = (callSeq.get(ref) ?? 0) + 1;
   callSeq.set(ref, n);
   return `${ref.intentId}:${what}.${n}`;
+}
+
+/**
+ * The rate-limit call of a live platform call, routed like the delivery worker's (a preview is
+ * a `send`, its update an `edit`), so both land in the same buckets.
+ */
+export function liveCall(
+  ref: LiveRef,
+  operation: RateLimitOperation,
+  unitKind = "text",
+  part?: MessageReceiptPart,
+): RateLimitCall {
+  return rateLimitCall(ref.adapter, ref.base, {
+    operation,
+    target: ref.base.target,
+    unitKind,
+    part,
+  });
 }
 
 /** Runs one adapter call and classifies what it throws. */
@@ -70,47 +96,44 @@ export async function tryCall<T>(
   }
 }
 
-function subject(ref: LiveRef, route: string): Parameters<RateLimitScheduler["reserve"]>[1] {
-  return {
-    channel: ref.base.channel,
-    accountId: ref.base.accountId,
-    target: ref.base.target,
-    route,
-  };
-}
-
 /**
  * Takes a token from every applicable bucket now, or says how long to wait (nothing taken).
  * @returns 0 when the call may go; otherwise the wait in ms.
  */
-export function reserveNow(ref: LiveRef, scopes: readonly RateLimitScope[], route: string): number {
-  return ref.env.deps.scheduler.reserve(scopes, subject(ref, route), ref.now);
+export function reserveNow(
+  ref: LiveRef,
+  scopes: readonly RateLimitScope[],
+  call: RateLimitCall,
+): number {
+  return ref.env.deps.scheduler.reserve(scopes, call, ref.now);
 }
 
 /** Waits on the live timers until the tokens are taken. */
 export async function takeTokens(
   ref: LiveRef,
   scopes: readonly RateLimitScope[],
-  route: string,
+  call: RateLimitCall,
 ): Promise<void> {
   for (;;) {
-    const wait = reserveNow(ref, scopes, route);
+    const wait = reserveNow(ref, scopes, call);
     if (wait === 0) return;
     await delay(ref.env.timers, wait);
   }
 }
 
 /**
- * Pauses the scope the platform throttled (shared with the delivery worker: its sends to that
- * chat wait too). @returns the pause in ms.
+ * Pauses the scope the platform throttled (default: the route that was hit), shared with the
+ * delivery worker, for the retry-after — or the retry policy's backoff after `failures`
+ * consecutive 429s when the platform gave none. @returns the pause in ms.
  */
-export function pauseFor(ref: LiveRef, failure: DeliveryFailure, route: string): number {
-  const waitMs = failure.retryAfterMs ?? 1_000;
-  ref.env.deps.scheduler.pause(
-    failure.rateLimitScope ?? "chat",
-    subject(ref, route),
-    ref.now + waitMs,
-  );
+export function pauseFor(
+  ref: LiveRef,
+  failure: DeliveryFailure,
+  call: RateLimitCall,
+  failures = 1,
+): number {
+  const waitMs = Math.max(0, failure.retryAfterMs ?? backoffMs(ref, failures));
+  ref.env.deps.scheduler.pause(failure.rateLimitScope ?? "route", call, ref.now + waitMs);
   return waitMs;
 }
 
@@ -130,7 +153,7 @@ export async function retryIdempotent<T>(
   ref: LiveRef,
   p: {
     call: "delete" | "edit";
-    route: string;
+    rateLimit: RateLimitCall;
     ctx: MessageSendContext;
     fn: () => Promise<T>;
     notFoundIsSuccess: boolean;
@@ -142,14 +165,14 @@ export async function retryIdempotent<T>(
   let rateLimited = 0;
   let last: DeliveryFailure | undefined;
   while (failures < attempts && rateLimited < 50) {
-    await takeTokens(ref, scopesFor(ref.adapter, p.call), p.route);
+    await takeTokens(ref, scopesFor(ref.adapter, p.call), p.rateLimit);
     const r = await tryCall(ref, p.ctx, p.fn);
     if (r.ok) return { ok: true };
     last = r.failure;
     if (last.kind === "not_found" && p.notFoundIsSuccess) return { ok: true };
     if (last.kind === "rate_limit") {
       rateLimited += 1;
-      pauseFor(ref, last, p.route);
+      pauseFor(ref, last, p.rateLimit, rateLimited);
       continue;
     }
     if (last.evidence === "maybe_sent" || RETRY_POLICY[last.kind].retry) {

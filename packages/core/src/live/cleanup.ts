@@ -10,7 +10,7 @@
 import type { LivePreviewPolicy } from "../adapter/live.ts";
 import { failpoint } from "../failpoint.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
-import { liveContext, retryIdempotent } from "./calls.ts";
+import { liveCall, liveContext, retryIdempotent } from "./calls.ts";
 import type { LiveRef } from "./env.ts";
 import { commitVisibleFinal } from "./final.ts";
 import { type LivePreview, previewsReceipt, visiblePreviews } from "./record.ts";
@@ -34,10 +34,11 @@ export async function removePreviews(ref: LiveRef, keepIds: ReadonlySet<string>)
       continue;
     }
     failpoint("live.before_preview_delete");
-    const ctx = liveContext(ref, `${ref.record.key}:cleanup`, p.index);
+    const rl = liveCall(ref, "delete", p.part.kind, p.part);
+    const ctx = liveContext(ref, `${ref.record.key}:cleanup`, p.index, undefined, rl);
     const r = await retryIdempotent(ref, {
       call: "delete",
-      route: `delete:${p.part.kind}`,
+      rateLimit: rl,
       ctx,
       fn: () => remove(ctx, p.part),
       notFoundIsSuccess: true,
@@ -102,10 +103,11 @@ async function finishOpenStream(ref: LiveRef): Promise<void> {
   const stream = ref.adapter.live?.stream;
   const p = visiblePreviews(ref.record).find((x) => x.stream);
   if (!stream || !p || p.part.platformMessageId === "") return;
-  const ctx = liveContext(ref, `${ref.record.key}:finish`, 0);
+  const rl = liveCall(ref, "stream_finish", "text", p.part);
+  const ctx = liveContext(ref, `${ref.record.key}:finish`, 0, undefined, rl);
   const r = await retryIdempotent(ref, {
     call: "edit",
-    route: "edit:text",
+    rateLimit: rl,
     ctx,
     fn: () => stream.finish(ctx, p.part),
     notFoundIsSuccess: false,

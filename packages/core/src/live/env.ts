@@ -8,8 +8,8 @@ import type { ChannelMessageAdapter } from "../adapter/types.ts";
 import type { DeliveryWorker } from "../delivery/DeliveryWorker.ts";
 import type { DeliveryDeps } from "../delivery/deps.ts";
 import type { HeraldLogger } from "../logger.ts";
-import type { RateLimitScope } from "../message/capabilities.ts";
 import type { ChannelMessage } from "../message/message.ts";
+import type { RateLimitScope } from "../message/rateLimit.ts";
 import { isStale, type LiveRecord, previewsReceipt, withDerivedFields } from "./record.ts";
 import type { LiveRuntimeOptions, LiveTimers } from "./types.ts";
 
@@ -35,29 +35,29 @@ export function canDelete(adapter: ChannelMessageAdapter): boolean {
 }
 
 /**
- * Rate-limit scopes of a platform call. Edits and preview sends (`preview`: every update of a
- * preview stream) also take a token of `capabilities.live.editRate` (per chat).
+ * Rate-limit scopes of a live platform call: the adapter's declared scopes (the same buckets as
+ * the delivery worker's, so previews and durable sends share them), plus — for edits and preview
+ * sends (`preview`: every update of a preview stream) — the per-chat `capabilities.live.editRate`.
  */
 export function scopesFor(
   adapter: ChannelMessageAdapter,
   call: "send" | "edit" | "delete" | "preview",
 ): RateLimitScope[] {
   const base = adapter.capabilities.rateLimits ?? [];
-  const editRate = adapter.capabilities.live?.editRate;
-  if ((call !== "edit" && call !== "preview") || !editRate) return base;
-  // Appended after the declared scopes, so their bucket indexes match the delivery worker's and
-  // the tokens are shared; the edit-rate bucket is separate.
-  return [...base, { scope: "chat", limit: editRate.limit, intervalMs: editRate.intervalMs }];
+  if (call !== "edit" && call !== "preview") return base;
+  return [...base, ...editRateOnly(adapter)];
 }
 
 /**
- * The edit-rate bucket alone (the declared scopes are kept for their indexes but never apply):
- * the final's in-place edit takes this token itself, then the worker takes the shared ones.
+ * The edit-rate bucket alone (its own bucket, `id: "live.editRate"`): the final's in-place edit
+ * takes this token itself, then the worker takes the shared declared ones.
  */
 export function editRateOnly(adapter: ChannelMessageAdapter): RateLimitScope[] {
-  const scopes = scopesFor(adapter, "edit");
-  if (!adapter.capabilities.live?.editRate) return [];
-  return scopes.map((s, i) => (i < scopes.length - 1 ? { ...s, targetKinds: [] } : s));
+  const editRate = adapter.capabilities.live?.editRate;
+  if (!editRate) return [];
+  return [
+    { scope: "chat", limit: editRate.limit, intervalMs: editRate.intervalMs, id: "live.editRate" },
+  ];
 }
 
 /** A live intent this process holds the lease of, with its record. */

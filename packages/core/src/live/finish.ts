@@ -12,7 +12,7 @@
 import { DeliveryFailedError } from "../delivery/errors.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
-import { reserveNow } from "./calls.ts";
+import { liveCall, reserveNow } from "./calls.ts";
 import { editRateOnly, type LiveRef } from "./env.ts";
 import { batchOf, deliverFinal, type FinalPlan, planInPlace, previewsDeletable } from "./final.ts";
 import { finishInPlace, streamFinalOf } from "./native.ts";
@@ -67,7 +67,8 @@ export async function finalizeOverPreviews(
   }
   // Never wait in memory before the final is written (DESIGN §3 "Waiting is durable"): when the
   // edit rate or a platform pause (retry-after) holds the chat, the intent is due when it ends.
-  const wait = plan.edits > 0 ? reserveNow(ref, editRateOnly(ref.adapter), "edit:text") : 0;
+  const wait =
+    plan.edits > 0 ? reserveNow(ref, editRateOnly(ref.adapter), liveCall(ref, "edit")) : 0;
   ref.record = { ...ref.record, phase: "finalizing", finalKey: key };
   await ref.save();
   try {

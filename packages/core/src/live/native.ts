@@ -12,7 +12,14 @@
 import type { LiveStreamFinal } from "../adapter/live.ts";
 import { failpoint } from "../failpoint.ts";
 import { type MessageReceipt, receiptFromParts } from "../message/receipt.ts";
-import { liveContext, nextCallKey, reserveNow, retryIdempotent, tryCall } from "./calls.ts";
+import {
+  liveCall,
+  liveContext,
+  nextCallKey,
+  reserveNow,
+  retryIdempotent,
+  tryCall,
+} from "./calls.ts";
 import { addPreview } from "./cleanup.ts";
 import type { LiveRef } from "./env.ts";
 import { scopesFor } from "./env.ts";
@@ -31,16 +38,17 @@ export async function nativeStep(ref: LiveRef, feed: Feed): Promise<StepResult> 
   if (text.trim() === "") return IDLE;
   const open = ref.record.previews.find((p) => p.stream);
   if (!open) {
-    const wait = reserveNow(ref, scopesFor(ref.adapter, "preview"), "send:text");
+    const rl = liveCall(ref, "stream_begin");
+    const wait = reserveNow(ref, scopesFor(ref.adapter, "preview"), rl);
     if (wait > 0) return { next: "wait", ms: wait };
     const key = `${ref.intentId}:stream`;
     // The stream's first text as the channel renders it: what a reconciler looks for.
     const [unit] = await renderUnits(ref.adapter, { ...ref.base, body: { markdown: text } }, key);
     ref.record.sendingPreview = { index: 0, idempotencyKey: key, ...(unit ? { unit } : {}) };
     await ref.save();
-    const ctx = liveContext(ref, key, 0);
+    const ctx = liveContext(ref, key, 0, undefined, rl);
     const r = await tryCall(ref, ctx, () => stream.begin(ctx, text));
-    if (!r.ok) return failed(ref, feed, "send", r.failure, "send:text");
+    if (!r.ok) return failed(ref, feed, "send", r.failure, rl);
     failpoint("live.after_preview");
     addPreview(ref, {
       index: 0,
@@ -51,20 +59,22 @@ export async function nativeStep(ref: LiveRef, feed: Feed): Promise<StepResult> 
     });
     feed.streamed = text;
     feed.failures = 0;
+    feed.rateLimited = 0;
     await ref.save();
     return { next: "again" };
   }
   if (open.gone) return IDLE;
   const shown = feed.streamed ?? "";
   if (!text.startsWith(shown) || text.length === shown.length) return IDLE;
-  const wait = reserveNow(ref, scopesFor(ref.adapter, "edit"), "edit:text");
+  const rl = liveCall(ref, "stream_append", "text", open.part);
+  const wait = reserveNow(ref, scopesFor(ref.adapter, "edit"), rl);
   if (wait > 0) return { next: "wait", ms: wait };
-  const ctx = liveContext(ref, nextCallKey(ref, "append"), 0);
+  const ctx = liveContext(ref, nextCallKey(ref, "append"), 0, undefined, rl);
   const r = await tryCall(ref, ctx, () => stream.append(ctx, open.part, text.slice(shown.length)));
   if (!r.ok) {
     const f = r.failure;
     if (f.kind === "rate_limit" || (f.evidence === "not_dispatched" && f.kind === "transient")) {
-      return failed(ref, feed, "edit", f, "edit:text");
+      return failed(ref, feed, "edit", f, rl);
     }
     if (f.kind === "not_found") {
       open.gone = true;
@@ -76,6 +86,7 @@ export async function nativeStep(ref: LiveRef, feed: Feed): Promise<StepResult> 
   }
   feed.streamed = text;
   feed.failures = 0;
+  feed.rateLimited = 0;
   return { next: "again" };
 }
 
@@ -112,11 +123,12 @@ export async function finishInPlace(
     nativeShown: { text: final.shown, exact: final.shownExact },
   };
   await ref.save();
-  const ctx = liveContext(ref, `${ref.intentId}:finish`, 0);
+  const rl = liveCall(ref, "stream_finish", "text", open.part);
+  const ctx = liveContext(ref, `${ref.intentId}:finish`, 0, undefined, rl);
   let part = open.part;
   const r = await retryIdempotent(ref, {
     call: "edit",
-    route: "edit:text",
+    rateLimit: rl,
     ctx,
     fn: async () => {
       part = await stream.finish(ctx, open.part, final);

@@ -16,7 +16,16 @@ import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageUnit } from "../message/batch.ts";
 import type { DeliveryFailure } from "../message/failure.ts";
 import { RETRY_POLICY } from "../message/failure.ts";
-import { backoffMs, liveContext, nextCallKey, pauseFor, reserveNow, tryCall } from "./calls.ts";
+import type { RateLimitCall } from "../message/rateLimit.ts";
+import {
+  backoffMs,
+  liveCall,
+  liveContext,
+  nextCallKey,
+  pauseFor,
+  reserveNow,
+  tryCall,
+} from "./calls.ts";
 import { addPreview, resolveInDoubtPreview } from "./cleanup.ts";
 import { canEdit, type LiveRef, scopesFor } from "./env.ts";
 import type { LivePreview } from "./record.ts";
@@ -31,6 +40,8 @@ export type Feed = {
   version: number;
   /** Consecutive failed preview calls (rate limits not counted). */
   failures: number;
+  /** Consecutive 429s: the pause grows with the backoff when the platform gives no retry-after. */
+  rateLimited?: number;
   /** Why previews stopped; absent while they run. */
   degraded?: string;
   /** Rendered units of `version`. */
@@ -89,18 +100,21 @@ export async function previewStep(ref: LiveRef, feed: Feed, mode: LiveMode): Pro
   const op = nextOp(ref, feed.cache.units);
   if (!op) return IDLE;
   if (op.kind === "stop") return degrade(ref, feed, op.reason);
-  const call = op.kind === "send" ? "send" : "edit";
-  const route = `${call}:${op.unit.kind}`;
-  const wait = reserveNow(ref, scopesFor(ref.adapter, "preview"), route);
+  // The same operations and routes as durable sends: previews and finals share the buckets.
+  const rl =
+    op.kind === "send"
+      ? liveCall(ref, "send", op.unit.kind)
+      : liveCall(ref, "edit", op.unit.kind, op.preview.part);
+  const wait = reserveNow(ref, scopesFor(ref.adapter, "preview"), rl);
   if (wait > 0) return { next: "wait", ms: wait };
-  return op.kind === "send" ? sendPreview(ref, feed, op, route) : editPreview(ref, feed, op, route);
+  return op.kind === "send" ? sendPreview(ref, feed, op, rl) : editPreview(ref, feed, op, rl);
 }
 
 async function sendPreview(
   ref: LiveRef,
   feed: Feed,
   op: Extract<Op, { kind: "send" }>,
-  route: string,
+  rl: RateLimitCall,
 ): Promise<StepResult> {
   const { record } = ref;
   if (record.previews.some((p) => p.index === op.index && p.gone)) record.replacements += 1;
@@ -108,13 +122,14 @@ async function sendPreview(
   // Written before the call: if we die before the receipt is saved, recovery can look for it.
   record.sendingPreview = { index: op.index, idempotencyKey: key, unit: op.unit };
   await ref.save();
-  const ctx = liveContext(ref, key, op.index);
+  const ctx = liveContext(ref, key, op.index, undefined, rl);
   const r = await tryCall(ref, ctx, () => ref.adapter.send.send(ctx, op.unit));
-  if (!r.ok) return failed(ref, feed, "send", r.failure, route);
+  if (!r.ok) return failed(ref, feed, "send", r.failure, rl);
   failpoint("live.after_preview");
   const part = { ...r.value, index: op.index };
   addPreview(ref, { index: op.index, part, hash: op.hash, sentAt: ref.now });
   feed.failures = 0;
+  feed.rateLimited = 0;
   if (part.platformMessageId === "" && ref.adapter.send.reconcileUnknownSend) {
     // C12: answered without an id. Look it up by its key so it can still be edited.
     ref.record.sendingPreview = { index: op.index, idempotencyKey: key, unit: op.unit };
@@ -128,15 +143,16 @@ async function editPreview(
   ref: LiveRef,
   feed: Feed,
   op: Extract<Op, { kind: "edit" }>,
-  route: string,
+  rl: RateLimitCall,
 ): Promise<StepResult> {
   const edit = ref.adapter.send.edit;
   if (!edit) return degrade(ref, feed, "the channel cannot edit messages");
-  const ctx = liveContext(ref, nextCallKey(ref, "edit"), op.preview.index);
+  const ctx = liveContext(ref, nextCallKey(ref, "edit"), op.preview.index, undefined, rl);
   const r = await tryCall(ref, ctx, () => edit(ctx, op.preview.part, op.unit));
-  if (!r.ok) return failed(ref, feed, "edit", r.failure, route, op.preview);
+  if (!r.ok) return failed(ref, feed, "edit", r.failure, rl, op.preview);
   op.preview.hash = op.hash;
   feed.failures = 0;
+  feed.rateLimited = 0;
   await ref.save();
   return AGAIN;
 }
@@ -147,14 +163,17 @@ export async function failed(
   feed: Feed,
   call: "send" | "edit",
   failure: DeliveryFailure,
-  route: string,
+  rl: RateLimitCall,
   preview?: LivePreview,
 ): Promise<StepResult> {
   ref.log.debug(
     { call, failureKind: failure.kind, evidence: failure.evidence },
     `preview ${call} failed: ${failure.message}`,
   );
-  if (failure.kind === "rate_limit") return { next: "wait", ms: pauseFor(ref, failure, route) };
+  if (failure.kind === "rate_limit") {
+    feed.rateLimited = (feed.rateLimited ?? 0) + 1;
+    return { next: "wait", ms: pauseFor(ref, failure, rl, feed.rateLimited) };
+  }
   if (call === "edit" && preview && failure.kind === "not_found") {
     preview.gone = true; // the platform lost it: the next step sends a replacement
     await ref.save();

@@ -5,24 +5,7 @@
  * @module
  */
 
-/**
- * A rate-limit scope the scheduler enforces with a token bucket per scope key.
- *
- * @example Telegram: `{ scope: "chat", limit: 1, intervalMs: 1_000 }` — one message per second per chat.
- */
-export type RateLimitScope = {
-  /**
-   * What the bucket is keyed by: the whole bot/account, one chat (target id), one thread,
-   * or an adapter-named route (the adapter maps a unit to its route key).
-   */
-  scope: "account" | "chat" | "thread" | "route";
-  /** Requests allowed per interval. */
-  limit: number;
-  /** Interval length in milliseconds. */
-  intervalMs: number;
-  /** Restrict to these target kinds (e.g. Telegram's 20/min applies to groups only). */
-  targetKinds?: Array<"direct" | "group" | "channel" | "thread">;
-};
+import type { RateLimitScope } from "./rateLimit.ts";
 
 /**
  * What a reconciler's answers are worth (declared in `capabilities.delivery.reconcile`).
@@ -123,6 +106,9 @@ export type MessageCapabilities = {
    * body, so a card is never dropped. @defaultValue false
    */
   cards?: boolean;
-  /** Rate limits the scheduler enforces before calling the platform. */
+  /**
+   * Rate limits the scheduler enforces before every platform call, durable sends and live
+   * previews alike (one bucket set per channel and account). Durations in ms.
+   */
   rateLimits?: RateLimitScope[];
 };

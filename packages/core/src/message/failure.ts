@@ -50,9 +50,10 @@ export type DeliveryFailure = {
   /** Platform error code in the platform's own spelling (`M_LIMIT_EXCEEDED`, `ratelimited`, 429). */
   platformCode?: string;
   /**
-   * For `rate_limit`: which declared rate-limit scope the platform throttled. The scheduler
-   * pauses that scope's bucket (say one chat) until `retryAfterMs`; other chats keep flowing.
-   * @defaultValue "chat"
+   * For `rate_limit`: which scope the platform throttled. The scheduler pauses it (the route
+   * that was hit, one chat, one thread, or the whole account) until `retryAfterMs`, or for the
+   * retry policy's backoff when the platform gave none; other routes and chats keep flowing.
+   * @defaultValue "route" (the route of the call that was answered 429)
    */
   rateLimitScope?: "account" | "chat" | "thread" | "route";
   /** Reconciliation checks of an `unknown_after_send` intent that came back unresolved. */

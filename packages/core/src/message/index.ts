@@ -8,5 +8,6 @@ export * from "./live.ts";
 export * from "./message.ts";
 export * from "./origin.ts";
 export * from "./policy.ts";
+export * from "./rateLimit.ts";
 export * from "./receipt.ts";
 export * from "./reply.ts";

@@ -8,12 +8,14 @@ import type { ChannelMessageAdapter } from "../adapter/types.ts";
 import { reserveTokens } from "../delivery/attempt.ts";
 import type { DeliveryDeps } from "../delivery/deps.ts";
 import { DeliveryFailedError } from "../delivery/errors.ts";
-import { subjectOf } from "../delivery/RateLimitScheduler.ts";
+import { callOf, pauseOnRateLimit } from "../delivery/ratelimit/intent.ts";
 import { deliverUnits } from "../delivery/units.ts";
+import { backoffDelayMs } from "../message/failure.ts";
 import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
 import { orderingKeyOf } from "../message/intent.ts";
 import { defaultIdempotencyKey } from "../message/keys.ts";
 import type { ChannelMessage } from "../message/message.ts";
+import type { RateLimitCall } from "../message/rateLimit.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 
 /**
@@ -47,6 +49,7 @@ export async function directSend(
     options.batch ??
     (await adapter.render.render(message, { idempotencyKey, capabilities: adapter.capabilities }));
   const signal = new AbortController().signal;
+  let current: RateLimitCall | undefined; // the call the last tokens were taken for
   const outcome = await deliverUnits({
     adapter,
     batch,
@@ -61,18 +64,27 @@ export async function directSend(
       idempotencyKey,
       signal,
       log: deps.logger.child({ channel: message.channel, durable: false }),
+      reportRateLimit: (feedback) => {
+        if (current) deps.scheduler.observe(current, feedback, deps.clock());
+      },
       ...(message.accountId !== undefined ? { accountId: message.accountId } : {}),
     },
     reserve: async (unit) => {
       // No queue to fall back to: wait as long as the limits require.
+      current = callOf(adapter, pseudo, unit);
       for (;;) {
-        const wait = await reserveTokens(deps, adapter, subjectOf(pseudo, unit), signal);
+        const wait = await reserveTokens(deps, adapter, current, signal);
         if (wait === 0) return 0;
       }
     },
     onPart: async () => {},
   });
   if (outcome.status === "done") return outcome.receipt;
-  if (outcome.status === "failed") throw new DeliveryFailedError(outcome.failure);
+  if (outcome.status === "failed") {
+    // Not retried here, but the route that was hit waits like any other (durable sends too).
+    const backoff = backoffDelayMs(1, deps.options.backoff, deps.random);
+    pauseOnRateLimit(deps, outcome.failure, current ?? callOf(adapter, pseudo), backoff);
+    throw new DeliveryFailedError(outcome.failure);
+  }
   throw new Error("unreachable: direct sends never defer");
 }
