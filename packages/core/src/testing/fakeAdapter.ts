@@ -2,7 +2,8 @@
  * A channel adapter for the {@link FakePlatform}, in process or over HTTP
  * ({@link serveFakePlatform} / {@link httpTransport}). It classifies errors the way real
  * adapters must: refused → `not_dispatched`; reset / 5xx → `maybe_sent`; 429 → `rate_limit`
- * with `retryAfterMs` converted from seconds. With `live` options it also declares an edit rate,
+ * with `retryAfterMs` converted from seconds, and the platform's rate-limit headers reported through
+ * `ctx.reportRateLimit` (answers and errors alike). With `live` options it also declares an edit rate,
  * a typing indicator and a native stream (over the fake platform's `typing` / `stream_*` calls).
  *
  * @module
@@ -12,7 +13,11 @@ import {
   type MessageLiveAdapter,
   unshownStreamText,
 } from "../adapter/live.ts";
-import type { ChannelMessageAdapter, ClassifiedFailure } from "../adapter/types.ts";
+import type {
+  ChannelMessageAdapter,
+  ClassifiedFailure,
+  MessageSendContext,
+} from "../adapter/types.ts";
 import type { RenderedMessageUnit } from "../message/batch.ts";
 import type { MessageCapabilities } from "../message/capabilities.ts";
 import type { ChannelMessage } from "../message/message.ts";
@@ -60,6 +65,13 @@ export type FakeAdapterOptions = {
   /** Text chunk limit in UTF-16 units. @defaultValue 4096 */
   maxLength?: number;
   rateLimits?: MessageCapabilities["rateLimits"];
+  /**
+   * The scope a 429 pauses (`ClassifiedFailure.rateLimitScope`); `"route"` leaves it unset, so
+   * core's default (the route that was hit) applies. @defaultValue "chat"
+   */
+  rateLimitScope?: "account" | "chat" | "route";
+  /** Choose route keys like an HTTP platform: `POST /chats/:chat/messages`, `PATCH /chats/:chat/messages`, … */
+  routes?: boolean;
   /**
    * Declare that an edit answered `not_found` may be replaced by a fresh send.
    * @defaultValue true
@@ -109,7 +121,7 @@ function chunk(text: string, max: number): string[] {
   return out;
 }
 
-function classifyFake(error: unknown): ClassifiedFailure {
+function classifyFake(error: unknown, scope: "account" | "chat" | "route"): ClassifiedFailure {
   if (!(error instanceof FakePlatformError)) {
     return { kind: "unknown", evidence: "maybe_sent", message: String(error) };
   }
@@ -126,7 +138,7 @@ function classifyFake(error: unknown): ClassifiedFailure {
       ...base,
       kind: "rate_limit",
       evidence: "not_dispatched",
-      rateLimitScope: "chat",
+      ...(scope !== "route" ? { rateLimitScope: scope } : {}),
       ...(error.retryAfterS !== undefined ? { retryAfterMs: error.retryAfterS * 1000 } : {}),
     };
   }
@@ -141,10 +153,38 @@ function classifyFake(error: unknown): ClassifiedFailure {
   return { ...base, kind: kinds[error.status] ?? "unknown", evidence: "not_dispatched" };
 }
 
+const METHOD: Record<string, string> = {
+  send: "POST",
+  edit: "PATCH",
+  delete: "DELETE",
+  stream_begin: "POST",
+  stream_append: "PUT",
+  stream_finish: "PUT",
+};
+
+/** Reports the platform's rate-limit headers of an answer or error to the scheduler. */
+function reporting(
+  transport: FakeTransport,
+): (ctx: MessageSendContext, call: PlatformCall) => Promise<PlatformAnswer> {
+  return async (ctx, call) => {
+    try {
+      const answer = await transport(call);
+      if (answer.rateLimit) ctx.reportRateLimit?.(answer.rateLimit);
+      return answer;
+    } catch (error) {
+      if (error instanceof FakePlatformError && error.rateLimit) {
+        ctx.reportRateLimit?.(error.rateLimit);
+      }
+      throw error;
+    }
+  };
+}
+
 /** A channel adapter over a fake platform. */
 export function createFakeAdapter(options: FakeAdapterOptions): ChannelMessageAdapter {
   const max = options.maxLength ?? 4096;
-  const { transport } = options;
+  const call = reporting(options.transport);
+  const scope = options.rateLimitScope ?? "chat";
   const textOf = (unit: RenderedMessageUnit) => (unit.payload as { text: string }).text;
   const part = (id: string | undefined, unit: RenderedMessageUnit): MessageReceiptPart => ({
     platformMessageId: id ?? "",
@@ -215,7 +255,7 @@ export function createFakeAdapter(options: FakeAdapterOptions): ChannelMessageAd
     send: {
       async send(ctx, unit) {
         const target = ctx.message.target;
-        const answer = await transport({
+        const answer = await call(ctx, {
           op: "send",
           chat: target.id,
           text: textOf(unit),
@@ -226,7 +266,7 @@ export function createFakeAdapter(options: FakeAdapterOptions): ChannelMessageAd
       },
       async edit(ctx, target, unit) {
         try {
-          await transport({
+          await call(ctx, {
             op: "edit",
             id: target.platformMessageId,
             text: textOf(unit),
@@ -239,19 +279,15 @@ export function createFakeAdapter(options: FakeAdapterOptions): ChannelMessageAd
         return { ...target, kind: unit.kind, index: unit.index };
       },
       async delete(ctx, target) {
-        await transport({
-          op: "delete",
-          id: target.platformMessageId,
-          key: ctx.unitIdempotencyKey,
-        });
+        await call(ctx, { op: "delete", id: target.platformMessageId, key: ctx.unitIdempotencyKey });
       },
-      classifyError: (error) => classifyFake(error),
+      classifyError: (error) => classifyFake(error, scope),
       ...(options.reconcile
         ? {
             async reconcileUnknownSend(ctx, units) {
               const found: MessageReceiptPart[] = [];
               for (const unit of units) {
-                const answer = await transport({
+                const answer = await call(ctx, {
                   op: "find",
                   key: `${ctx.idempotencyKey}#${unit.index}`,
                 });
@@ -264,7 +300,13 @@ export function createFakeAdapter(options: FakeAdapterOptions): ChannelMessageAd
           }
         : {}),
     },
-    ...(options.live ? { live: fakeLiveAdapter(transport, options.live) } : {}),
+    ...(options.live ? { live: fakeLiveAdapter(options.transport, options.live) } : {}),
+    ...(options.routes
+      ? {
+          rateLimitRoute: (c) =>
+            `${METHOD[c.operation] ?? "POST"} /chats/${c.target.id}/${c.operation.startsWith("stream") ? "streams" : "messages"}`,
+        }
+      : {}),
   };
 }
 
@@ -272,6 +314,7 @@ function fakeLiveAdapter(
   transport: FakeTransport,
   o: NonNullable<FakeAdapterOptions["live"]>,
 ): MessageLiveAdapter {
+  const call = reporting(transport);
   const previews = {
     ...(o.onCancel ? { onCancel: o.onCancel } : {}),
     ...(o.onRecover ? { onRecover: o.onRecover } : {}),
@@ -296,7 +339,7 @@ function fakeLiveAdapter(
       ...(streamOptions.supports ? { supports: streamOptions.supports } : {}),
       async begin(ctx, markdown) {
         const target = ctx.message.target;
-        const answer = await transport({
+        const answer = await call(ctx, {
           op: "stream_begin",
           chat: target.id,
           text: markdown,
@@ -305,13 +348,13 @@ function fakeLiveAdapter(
         });
         return { platformMessageId: answer.id ?? "", kind: "text", index: 0 };
       },
-      async append(_ctx, stream, deltaMarkdown) {
-        await transport({ op: "stream_append", id: stream.platformMessageId, text: deltaMarkdown });
+      async append(ctx, stream, deltaMarkdown) {
+        await call(ctx, { op: "stream_append", id: stream.platformMessageId, text: deltaMarkdown });
       },
-      async finish(_ctx, stream, final) {
+      async finish(ctx, stream, final) {
         const id = stream.platformMessageId;
         if (!appends || final === undefined) {
-          await transport({
+          await call(ctx, {
             op: "stream_finish",
             id,
             ...(final !== undefined ? { text: final.markdown } : {}),
@@ -320,13 +363,13 @@ function fakeLiveAdapter(
         }
         const rest = unshownStreamText(final);
         if (rest !== undefined) {
-          await transport({ op: "stream_finish", id, append: rest });
+          await call(ctx, { op: "stream_finish", id, append: rest });
           return stream;
         }
         // What the stream shows is uncertain: stop it as it is, then replace the text.
-        await transport({ op: "stream_finish", id });
+        await call(ctx, { op: "stream_finish", id });
         try {
-          await transport({ op: "edit", id, text: final.markdown });
+          await call(ctx, { op: "edit", id, text: final.markdown });
         } catch (error) {
           if (!(error instanceof FakePlatformError && error.code === "not_modified")) throw error;
         }

@@ -1,7 +1,9 @@
 /**
  * A scripted fake chat platform for core's delivery tests: visible state (messages per chat with
  * their current text), native idempotency by key when enabled, sliding-window rate limits that
- * answer 429 + retry-after, and fault injection — fail the next N calls with a status, refuse
+ * answer 429 (+ retry-after unless a limit is declared without it), optionally rate-limit headers
+ * on every answer (`remaining`, `resetAfterMs`, `bucket`, like Discord's `X-RateLimit-*`), and
+ * fault injection — fail the next N calls with a status, refuse
  * the connection (`not_dispatched`), store the message and then drop the answer (`maybe_sent`),
  * or accept a send and answer without a message id. It also shows typing indicators and native
  * streams (a message that grows by appends until it is finished), for live tests.
@@ -58,8 +60,28 @@ export type PlatformCall =
    */
   | { op: "stream_finish"; id: string; text?: string; append?: string };
 
+/** Rate-limit headers of an answer: the tightest limit covering the call. Durations in ms. */
+export type FakeRateLimitHeaders = { remaining: number; resetAfterMs: number; bucket: string };
+
 /** What a call answers. */
-export type PlatformAnswer = { id?: string; found?: VisibleMessage | null };
+export type PlatformAnswer = {
+  id?: string;
+  found?: VisibleMessage | null;
+  /** With `reportLimits`: the rate-limit headers of the answer. */
+  rateLimit?: FakeRateLimitHeaders;
+};
+
+/** A sliding-window limit the fake enforces with 429s. */
+export type FakePlatformLimit = {
+  scope: "global" | "chat";
+  limit: number;
+  /** Window length in ms. */
+  intervalMs: number;
+  /** Only these calls count (e.g. `["send"]`: a per-method tier). @defaultValue every message call */
+  ops?: Array<PlatformCall["op"]>;
+  /** Send a retry-after with the 429 (Google Chat sends none). @defaultValue true */
+  retryAfter?: boolean;
+};
 
 /** The error a fake call throws; adapters classify it like a real SDK error. */
 export class FakePlatformError extends Error {
@@ -69,10 +91,17 @@ export class FakePlatformError extends Error {
   readonly retryAfterS: number | undefined;
   /** False when the request provably never reached the platform. */
   readonly dispatched: boolean;
+  /** With `reportLimits`: the rate-limit headers of the error answer. */
+  readonly rateLimit: FakeRateLimitHeaders | undefined;
   constructor(
     status: number,
     message: string,
-    opts: { code?: string | undefined; retryAfterS?: number | undefined; dispatched: boolean },
+    opts: {
+      code?: string | undefined;
+      retryAfterS?: number | undefined;
+      dispatched: boolean;
+      rateLimit?: FakeRateLimitHeaders | undefined;
+    },
   ) {
     super(message);
     this.name = "FakePlatformError";
@@ -80,6 +109,7 @@ export class FakePlatformError extends Error {
     this.code = opts.code;
     this.retryAfterS = opts.retryAfterS;
     this.dispatched = opts.dispatched;
+    this.rateLimit = opts.rateLimit;
   }
 }
 
@@ -88,7 +118,9 @@ export type FakePlatformOptions = {
   /** Deduplicate sends by `key` (like Discord nonces or Matrix txnIds). @defaultValue false */
   idempotent?: boolean;
   /** Sliding-window limits enforced with 429s. */
-  limits?: Array<{ scope: "global" | "chat"; limit: number; intervalMs: number }>;
+  limits?: FakePlatformLimit[];
+  /** Answer every limited call with rate-limit headers (`PlatformAnswer.rateLimit`). @defaultValue false */
+  reportLimits?: boolean;
   /** @defaultValue Date.now */
   clock?: () => number;
   /** How long a shown typing indicator stays up, in ms (Telegram: 5 s). @defaultValue 5_000 */
@@ -226,15 +258,18 @@ export class FakePlatform {
         },
       );
     }
+    let headers: FakeRateLimitHeaders | undefined;
     if (call.op !== "find" && call.op !== "typing") {
-      const wait = this.#limit(call, at);
-      if (wait > 0) {
+      const verdict = this.#limit(call, at);
+      headers = this.#options.reportLimits ? verdict.headers : undefined;
+      if (verdict.wait > 0) {
         this.rateLimited += 1;
         log("429");
         throw new FakePlatformError(429, "Too Many Requests", {
           code: "rate_limited",
-          retryAfterS: Math.ceil(wait / 1000),
+          retryAfterS: verdict.retryAfter ? Math.ceil(verdict.wait / 1000) : undefined,
           dispatched: false,
+          rateLimit: headers,
         });
       }
     }
@@ -258,7 +293,7 @@ export class FakePlatform {
       });
     }
     log("ok");
-    return answer;
+    return headers ? { ...answer, rateLimit: headers } : answer;
   }
 
   /** Applies the late stores whose time has come. */
@@ -274,26 +309,39 @@ export class FakePlatform {
     }
   }
 
-  #limit(call: PlatformCall, at: number): number {
-    let wait = 0;
+  #limit(
+    call: PlatformCall,
+    at: number,
+  ): { wait: number; retryAfter: boolean; headers: FakeRateLimitHeaders | undefined } {
     const chat =
       "chat" in call
         ? call.chat
         : (this.messages.find((m) => m.id === (call as { id: string }).id)?.chat ?? "");
-    for (const l of this.#options.limits ?? []) {
-      const key = l.scope === "global" ? "global" : `chat:${chat}`;
-      const times = (this.#sentAt.get(`${key}:${l.intervalMs}`) ?? []).filter(
-        (t) => t > at - l.intervalMs,
-      );
-      this.#sentAt.set(`${key}:${l.intervalMs}`, times);
-      if (times.length >= l.limit) wait = Math.max(wait, (times[0] ?? at) + l.intervalMs - at);
+    const applicable = (this.#options.limits ?? [])
+      .map((l, i) => ({ l, key: `${i}:${l.scope === "global" ? "global" : `chat:${chat}`}` }))
+      .filter(({ l }) => !l.ops || l.ops.includes(call.op));
+    let wait = 0;
+    let retryAfter = true;
+    for (const { l, key } of applicable) {
+      const times = (this.#sentAt.get(key) ?? []).filter((t) => t > at - l.intervalMs);
+      this.#sentAt.set(key, times);
+      if (times.length >= l.limit) {
+        const w = (times[0] ?? at) + l.intervalMs - at;
+        if (w > wait) retryAfter = l.retryAfter !== false;
+        wait = Math.max(wait, w);
+      }
     }
-    if (wait > 0) return wait;
-    for (const l of this.#options.limits ?? []) {
-      const key = l.scope === "global" ? "global" : `chat:${chat}`;
-      this.#sentAt.get(`${key}:${l.intervalMs}`)?.push(at);
+    if (wait === 0) for (const { key } of applicable) this.#sentAt.get(key)?.push(at);
+    let headers: FakeRateLimitHeaders | undefined;
+    for (const { l, key } of applicable) {
+      const times = this.#sentAt.get(key) ?? [];
+      const remaining = Math.max(0, l.limit - times.length);
+      const resetAfterMs = times.length > 0 ? (times[0] ?? at) + l.intervalMs - at : 0;
+      if (!headers || remaining < headers.remaining) {
+        headers = { remaining, resetAfterMs, bucket: key.slice(key.indexOf(":") + 1) };
+      }
     }
-    return 0;
+    return { wait, retryAfter, headers };
   }
 
   /** Refuses a thread that is not one on a `namedThreads` platform (Google Chat's 400). */

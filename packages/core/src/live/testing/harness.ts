@@ -6,6 +6,7 @@
  */
 
 import type { ChannelMessageAdapter } from "../../adapter/types.ts";
+import type { DeliveryOptions } from "../../delivery/deps.ts";
 import { createMessageRuntime, type MessageRuntime } from "../../runtime.ts";
 import { SqliteStateStore } from "../../state/sqlite/SqliteStateStore.ts";
 import {
@@ -53,6 +54,8 @@ export async function liveHarness(
     ) => ChannelMessageAdapter;
     /** Extra live runtime options (hooks). */
     live?: Omit<LiveRuntimeOptions, "timers" | "recoveryIntervalMs">;
+    /** Delivery options over the harness defaults. */
+    delivery?: DeliveryOptions;
   } = {},
 ): Promise<LiveHarness> {
   const time = manualTime();
@@ -68,7 +71,12 @@ export async function liveHarness(
     adapters: [opts.wrap ? opts.wrap(adapter, platform, time) : adapter],
     clock: time.now,
     random: () => 0.5,
-    delivery: { pollIntervalMs: 5, leaseMs: 10_000, backoff: { baseMs: 100, maxMs: 1_000 } },
+    delivery: {
+      pollIntervalMs: 5,
+      leaseMs: 10_000,
+      backoff: { baseMs: 100, maxMs: 1_000 },
+      ...opts.delivery,
+    },
     live: { ...opts.live, timers: time.timers, recoveryIntervalMs: 0 },
   });
   await runtime.start();
