@@ -42,6 +42,12 @@ export type RateLimitSchedulerOptions = {
    * @defaultValue 1 % of the interval + 1 ms
    */
   marginMs?: (intervalMs: number) => number;
+  /**
+   * Epoch-ms clock read once more when a call is let through: the spent token is stamped with
+   * the later of `now` and this, so time spent deciding (a GC pause, a cold start) does not
+   * shorten the window the platform sees. Pass the runtime's clock. @defaultValue none (stamp `now`)
+   */
+  clock?: () => number;
 };
 
 /** Reserve/observe/pause operations between two sweeps of forgotten state. */
@@ -62,10 +68,12 @@ export class RateLimitScheduler {
   readonly #routeBucket = new Map<string, string>();
   readonly #pausedUntil = new Map<string, number>();
   readonly #margin: (intervalMs: number) => number;
+  readonly #clock: (() => number) | undefined;
   #ops = 0;
 
   constructor(options: RateLimitSchedulerOptions = {}) {
     this.#margin = options.marginMs ?? ((intervalMs) => Math.ceil(intervalMs * 0.01) + 1);
+    this.#clock = options.clock;
   }
 
   /** Like {@link reserve} but takes nothing: how many ms until the call could go (0 = now). */
@@ -85,8 +93,9 @@ export class RateLimitScheduler {
     this.#tick(now);
     const { wait, windows, observed } = this.#wait(scopes, call, now);
     if (wait > 0) return wait;
-    for (const w of windows) w.take(now);
-    observed?.take(now);
+    const at = this.#clock ? Math.max(now, this.#clock()) : now;
+    for (const w of windows) w.take(at);
+    observed?.take(at);
     return 0;
   }
 
@@ -132,8 +141,18 @@ export class RateLimitScheduler {
 
   /** How long (ms) the call is paused by a 429, 0 when not paused. */
   pausedMs(call: RateLimitCall, now: number): number {
+    return this.#pausedMs(call, this.#bucketOf(call), now);
+  }
+
+  #pausedMs(call: RateLimitCall, bucket: string, now: number): number {
+    if (this.#pausedUntil.size === 0) return 0;
     let wait = 0;
-    for (const key of this.#pauseKeys(call)) {
+    for (const key of [
+      scopeKey("account", call),
+      scopeKey("chat", call),
+      scopeKey("thread", call),
+      `pause:${bucket}`,
+    ]) {
       const until = this.#pausedUntil.get(key);
       if (until !== undefined) wait = Math.max(wait, until - now);
     }
@@ -151,17 +170,9 @@ export class RateLimitScheduler {
     this.#pausedUntil.set(key, Math.max(this.#pausedUntil.get(key) ?? 0, untilMs));
   }
 
-  #pauseKeys(call: RateLimitCall): string[] {
-    return [
-      scopeKey("account", call),
-      scopeKey("chat", call),
-      scopeKey("thread", call),
-      `pause:${this.#bucketOf(call)}`,
-    ];
-  }
-
   #bucketOf(call: RateLimitCall): string {
-    return observedKey(call, this.#routeBucket.get(routeKey(call)) ?? `route:${call.route}`);
+    const reported = this.#routeBucket.size > 0 ? this.#routeBucket.get(routeKey(call)) : undefined;
+    return observedKey(call, reported ?? `route:${call.route}`);
   }
 
   #wait(
@@ -169,7 +180,8 @@ export class RateLimitScheduler {
     call: RateLimitCall,
     now: number,
   ): { wait: number; windows: SlidingWindow[]; observed: ObservedBucket | undefined } {
-    let wait = this.pausedMs(call, now);
+    const bucket = this.#bucketOf(call);
+    let wait = this.#pausedMs(call, bucket, now);
     const windows: SlidingWindow[] = [];
     for (const scope of scopes) {
       if (!applies(scope, call)) continue;
@@ -182,7 +194,7 @@ export class RateLimitScheduler {
       wait = Math.max(wait, w.waitMs(now));
       windows.push(w);
     }
-    const observed = this.#observed.get(this.#bucketOf(call));
+    const observed = this.#observed.size > 0 ? this.#observed.get(bucket) : undefined;
     if (observed) wait = Math.max(wait, observed.waitMs(now));
     return { wait, windows, observed };
   }
@@ -196,7 +208,7 @@ export class RateLimitScheduler {
     for (const [key, until] of this.#pausedUntil) if (until <= now) this.#pausedUntil.delete(key);
     for (const [route, bucket] of this.#routeBucket) {
       const [, channel = "", accountId = ""] = route.split("\u0000");
-      const key = observedKey({ channel, accountId } as RateLimitCall, bucket);
+      const key = observedKey({ channel, accountId }, bucket);
       if (!this.#observed.has(key) && !this.#pausedUntil.has(`pause:${key}`)) {
         this.#routeBucket.delete(route);
       }

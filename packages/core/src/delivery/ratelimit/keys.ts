@@ -14,16 +14,19 @@ const SEP = "\u0000";
 
 /** The key of one scope kind for a call: `chat` → channel + account + chat id, etc. */
 export function scopeKey(kind: RateLimitScopeKind, call: RateLimitCall): string {
-  const parts = [kind, call.channel, call.accountId ?? ""];
-  if (kind === "route") parts.push(call.route);
-  else if (kind !== "account") parts.push(call.target.id);
-  if (kind === "thread") parts.push(call.target.threadId ?? "");
-  return parts.join(SEP);
+  const base = `${kind}${SEP}${call.channel}${SEP}${call.accountId ?? ""}`;
+  if (kind === "account") return base;
+  if (kind === "route") return `${base}${SEP}${call.route}`;
+  if (kind === "chat") return `${base}${SEP}${call.target.id}`;
+  return `${base}${SEP}${call.target.id}${SEP}${call.target.threadId ?? ""}`;
 }
 
 /** The key of a platform-reported bucket (header feedback) of one channel account. */
-export function observedKey(call: RateLimitCall, bucket: string): string {
-  return ["observed", call.channel, call.accountId ?? "", bucket].join(SEP);
+export function observedKey(
+  call: Pick<RateLimitCall, "channel" | "accountId">,
+  bucket: string,
+): string {
+  return `observed${SEP}${call.channel}${SEP}${call.accountId ?? ""}${SEP}${bucket}`;
 }
 
 /** The route's key within its channel account (for the route → bucket map). */
@@ -31,12 +34,20 @@ export function routeKey(call: RateLimitCall): string {
   return scopeKey("route", call);
 }
 
-/** The bucket id of a declared scope: its `id`, else its fields. */
+const ids = new WeakMap<RateLimitScope, string>();
+
+/** The bucket id of a declared scope: its `id`, else its fields (computed once per object). */
 export function scopeId(scope: RateLimitScope): string {
-  if (scope.id !== undefined) return `id:${scope.id}`;
-  const kinds = scope.targetKinds ? [...scope.targetKinds].sort().join(",") : "*";
-  const ops = scope.operations ? [...scope.operations].sort().join(",") : "*";
-  return `${scope.scope}/${scope.limit}/${scope.intervalMs}/${kinds}/${ops}`;
+  let id = ids.get(scope);
+  if (id !== undefined) return id;
+  if (scope.id !== undefined) id = `id:${scope.id}`;
+  else {
+    const kinds = scope.targetKinds ? [...scope.targetKinds].sort().join(",") : "*";
+    const ops = scope.operations ? [...scope.operations].sort().join(",") : "*";
+    id = `${scope.scope}/${scope.limit}/${scope.intervalMs}/${kinds}/${ops}`;
+  }
+  ids.set(scope, id);
+  return id;
 }
 
 /** True when a declared scope covers the call (target kind and operation). */
