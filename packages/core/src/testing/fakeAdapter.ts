@@ -279,7 +279,11 @@ export function createFakeAdapter(options: FakeAdapterOptions): ChannelMessageAd
         return { ...target, kind: unit.kind, index: unit.index };
       },
       async delete(ctx, target) {
-        await call(ctx, { op: "delete", id: target.platformMessageId, key: ctx.unitIdempotencyKey });
+        await call(ctx, {
+          op: "delete",
+          id: target.platformMessageId,
+          key: ctx.unitIdempotencyKey,
+        });
       },
       classifyError: (error) => classifyFake(error, scope),
       ...(options.reconcile
