@@ -147,7 +147,7 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     store: options.store,
     adapterFor: (channel, accountId) => adapters.find(channel, accountId),
     requireAdapter: (channel, accountId) => adapters.get(channel, accountId),
-    scheduler: new RateLimitScheduler({ clock: options.clock ?? Date.now }),
+    scheduler: new RateLimitScheduler(),
     clock: options.clock ?? Date.now,
     random: options.random ?? Math.random,
     logger: options.logger ?? silentLogger,

@@ -42,12 +42,6 @@ export type RateLimitSchedulerOptions = {
    * @defaultValue 1 % of the interval + 1 ms
    */
   marginMs?: (intervalMs: number) => number;
-  /**
-   * Epoch-ms clock read once more when a call is let through: the spent token is stamped with
-   * the later of `now` and this, so time spent deciding (a GC pause, a cold start) does not
-   * shorten the window the platform sees. Pass the runtime's clock. @defaultValue none (stamp `now`)
-   */
-  clock?: () => number;
 };
 
 /** Reserve/observe/pause operations between two sweeps of forgotten state. */
@@ -68,12 +62,10 @@ export class RateLimitScheduler {
   readonly #routeBucket = new Map<string, string>();
   readonly #pausedUntil = new Map<string, number>();
   readonly #margin: (intervalMs: number) => number;
-  readonly #clock: (() => number) | undefined;
   #ops = 0;
 
   constructor(options: RateLimitSchedulerOptions = {}) {
     this.#margin = options.marginMs ?? ((intervalMs) => Math.ceil(intervalMs * 0.01) + 1);
-    this.#clock = options.clock;
   }
 
   /** Like {@link reserve} but takes nothing: how many ms until the call could go (0 = now). */
@@ -93,9 +85,8 @@ export class RateLimitScheduler {
     this.#tick(now);
     const { wait, windows, observed } = this.#wait(scopes, call, now);
     if (wait > 0) return wait;
-    const at = this.#clock ? Math.max(now, this.#clock()) : now;
-    for (const w of windows) w.take(at);
-    observed?.take(at);
+    for (const w of windows) w.take(now);
+    observed?.take(now);
     return 0;
   }
 
