@@ -8,7 +8,12 @@ import { CliUsageError } from "../cliErrors.ts";
 import { deadLetterShow, deadLettersList } from "./deadletters.ts";
 
 const sink = () => {
-  const o = { text: "", write: (t: string) => void (o.text += t) };
+  const o = {
+    text: "",
+    write: (t: string) => {
+      o.text += t;
+    },
+  };
   return o;
 };
 let store: SqliteStateStore | undefined;
