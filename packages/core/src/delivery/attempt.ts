@@ -15,6 +15,7 @@ import type { DeliveryFailure } from "../message/failure.ts";
 import type { DurableSendIntent } from "../message/intent.ts";
 import type { RateLimitCall } from "../message/rateLimit.ts";
 import { deliveredUnitIndexes, type MessageReceipt } from "../message/receipt.ts";
+import { redactUrls } from "../redact.ts";
 import { sleep } from "../sleep.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { backToUnknown, failAttempt, staleKeyReplay } from "./failAttempt.ts";
@@ -51,9 +52,14 @@ export async function reserveTokens(
   }
 }
 
-/** Applies the runtime's `redact` option (when given) to a reason about to be stored. */
+/**
+ * Redacts a reason about to be stored from an error nobody vetted (a render or reconcile
+ * error): every URL's path and query dropped (`redactUrls`, as `classify` does), then the
+ * runtime's `redact` option when given.
+ */
 export function redactWith(deps: Pick<DeliveryDeps, "options">, text: string): string {
-  return deps.options.redact ? deps.options.redact(text) : text;
+  const urlsDropped = redactUrls(text);
+  return deps.options.redact ? deps.options.redact(urlsDropped) : urlsDropped;
 }
 
 /** Renders the intent's message through its adapter (once: the batch is then stored). */

@@ -67,7 +67,7 @@ export async function recoverStale(deps: DeliveryDeps, budgetMs: number): Promis
               at: now,
             };
             // Due after the replay gate (and the settle delay when it will be reconciled).
-            const adapter = deps.adapterFor(intent.channel);
+            const adapter = deps.adapterFor(intent.channel, intent.accountId);
             const dueAt = nextUnknownCheckAt(deps, adapter, intent, failure, now);
             await store.transitionIntents([
               {

@@ -146,3 +146,48 @@ describe("stored failures never keep a secret", () => {
     expect(await storedText()).not.toContain(TOKEN);
   });
 });
+
+describe("no redactor configured (URLs only)", () => {
+  for (const which of ["render", "reconcile"] as const) {
+    it(`a ${which} error's URL token is not stored`, async () => {
+      store = new SqliteStateStore({ path: ":memory:" });
+      const base = leakyAdapter("empty");
+      const adapter: ChannelMessageAdapter = {
+        ...base,
+        render: {
+          render(message, ctx) {
+            if (message.body?.markdown === "unrenderable") throw sdkError();
+            return base.render.render(message, ctx);
+          },
+        },
+        send: {
+          ...base.send,
+          classifyError: () => ({ kind: "transient", evidence: "maybe_sent", message: "" }),
+        },
+      };
+      runtime = createMessageRuntime({
+        store,
+        adapters: [adapter],
+        random: () => 0.5,
+        delivery: {
+          pollIntervalMs: 5,
+          backoff: { baseMs: 1, maxMs: 2, maxAttempts: 3 },
+          maxReconcileChecks: 1,
+        },
+      });
+      await runtime.start();
+      await runtime.enqueue(outboundMessage(which === "render" ? "unrenderable" : "unknown"), {
+        idempotencyKey: which,
+      });
+      const [intent] = await eventually(
+        () => store?.listIntents() ?? [],
+        (l) =>
+          which === "render"
+            ? l[0]?.status === "failed"
+            : (l[0]?.failure?.message ?? "").includes("unresolved"),
+      );
+      expect(intent?.failure?.message).toContain(`https://api.example.test/${REDACTED}`);
+      expect(await storedText()).not.toContain(TOKEN);
+    });
+  }
+});
