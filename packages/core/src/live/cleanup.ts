@@ -35,7 +35,7 @@ export async function removePreviews(ref: LiveRef, keepIds: ReadonlySet<string>)
     }
     failpoint("live.before_preview_delete");
     const rl = liveCall(ref, "delete", p.part.kind, p.part);
-    const ctx = liveContext(ref, `${ref.record.key}:cleanup`, p.index, undefined, rl);
+    const ctx = liveContext(ref, `${ref.intentId}:cleanup`, p.index, undefined, rl);
     const r = await retryIdempotent(ref, {
       call: "delete",
       rateLimit: rl,
@@ -104,7 +104,7 @@ async function finishOpenStream(ref: LiveRef): Promise<void> {
   const p = visiblePreviews(ref.record).find((x) => x.stream);
   if (!stream || !p || p.part.platformMessageId === "") return;
   const rl = liveCall(ref, "stream_finish", "text", p.part);
-  const ctx = liveContext(ref, `${ref.record.key}:finish`, 0, undefined, rl);
+  const ctx = liveContext(ref, `${ref.intentId}:finish`, 0, undefined, rl);
   const r = await retryIdempotent(ref, {
     call: "edit",
     rateLimit: rl,
