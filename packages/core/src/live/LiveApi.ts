@@ -10,7 +10,9 @@ import type { ChannelMessageAdapter, MessageSendContext } from "../adapter/types
 import type { DeliveryWorker } from "../delivery/DeliveryWorker.ts";
 import type { DeliveryDeps } from "../delivery/deps.ts";
 import { NotImplementedError } from "../errors.ts";
+import { defaultLiveKey } from "../message/keys.ts";
 import type { ChannelMessage } from "../message/message.ts";
+import { assertSamePlace } from "../send/conflict.ts";
 import { currentTurnId, trackInTurn, turnOwner } from "../turn/scope.ts";
 import { type LiveEnv, LiveRef } from "./env.ts";
 import { LiveSessionBusyError } from "./errors.ts";
@@ -112,9 +114,9 @@ export function createLiveApi(
     const adapter = adapterOf(target);
     const base = baseMessage(target);
     const mode = resolveLiveMode(adapter, base, o.mode ?? "partial", deps.logger);
-    const key = o.idempotencyKey ?? `${target.channel}:${base.id}`;
+    const key = o.idempotencyKey ?? defaultLiveKey(base);
     const waitMs = o.waitMs ?? 30_000;
-    const existingFinal = await findFinal(deps.store, key);
+    const existingFinal = await findFinal(deps.store, key, base);
     if (existingFinal) {
       return new LiveSession({
         mode,
@@ -156,6 +158,8 @@ export function createLiveApi(
       ]);
       if (!result) throw new Error("store returned no enqueue result");
       const intent = result.intent;
+      // An earlier run of this key must have been for the same place (DESIGN §3 "Keys").
+      if (!result.created) assertSamePlace(intent, base);
       if (result.created) {
         // Held: never due while the session runs (its lease keeps the worker away too).
         await deps.store.updateIntent(

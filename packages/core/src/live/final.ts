@@ -17,6 +17,7 @@ import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch
 import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
+import { assertSamePlace } from "../send/conflict.ts";
 import { IntentConflictError } from "../state/errors.ts";
 import { canDelete, canEdit, type LiveRef } from "./env.ts";
 import { type LivePreview, previewsReceipt, visiblePreviews } from "./record.ts";
@@ -88,12 +89,17 @@ export function batchOf(units: readonly RenderedMessageUnit[], key: string): Ren
 /**
  * The final intent of a session key: the one under `key`, or — when an in-place final found its
  * preview gone and fell back — the one under `${key}:fresh` if that was delivered.
+ *
+ * @throws IdempotencyConflictError when that final went to another channel, account,
+ *   conversation or relation than `base` (the key was reused for another message).
  */
 export async function findFinal(
   store: LiveRef["env"]["deps"]["store"],
   key: string,
+  base: ChannelMessage,
 ): Promise<DurableSendIntent | undefined> {
   const first = await store.getIntentByIdempotencyKey(key);
+  if (first) assertSamePlace(first, base);
   if (!first || first.status === "sent") return first;
   return (await store.getIntentByIdempotencyKey(`${key}:fresh`)) ?? first;
 }

@@ -77,7 +77,9 @@ export type LiveOptions = {
    * The idempotency key of the final message. Opening a session again with a key whose final
    * was delivered gives a finished session: updates are ignored and `finalize` returns the
    * first receipt without sending. Derive it from what caused the message (`reply:<inbound id>`).
-   * @defaultValue `${channel}:${id}`
+   * A key names a slot: reusing it for another channel, account, conversation or relation
+   * throws `IdempotencyConflictError` (the text of a replayed final is not compared).
+   * @defaultValue `live:<channel>:<account>:<id>` (`defaultLiveKey`)
    */
   idempotencyKey?: string;
   /** Overrides the adapter's `live.previews.onCancel`. */

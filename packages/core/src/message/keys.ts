@@ -5,17 +5,21 @@
  * that call and distinct from every other call. Adapters shorten unit keys to their platform's
  * alphabet and length with the SDK's `platformKey`.
  *
- * Formats (`<account>` is empty for a channel without accounts):
+ * Formats (`<account>` and `<thread>` are empty when there is none; `<where>` is
+ * `<conversation>:<thread>:<platform message id>`, each part URL-encoded, so message 1 of one
+ * chat and message 1 of another — per-chat ids, as on Telegram — never share a key):
  * - send: `send:<channel>:<account>:<message id>`
- * - edit: `edit:<channel>:<account>:<target>:<content hash>` — the same edit again is the same
- *   operation; a different text is another one
- * - delete: `delete:<channel>:<account>:<target>`
+ * - edit: `edit:<channel>:<account>:<where>:<n>` — the `n`-th edit of that message. The send
+ *   runtime reuses the latest edit's key only when it asks for the same content (a retry), else
+ *   takes the next `n`: an edit back to an earlier text (A → B → A) is a new edit, never the old
+ *   receipt. A send without durability uses `direct.<uuid>` for `n`.
+ * - delete: `delete:<channel>:<account>:<where>`
+ * - live session (the final's key): `live:<channel>:<account>:<message id>`
  * - unit keys: `<intent key>#<unit index>` for sent or edited units and for each deleted part;
  *   `<intent key>#leftover.<part index>` for parts an edit no longer needs
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import type { IntentOperation } from "./intent.ts";
 import type { ChannelMessage } from "./message.ts";
 import type { MessageReceipt } from "./receipt.ts";
@@ -31,30 +35,49 @@ export function keyNamespace(
   return `${operation}:${message.channel}:${message.accountId ?? ""}:`;
 }
 
-/** The platform message a receipt names (its primary id, else every id). */
-function targetOf(receipt: MessageReceipt): string {
-  return receipt.primaryPlatformMessageId ?? receipt.platformMessageIds.join(",");
+/** Where an edit or delete acts: conversation, thread and the platform message, URL-encoded. */
+export function targetPart(
+  receipt: MessageReceipt,
+  message: Pick<ChannelMessage, "target">,
+): string {
+  const id = receipt.primaryPlatformMessageId ?? receipt.platformMessageIds.join(",");
+  return [message.target.id, message.target.threadId ?? "", id].map(encodeURIComponent).join(":");
 }
 
-/** A short hash of what a message shows (body and attachments). */
-export function contentHash(message: Pick<ChannelMessage, "body" | "attachments">): string {
-  return createHash("sha256")
-    .update(JSON.stringify([message.body ?? null, message.attachments ?? []]))
-    .digest("hex")
-    .slice(0, 16);
+/**
+ * The default key of the `n`-th edit of `receipt`'s message (see the module doc).
+ *
+ * @example
+ * editKey(message, receipt, 2) // "edit:telegram:bot-1:chat-9::7:2"
+ */
+export function editKey(
+  message: ChannelMessage,
+  receipt: MessageReceipt,
+  n: number | string,
+): string {
+  return `${keyNamespace("edit", message)}${targetPart(receipt, message)}:${n}`;
 }
 
 /**
  * The default idempotency key of an operation on `message` (see the module doc for formats).
+ * For an edit it is the key of the first edit (`editKey(…, 1)`); the send runtime picks the
+ * number (`send/editKey.ts`).
  *
  * @example
  * defaultIdempotencyKey({ kind: "send" }, message) // "send:telegram:bot-1:m-42"
  */
 export function defaultIdempotencyKey(operation: IntentOperation, message: ChannelMessage): string {
-  const ns = keyNamespace(operation.kind, message);
-  if (operation.kind === "send") return `${ns}${message.id}`;
-  if (operation.kind === "delete") return `${ns}${targetOf(operation.receipt)}`;
-  return `${ns}${targetOf(operation.receipt)}:${contentHash(message)}`;
+  if (operation.kind === "send") return `${keyNamespace("send", message)}${message.id}`;
+  if (operation.kind === "delete")
+    return `${keyNamespace("delete", message)}${targetPart(operation.receipt, message)}`;
+  return editKey(message, operation.receipt, 1);
+}
+
+/** The default key of a live session (the key of its final): `live:<channel>:<account>:<id>`. */
+export function defaultLiveKey(
+  message: Pick<ChannelMessage, "channel" | "accountId" | "id">,
+): string {
+  return `${keyNamespace("live", message)}${message.id}`;
 }
 
 /**

@@ -24,6 +24,7 @@ import { StoreUnavailableError } from "../state/errors.ts";
 import { currentTurnId, trackInTurn } from "../turn/scope.ts";
 import { assertSameRequest } from "./conflict.ts";
 import { directSend } from "./directSend.ts";
+import { defaultEditKey, sameEdit } from "./editKey.ts";
 
 /** Options of one send. */
 export type SendOptions = {
@@ -33,9 +34,10 @@ export type SendOptions = {
    * operation (an edit after a send) or another payload (other text, target, account) throws
    * `IdempotencyConflictError` and sends nothing. Use a key derived from what caused the
    * operation (say `reply:<inbound id>`), or omit it.
-   * @defaultValue namespaced by operation, channel and account (`defaultIdempotencyKey`):
-   * `send:<channel>:<account>:<message.id>`, `edit:<channel>:<account>:<target id>:<content hash>`,
-   * `delete:<channel>:<account>:<target id>`
+   * @defaultValue namespaced by operation, channel and account (module doc of `message/keys.ts`):
+   * `send:<channel>:<account>:<message.id>`, `edit:<channel>:<account>:<where>:<n>` (the `n`-th
+   * edit of that message; a retry of the latest edit reuses its key),
+   * `delete:<channel>:<account>:<where>`, where `<where>` is `<conversation>:<thread>:<message id>`
    */
   idempotencyKey?: string;
   /**
@@ -126,7 +128,40 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     options: SendOptions,
     claim: boolean,
   ): Promise<{ intent: DurableSendIntent; created: boolean }> {
-    const idempotencyKey = options.idempotencyKey ?? defaultIdempotencyKey(operation, message);
+    // A default edit key is numbered per message (send/editKey.ts): another edit that took the
+    // number first (a race) makes us take the next one.
+    const numbered = options.idempotencyKey === undefined && operation.kind === "edit";
+    for (let tries = 1; ; tries++) {
+      const idempotencyKey =
+        options.idempotencyKey ??
+        (operation.kind === "edit"
+          ? await defaultEditKey(deps.store, message, operation)
+          : defaultIdempotencyKey(operation, message));
+      const result = await enqueue(idempotencyKey, message, operation, options, claim);
+      if (
+        numbered &&
+        !result.created &&
+        tries < 5 &&
+        !sameEdit(result.intent, message, operation as Extract<IntentOperation, { kind: "edit" }>)
+      ) {
+        continue;
+      }
+      // A reused key is a retry only when it asks for the same thing.
+      if (!result.created) {
+        assertSameRequest(result.intent, message, operation, options.keyMatch ?? "request");
+      }
+      failpoint("send.after_begin");
+      return result;
+    }
+  }
+
+  async function enqueue(
+    idempotencyKey: string,
+    message: ChannelMessage,
+    operation: IntentOperation,
+    options: SendOptions,
+    claim: boolean,
+  ): Promise<{ intent: DurableSendIntent; created: boolean }> {
     // Inside `runtime.turn` the scope's root turn id is stamped unless one is given.
     const turnId = options.turnId ?? currentTurnId();
     const [result] = await deps.store.enqueueIntents([
@@ -142,11 +177,6 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
       },
     ]);
     if (!result) throw new Error("store returned no enqueue result");
-    // A reused key is a retry only when it asks for the same thing.
-    if (!result.created) {
-      assertSameRequest(result.intent, message, operation, options.keyMatch ?? "request");
-    }
-    failpoint("send.after_begin");
     return result;
   }
 

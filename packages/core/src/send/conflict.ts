@@ -26,8 +26,12 @@ function requestOf(
     ["channel", message.channel],
     ["accountId", message.accountId ?? ""],
   ];
-  // A delete asks for nothing but its target.
-  if (operation.kind === "delete") return common;
+  // A delete asks for nothing but its target: the message in its conversation (and thread),
+  // since platform message ids may be per chat (Telegram).
+  if (operation.kind === "delete") {
+    const { id, threadId } = message.target;
+    return [...common, ["message.target", { id, threadId }]];
+  }
   const placement: Array<[string, unknown]> = [
     ["message.target", message.target],
     ["message.relation", message.relation],
@@ -54,8 +58,36 @@ export function assertSameRequest(
   operation: IntentOperation,
   match: "request" | "slot" = "request",
 ): void {
-  const before = requestOf(existing.message, existing.operation, match);
-  const now = requestOf(message, operation, match);
+  conflictAt(
+    existing,
+    requestOf(existing.message, existing.operation, match),
+    requestOf(message, operation, match),
+  );
+}
+
+/**
+ * Checks that a live session reusing `existing`'s key (its final, or the live intent of an
+ * earlier run) is for the same place: channel, account, conversation and relation. Content is
+ * not compared — a live key names a slot, like `keyMatch: "slot"`: a session opened again after
+ * a crash gets the final already decided.
+ *
+ * @throws IdempotencyConflictError naming the first field that differs.
+ */
+export function assertSamePlace(existing: DurableSendIntent, message: ChannelMessage): void {
+  const placeOf = (m: ChannelMessage): Array<[string, unknown]> => [
+    ["channel", m.channel],
+    ["accountId", m.accountId ?? ""],
+    ["message.target", m.target],
+    ["message.relation", m.relation],
+  ];
+  conflictAt(existing, placeOf(existing.message), placeOf(message));
+}
+
+function conflictAt(
+  existing: DurableSendIntent,
+  before: Array<[string, unknown]>,
+  now: Array<[string, unknown]>,
+): void {
   for (const [i, [field, value]] of now.entries()) {
     const old = before[i]?.[1];
     if (isDeepStrictEqual(plain(old), plain(value))) continue;

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { randomUUID } from "node:crypto";
 import type { ChannelMessageAdapter } from "../adapter/types.ts";
 import { reserveTokens } from "../delivery/attempt.ts";
 import type { DeliveryDeps } from "../delivery/deps.ts";
@@ -13,7 +14,7 @@ import { deliverUnits } from "../delivery/units.ts";
 import { backoffDelayMs } from "../message/failure.ts";
 import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
 import { orderingKeyOf } from "../message/intent.ts";
-import { defaultIdempotencyKey } from "../message/keys.ts";
+import { defaultIdempotencyKey, editKey } from "../message/keys.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import type { RateLimitCall } from "../message/rateLimit.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
@@ -29,7 +30,12 @@ export async function directSend(
   operation: IntentOperation,
   options: { idempotencyKey?: string; batch?: DurableSendIntent["batch"] },
 ): Promise<MessageReceipt> {
-  const idempotencyKey = options.idempotencyKey ?? defaultIdempotencyKey(operation, message);
+  // No store to number edits by: each direct edit is its own operation.
+  const idempotencyKey =
+    options.idempotencyKey ??
+    (operation.kind === "edit"
+      ? editKey(message, operation.receipt, `direct.${randomUUID()}`)
+      : defaultIdempotencyKey(operation, message));
   const now = deps.clock();
   const pseudo: DurableSendIntent = {
     id: "",

@@ -7,7 +7,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyConflictError } from "../delivery/errors.ts";
 import { deliveryHarness, type Harness } from "../delivery/testing/harness.ts";
-import { defaultIdempotencyKey, unitIdempotencyKey } from "../message/keys.ts";
+import {
+  defaultIdempotencyKey,
+  defaultLiveKey,
+  editKey,
+  unitIdempotencyKey,
+} from "../message/keys.ts";
 import { outboundMessage } from "../testing/fixtures.ts";
 
 let h: Harness | undefined;
@@ -55,10 +60,15 @@ describe("default keys are per operation", () => {
       sentAt: 0,
     };
     expect(defaultIdempotencyKey({ kind: "send" }, message)).toBe("send:qa:bot-1:m-1");
-    expect(defaultIdempotencyKey({ kind: "delete", receipt }, message)).toBe("delete:qa:bot-1:7");
-    expect(defaultIdempotencyKey({ kind: "edit", receipt }, message)).toMatch(
-      /^edit:qa:bot-1:7:[0-9a-f]{16}$/,
+    expect(defaultIdempotencyKey({ kind: "delete", receipt }, message)).toBe(
+      "delete:qa:bot-1:chat-1::7",
     );
+    expect(defaultIdempotencyKey({ kind: "edit", receipt }, message)).toBe(
+      "edit:qa:bot-1:chat-1::7:1",
+    );
+    const inThread = { ...message, target: { ...message.target, threadId: "t:9" } };
+    expect(editKey(inThread, receipt, 3)).toBe("edit:qa:bot-1:chat-1:t%3A9:7:3");
+    expect(defaultLiveKey(message)).toBe("live:qa:bot-1:m-1");
     expect(defaultIdempotencyKey({ kind: "send" }, { ...message, accountId: "bot-2" })).toBe(
       "send:qa:bot-2:m-1",
     );
