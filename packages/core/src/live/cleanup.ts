@@ -104,7 +104,7 @@ async function finishOpenStream(ref: LiveRef): Promise<void> {
   const p = visiblePreviews(ref.record).find((x) => x.stream);
   if (!stream || !p || p.part.platformMessageId === "") return;
   const rl = liveCall(ref, "stream_finish", "text", p.part);
-  const ctx = liveContext(ref, `${ref.intentId}:finish`, 0, undefined, rl);
+  const ctx = liveContext(ref, `${ref.intentId}:finish-kept`, 0, undefined, rl);
   const r = await retryIdempotent(ref, {
     call: "edit",
     rateLimit: rl,
