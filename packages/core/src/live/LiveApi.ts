@@ -13,6 +13,7 @@ import { NotImplementedError } from "../errors.ts";
 import { defaultLiveKey } from "../message/keys.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import { assertSamePlace } from "../send/conflict.ts";
+import { conversationOf, watchForReply } from "../turn/replies.ts";
 import { currentTurnId, trackInTurn, turnOwner } from "../turn/scope.ts";
 import { type LiveEnv, LiveRef } from "./env.ts";
 import { LiveSessionBusyError } from "./errors.ts";
@@ -218,8 +219,10 @@ export function createLiveApi(
       ttlMs: o.ttlMs,
       log: deps.logger.child({ channel: target.channel }),
     }).start();
-    // Inside a turn the indicator belongs to it: stopped when the turn ends, whatever the outcome.
+    // Inside a turn the indicator belongs to it: stopped when the turn ends, whatever the outcome,
+    // or when the turn replies in this conversation (nothing typing-related after the reply).
     turnOwner()({ close: () => handle.stop() });
+    watchForReply({ conversation: conversationOf(base), onReply: () => handle.stop() });
     return handle;
   }
 

@@ -15,12 +15,15 @@ import type { LiveMessageState } from "../message/live.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import { IntentConflictError } from "../state/errors.ts";
-import { completeAfterFinal, endWithoutFinal, resolveInDoubtPreview } from "./cleanup.ts";
+import { replyingInTurn } from "../turn/replies.ts";
+import { completeAfterFinal, endWithoutFinal } from "./cleanup.ts";
 import type { LiveRef } from "./env.ts";
 import { LiveSessionEndedError } from "./errors.ts";
 import { finalizeNative, finalizeOverPreviews, sendFreshFinal } from "./finish.ts";
+import { resolveInDoubtPreview } from "./inDoubt.ts";
 import { nativeStep } from "./native.ts";
 import { type Feed, previewStep, type StepResult } from "./previews.ts";
+import { visiblePreviews } from "./record.ts";
 import { unref } from "./timers.ts";
 import type { LiveCancelReason, LiveFinal, LiveMode, LiveUpdate } from "./types.ts";
 import type { TypingIndicator } from "./typing.ts";
@@ -225,15 +228,26 @@ export class LiveSession {
     tick();
   }
 
-  async #stopStreaming(ref: LiveRef | undefined): Promise<void> {
+  /**
+   * Stops the stream at once (no new preview call starts) and returns a promise that resolves
+   * once the call in flight, if any, settled and typing was halted.
+   */
+  #stopStreaming(ref: LiveRef | undefined): Promise<void> {
     this.#open = false;
     if (this.#timer !== undefined) ref?.env.timers.clearTimeout(this.#timer);
     this.#timer = undefined;
     // No typing call may land after the final: abort the one in flight and let it settle
     // (bounded by the indicator's stop grace; the platform's hide runs in the background).
     const halted = this.#typing?.halt();
-    await this.idle();
-    await halted;
+    return (async () => {
+      await this.idle();
+      await halted;
+    })();
+  }
+
+  /** A sleep on the session's timers (waits that happen after the final is durable). */
+  #sleep(ref: LiveRef): (ms: number) => Promise<void> {
+    return (ms) => new Promise<void>((resolve) => ref.env.timers.setTimeout(resolve, ms));
   }
 
   #end(ref: LiveRef | undefined): void {
@@ -246,13 +260,24 @@ export class LiveSession {
 
   async #finalize(final: LiveFinal | undefined): Promise<MessageReceipt> {
     const ref = this.#ref;
-    await this.#stopStreaming(ref);
+    // The final's intent is written before anything waits for a preview call in flight (DESIGN
+    // §3 "Waiting is durable"): that wait runs between enqueue and delivery (`beforeDeliver`).
+    const inFlight = this.#inFlight !== undefined;
+    const stopped = this.#stopStreaming(ref);
+    // The final is a reply: the turn's typing in this chat stops before it is delivered too.
+    const beforeDeliver = async () => {
+      await Promise.all([stopped, ref ? replyingInTurn(ref.base) : undefined]);
+    };
     try {
-      if (!ref) return await this.#replayFinal();
+      if (!ref) {
+        await stopped;
+        return await this.#replayFinal();
+      }
       const f = typeof final === "string" ? { text: final } : (final ?? {});
       const text = f.text ?? this.#feed.text;
       const attachments = f.attachments ?? [];
       if (text.trim() === "" && attachments.length === 0) {
+        await stopped;
         await this.#cancelWith(ref, "silent");
         return EMPTY_RECEIPT(ref.now);
       }
@@ -261,26 +286,37 @@ export class LiveSession {
         body: { markdown: text },
         ...(attachments.length > 0 ? { attachments } : {}),
       };
-      if (this.#lost) {
-        const how = { ref, mode: this.mode, key: this.idempotencyKey, waitMs: this.#waitMs };
-        return await sendFreshFinal(how, message, this.idempotencyKey, false);
-      }
+      const how = {
+        ref,
+        mode: this.mode,
+        key: this.idempotencyKey,
+        waitMs: this.#waitMs,
+        beforeDeliver,
+      };
+      if (this.#lost) return await sendFreshFinal(how, message, this.idempotencyKey, false);
       try {
-        await resolveInDoubtPreview(ref);
-        const how = { ref, mode: this.mode, key: this.idempotencyKey, waitMs: this.#waitMs };
+        if (inFlight) {
+          // What a preview shows once the call in flight lands is unknown: none is "kept".
+          for (const p of visiblePreviews(ref.record)) p.hash = "";
+        } else {
+          await resolveInDoubtPreview(ref); // never waits: cleanup settles it after the final
+        }
         const hasMedia = attachments.length > 0;
         const receipt =
           this.mode === "native"
             ? await finalizeNative(how, message, text, hasMedia, this.#feed)
             : await finalizeOverPreviews(how, message, text, hasMedia);
         failpoint("live.after_final_accept");
+        await stopped;
         await this.#cleanUp(ref, receipt);
         return receipt;
       } catch (error) {
+        await stopped;
         await this.#afterFinalError(ref, error);
         throw error;
       }
     } finally {
+      await stopped;
       this.#end(ref);
     }
   }
@@ -288,7 +324,7 @@ export class LiveSession {
   /** After the final was accepted, cleanup problems never fail `finalize`: recovery finishes it. */
   async #cleanUp(ref: LiveRef, receipt: MessageReceipt): Promise<void> {
     try {
-      if (!(await completeAfterFinal(ref, receipt))) {
+      if (!(await completeAfterFinal(ref, receipt, this.#sleep(ref)))) {
         ref.log.warn({}, "final delivered; some previews are left for recovery to delete");
       }
     } catch (error) {
@@ -339,8 +375,7 @@ export class LiveSession {
     const policy = reason === "silent" ? "delete" : ref.record.onCancel;
     ref.record = { ...ref.record, phase: "cancelling", onCancel: policy };
     await ref.save();
-    await resolveInDoubtPreview(ref);
-    const outcome = await endWithoutFinal(ref, policy);
+    const outcome = await endWithoutFinal(ref, policy, this.#sleep(ref));
     ref.log.info({ reason, outcome }, "live session cancelled");
   }
 }

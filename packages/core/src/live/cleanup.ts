@@ -13,7 +13,8 @@ import type { MessageReceipt } from "../message/receipt.ts";
 import { liveCall, liveContext, retryIdempotent } from "./calls.ts";
 import type { LiveRef } from "./env.ts";
 import { commitVisibleFinal } from "./final.ts";
-import { type LivePreview, previewsReceipt, visiblePreviews } from "./record.ts";
+import { resolveInDoubtPreview } from "./inDoubt.ts";
+import { previewsReceipt, visiblePreviews } from "./record.ts";
 
 /**
  * Deletes every visible preview whose id is not in `keepIds`.
@@ -59,12 +60,40 @@ export async function removePreviews(ref: LiveRef, keepIds: ReadonlySet<string>)
 }
 
 /**
- * After the final landed: deletes the previews it did not reuse and closes the live intent.
- * @returns false when some delete must be retried by recovery (the lease is released for it).
+ * Settles an in-doubt preview send before previews are cleaned up: `sleep` (the session's)
+ * waits out the settle delay — the final is already durable, and the marker is on the live
+ * record, so a crash leaves it to recovery; without `sleep` (recovery) a pass that comes too
+ * early gives up and the next pass looks again.
+ *
+ * @returns false when a preview may still exist that no lookup has found yet.
  */
-export async function completeAfterFinal(ref: LiveRef, final: MessageReceipt): Promise<boolean> {
+async function settleInDoubt(
+  ref: LiveRef,
+  sleep?: (ms: number) => Promise<void>,
+): Promise<boolean> {
+  for (;;) {
+    const outcome = await resolveInDoubtPreview(ref);
+    if (outcome.status === "settled" || outcome.status === "unknowable") return true;
+    if (outcome.status === "in_doubt" || !sleep) return false;
+    await sleep(outcome.waitMs);
+  }
+}
+
+/**
+ * After the final landed: settles an in-doubt preview send (see {@link settleInDoubt}), deletes
+ * the previews the final did not reuse and closes the live intent.
+ * @returns false when some delete (or lookup) must be retried by recovery (the lease is
+ *   released for it).
+ */
+export async function completeAfterFinal(
+  ref: LiveRef,
+  final: MessageReceipt,
+  sleep?: (ms: number) => Promise<void>,
+): Promise<boolean> {
+  const settled = await settleInDoubt(ref, sleep);
   const done = await removePreviews(ref, new Set(final.platformMessageIds));
-  if (!done) {
+  if (!done || !settled) {
+    await ref.save();
     await ref.release();
     return false;
   }
@@ -74,22 +103,26 @@ export async function completeAfterFinal(ref: LiveRef, final: MessageReceipt): P
 
 /**
  * Ends a session that has no final: `keep` records the visible previews as the message under
- * the session's key (a native stream is finished first); `delete` deletes them.
+ * the session's key (a native stream is finished first); `delete` settles an in-doubt preview
+ * send, then deletes them.
  * @returns what was done; `incomplete` when deletes must be retried by recovery.
  */
 export async function endWithoutFinal(
   ref: LiveRef,
   policy: LivePreviewPolicy,
+  sleep?: (ms: number) => Promise<void>,
 ): Promise<"kept" | "deleted" | "incomplete"> {
   if (policy === "keep") {
+    await resolveInDoubtPreview(ref); // found: it is kept with the others
     await finishOpenStream(ref);
     const receipt = previewsReceipt(ref.record, visiblePreviews(ref.record), ref.now);
     if (receipt) await commitVisibleFinal(ref, ref.record.key, receipt);
     await ref.close("kept");
     return "kept";
   }
+  const settled = await settleInDoubt(ref, sleep);
   const done = await removePreviews(ref, new Set());
-  if (!done) {
+  if (!done || !settled) {
     await ref.save();
     await ref.release();
     return "incomplete";
@@ -113,88 +146,4 @@ async function finishOpenStream(ref: LiveRef): Promise<void> {
     notFoundIsSuccess: false,
   });
   if (!r.ok) ref.log.warn({ failureKind: r.failure.kind }, "could not finish a native stream");
-}
-
-/** Records a preview (replacing any at its index) and clears the in-flight marker. */
-export function addPreview(ref: LiveRef, preview: LivePreview): void {
-  const { record } = ref;
-  record.previews = [...record.previews.filter((p) => p.index !== preview.index), preview].sort(
-    (a, b) => a.index - b.index,
-  );
-  delete record.sendingPreview;
-}
-
-/** Logs a failed reconciliation (never swallowed) and tells the runtime's `onReconcileError`. */
-function reportReconcileError(
-  ref: LiveRef,
-  marker: { index: number; idempotencyKey: string },
-  error: unknown,
-): void {
-  ref.log.error(
-    { err: error, index: marker.index, idempotencyKey: marker.idempotencyKey },
-    "could not reconcile an in-doubt preview; it may stay visible (retried on the next pass)",
-  );
-  try {
-    ref.env.onReconcileError?.({
-      channel: ref.base.channel,
-      ...(ref.base.accountId !== undefined ? { accountId: ref.base.accountId } : {}),
-      intentId: ref.intentId,
-      error,
-    });
-  } catch (hookError) {
-    ref.log.error({ err: hookError }, "onReconcileError hook threw");
-  }
-}
-
-/**
- * Settles a preview send that was in flight when the process died, whose answer was lost, or
- * that was answered without a message id (C12): asks the adapter (`reconcileUnknownSend`)
- * whether it exists, and records it (with its id) if so.
- */
-export async function resolveInDoubtPreview(ref: LiveRef): Promise<void> {
-  const marker = ref.record.sendingPreview;
-  if (!marker) return;
-  const reconcile = ref.adapter.send.reconcileUnknownSend;
-  if (!reconcile) {
-    ref.log.warn(
-      { index: marker.index },
-      "a preview send's outcome is unknown and the channel cannot reconcile it; it may stay visible",
-    );
-    return;
-  }
-  if (!marker.unit) {
-    reportReconcileError(
-      ref,
-      marker,
-      new Error("the in-doubt preview's payload was not recorded (written by an older version)"),
-    );
-    return;
-  }
-  const ctx = liveContext(ref, marker.idempotencyKey, marker.index);
-  // The unit exactly as it was sent: reconcilers look for its payload (DESIGN §6).
-  const unit = { ...marker.unit, index: marker.index };
-  let r: Awaited<ReturnType<typeof reconcile>>;
-  try {
-    r = await reconcile(ctx, [unit]);
-  } catch (error) {
-    reportReconcileError(ref, marker, error);
-    return;
-  }
-  if (r.status === "unresolved") return;
-  if (r.status === "sent") {
-    const part = r.parts[0];
-    const known = ref.record.previews.find((p) => p.index === marker.index);
-    if (part?.platformMessageId && (!known || known.gone || known.part.platformMessageId === "")) {
-      // A preview that answered without an id keeps its hash: we know what it shows.
-      const hash = known && !known.gone ? known.hash : "";
-      addPreview(ref, {
-        index: marker.index,
-        part: { ...part, index: marker.index },
-        hash,
-        sentAt: known?.sentAt ?? ref.now,
-      });
-    }
-  }
-  delete ref.record.sendingPreview;
-  await ref.save();
 }

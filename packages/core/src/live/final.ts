@@ -125,6 +125,12 @@ export async function deliverFinal(
      * written at once and waits in the queue, never in memory (DESIGN §3 "Waiting is durable").
      */
     notBefore?: number | undefined;
+    /**
+     * Runs after the intent is written (leased by this worker, so nobody else delivers it yet)
+     * and before it is delivered: the session stops its preview stream here, so a call still in
+     * flight never holds the only copy of the final and never lands after it.
+     */
+    beforeDeliver?: (() => Promise<void>) | undefined;
   },
 ): Promise<MessageReceipt> {
   const { deps, worker } = ref.env;
@@ -156,6 +162,7 @@ export async function deliverFinal(
       if (!(error instanceof IntentConflictError)) throw error;
     }
   }
+  await p.beforeDeliver?.();
   if (result.created && intent.leaseOwner === worker.owner) await worker.deliverLeased(intent);
   else worker.kick();
   const waitStarted = deps.clock();

@@ -21,7 +21,14 @@ import { renderUnits, segmentsOf } from "./segments.ts";
 import type { LiveMode } from "./types.ts";
 
 /** The session facts a final needs. */
-export type FinalizeContext = { ref: LiveRef; mode: LiveMode; key: string; waitMs: number };
+export type FinalizeContext = {
+  ref: LiveRef;
+  mode: LiveMode;
+  key: string;
+  waitMs: number;
+  /** Runs once the final's intent is written, before it is delivered (see `deliverFinal`). */
+  beforeDeliver?: () => Promise<void>;
+};
 
 /** The final as a new message through the durable send path, under `key`. */
 export async function sendFreshFinal(
@@ -42,6 +49,7 @@ export async function sendFreshFinal(
     operation: { kind: "send" },
     batch: batchOf(units, key),
     waitMs: c.waitMs,
+    beforeDeliver: c.beforeDeliver,
   });
 }
 
@@ -80,6 +88,7 @@ export async function finalizeOverPreviews(
       kept: plan.kept,
       waitMs: c.waitMs,
       notBefore: wait > 0 ? ref.now + wait : undefined,
+      beforeDeliver: c.beforeDeliver,
     });
   } catch (error) {
     // Only "not found" means a preview is gone (C13); rate limits and 5xx were retried.
@@ -104,6 +113,11 @@ export async function finalizeNative(
   if (!hasMedia) {
     const units = await renderUnits(c.ref.adapter, message, c.key);
     if (units.length === 1 && units[0]?.kind === "text") {
+      // The final text is on the live record before anything waits for an append in flight:
+      // recovery finishes the stream with it if this process dies meanwhile.
+      c.ref.record = { ...c.ref.record, phase: "finalizing", finalKey: c.key, nativeFinal: text };
+      await c.ref.save();
+      await c.beforeDeliver?.();
       const receipt = await finishInPlace(c.ref, c.key, streamFinalOf(feed, text));
       if (receipt) return receipt;
     }

@@ -54,6 +54,7 @@ describe("live mode auto", () => {
     const live = await h.runtime.live(h.target, { mode: "auto" });
     expect(live.mode).toBe("block");
     live.update("First paragraph.\n\nSecond");
+    await live.idle(); // the first block is shown before the final is asked for
     await h.drive(live.finalize("First paragraph.\n\nSecond paragraph."));
     expect(h.visible()).toEqual(["First paragraph.", "Second paragraph."]);
   });

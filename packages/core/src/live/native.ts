@@ -20,11 +20,11 @@ import {
   retryIdempotent,
   tryCall,
 } from "./calls.ts";
-import { addPreview } from "./cleanup.ts";
 import type { LiveRef } from "./env.ts";
 import { scopesFor } from "./env.ts";
 import { commitVisibleFinal } from "./final.ts";
-import { degrade, type Feed, failed, type StepResult } from "./previews.ts";
+import { addPreview } from "./inDoubt.ts";
+import { degrade, type Feed, failed, inDoubtGate, type StepResult } from "./previews.ts";
 import { visiblePreviews } from "./record.ts";
 import { renderUnits } from "./segments.ts";
 
@@ -34,6 +34,8 @@ const IDLE: StepResult = { next: "idle" };
 export async function nativeStep(ref: LiveRef, feed: Feed): Promise<StepResult> {
   const stream = ref.adapter.live?.stream;
   if (!stream) return degrade(ref, feed, "the channel has no native stream");
+  const gate = await inDoubtGate(ref, feed);
+  if (gate) return gate;
   const text = feed.text;
   if (text.trim() === "") return IDLE;
   const open = ref.record.previews.find((p) => p.stream);
@@ -44,7 +46,12 @@ export async function nativeStep(ref: LiveRef, feed: Feed): Promise<StepResult> 
     const key = `${ref.intentId}:stream`;
     // The stream's first text as the channel renders it: what a reconciler looks for.
     const [unit] = await renderUnits(ref.adapter, { ...ref.base, body: { markdown: text } }, key);
-    ref.record.sendingPreview = { index: 0, idempotencyKey: key, ...(unit ? { unit } : {}) };
+    ref.record.sendingPreview = {
+      index: 0,
+      idempotencyKey: key,
+      startedAt: ref.now,
+      ...(unit ? { unit } : {}),
+    };
     await ref.save();
     const ctx = liveContext(ref, key, 0, undefined, rl);
     const r = await tryCall(ref, ctx, () => stream.begin(ctx, text));

@@ -5,7 +5,8 @@
  * one call is in flight and the newest text wins.
  *
  * Failures never end a stream: a rate limit pauses the chat until the platform's retry-after;
- * a not-dispatched failure is retried with backoff; an edit whose outcome is unknown is simply
+ * a not-dispatched failure is retried with backoff; a send whose outcome is unknown is looked up
+ * after the settle delay (`inDoubt.ts`) before another is sent; an edit whose outcome is unknown is simply
  * edited again ("not modified" is success); an edit answered "not found" means the preview is
  * gone and a new one replaces it. Anything else, or too many failures in a row, stops the
  * previews; the final is still delivered.
@@ -26,8 +27,8 @@ import {
   reserveNow,
   tryCall,
 } from "./calls.ts";
-import { addPreview, resolveInDoubtPreview } from "./cleanup.ts";
 import { canEdit, type LiveRef, scopesFor } from "./env.ts";
+import { addPreview, resolveInDoubtPreview } from "./inDoubt.ts";
 import type { LivePreview } from "./record.ts";
 import { segmentsOf, unitHash } from "./segments.ts";
 import type { LiveMode } from "./types.ts";
@@ -84,8 +85,27 @@ function nextOp(ref: LiveRef, units: readonly RenderedMessageUnit[]): Op | undef
   return undefined;
 }
 
+/**
+ * Before any preview call: a preview send still in doubt is looked up first (once its settle
+ * delay has passed), so no second preview is sent while the first may still appear.
+ * @returns the step's result while it is in doubt; undefined when the step may go on.
+ */
+export async function inDoubtGate(ref: LiveRef, feed: Feed): Promise<StepResult | undefined> {
+  const marker = ref.record.sendingPreview;
+  if (!marker) return undefined;
+  // A channel that deduplicates by key: sending again under the same key is the lookup.
+  if (ref.adapter.capabilities.delivery?.idempotencyKey && !marker.answered) return undefined;
+  const outcome = await resolveInDoubtPreview(ref);
+  if (outcome.status === "settled") return undefined;
+  if (outcome.status === "settling") return { next: "wait", ms: outcome.waitMs };
+  // The marker stays: the final's cleanup (or recovery) looks for that preview again.
+  return degrade(ref, feed, "a preview send's outcome is unknown and cannot be reconciled");
+}
+
 /** Runs one preview step. */
 export async function previewStep(ref: LiveRef, feed: Feed, mode: LiveMode): Promise<StepResult> {
+  const gate = await inDoubtGate(ref, feed);
+  if (gate) return gate;
   if (feed.cache?.version !== feed.version) {
     const units = await segmentsOf(
       ref.adapter,
@@ -120,7 +140,12 @@ async function sendPreview(
   if (record.previews.some((p) => p.index === op.index && p.gone)) record.replacements += 1;
   const key = `${ref.intentId}:preview.${record.replacements}`;
   // Written before the call: if we die before the receipt is saved, recovery can look for it.
-  record.sendingPreview = { index: op.index, idempotencyKey: key, unit: op.unit };
+  record.sendingPreview = {
+    index: op.index,
+    idempotencyKey: key,
+    unit: op.unit,
+    startedAt: ref.now,
+  };
   await ref.save();
   const ctx = liveContext(ref, key, op.index, undefined, rl);
   const r = await tryCall(ref, ctx, () => ref.adapter.send.send(ctx, op.unit));
@@ -132,7 +157,12 @@ async function sendPreview(
   feed.rateLimited = 0;
   if (part.platformMessageId === "" && ref.adapter.send.reconcileUnknownSend) {
     // C12: answered without an id. Look it up by its key so it can still be edited.
-    ref.record.sendingPreview = { index: op.index, idempotencyKey: key, unit: op.unit };
+    ref.record.sendingPreview = {
+      index: op.index,
+      idempotencyKey: key,
+      unit: op.unit,
+      answered: true,
+    };
     await resolveInDoubtPreview(ref);
   }
   await ref.save();
@@ -191,11 +221,9 @@ export async function failed(
     }
     // A preview may exist that we have no id for.
     if (ref.adapter.capabilities.delivery?.idempotencyKey) return retryLater(); // same key: deduplicated
-    await resolveInDoubtPreview(ref);
-    if (ref.record.sendingPreview) {
-      return degrade(ref, feed, "a preview send's outcome is unknown and cannot be reconciled");
-    }
-    return retryLater();
+    // Never another preview before the lookup proves the first absent: wait the settle delay
+    // (the marker is on the live record), and a best-effort "not sent" proves nothing.
+    return (await inDoubtGate(ref, feed)) ?? retryLater();
   }
   if (RETRY_POLICY[failure.kind].retry) return retryLater();
   if (call === "send") delete ref.record.sendingPreview;

@@ -114,6 +114,9 @@ describe("in-doubt previews are reconciled with their payload", () => {
     const live = await h.runtime.live(h.target);
     live.update("Hello");
     await live.idle();
+    expect(errors).toHaveLength(0); // no lookup before the settle delay (requestTimeoutMs)
+    await h.time.advance(1_020);
+    await live.idle();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ channel: "qa", accountId: "bot-1" });
     expect(String((errors[0]?.error as Error | undefined)?.message)).toBe("probe failed: 502");

@@ -75,6 +75,13 @@ export type LiveRecord = LiveMessageState & {
      * older versions: such a preview cannot be reconciled and is logged as such.
      */
     unit?: RenderedMessageUnit;
+    /**
+     * Epoch ms when the call began: the settle delay before its first lookup counts from here.
+     * Absent on older records (looked up at once).
+     */
+    startedAt?: number;
+    /** The send was answered without a message id (C12): it exists; only its id is sought. */
+    answered?: true;
   };
   /** Key of the final intent actually used (`key`, or `${key}:fresh` after a lost preview). */
   finalKey?: string;

@@ -13,14 +13,15 @@
  *   final under the session's key, so a re-run with the same key does not answer twice.
  *
  * A preview send that was in flight at the crash is first looked up with the adapter's
- * `reconcileUnknownSend`. Recovery never sends a final itself: no duplicate finals.
+ * `reconcileUnknownSend`, once its settle delay has passed; until then, or while a best-effort
+ * lookup finds nothing, the intent is left `waiting` for the next pass. Recovery never sends a final itself: no duplicate finals.
  *
  * @module
  */
 import type { DeliveryDeps } from "../delivery/deps.ts";
 import type { DurableSendIntent } from "../message/intent.ts";
 import { IntentConflictError } from "../state/errors.ts";
-import { completeAfterFinal, endWithoutFinal, resolveInDoubtPreview } from "./cleanup.ts";
+import { completeAfterFinal, endWithoutFinal } from "./cleanup.ts";
 import { type LiveEnv, LiveRef } from "./env.ts";
 import { finishInPlace } from "./native.ts";
 import { isLiveRecord, type LiveRecord } from "./record.ts";
@@ -99,7 +100,6 @@ export async function recoverLiveIntent(
     });
     if (receipt) return (await completeAfterFinal(ref, receipt)) ? "finalized" : "waiting";
   }
-  await resolveInDoubtPreview(ref);
   const policy =
     final || ref.record.phase === "cancelling" ? ref.record.onCancel : ref.record.onRecover;
   const outcome = await endWithoutFinal(ref, policy);

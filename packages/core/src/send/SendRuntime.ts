@@ -21,6 +21,7 @@ import type { ChannelMessage } from "../message/message.ts";
 import type { MessageDurabilityPolicy } from "../message/policy.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import { StoreUnavailableError } from "../state/errors.ts";
+import { replyingInTurn } from "../turn/replies.ts";
 import { currentTurnId, trackInTurn } from "../turn/scope.ts";
 import { assertSameRequest } from "./conflict.ts";
 import { directSend } from "./directSend.ts";
@@ -191,7 +192,10 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
   ): Promise<MessageReceipt> {
     const adapter = adapterOf(message);
     const durability = options.durability ?? "required";
-    if (durability === "disabled") return directSend(deps, adapter, message, operation, options);
+    if (durability === "disabled") {
+      if (operation.kind === "send") await replyingInTurn(message);
+      return directSend(deps, adapter, message, operation, options);
+    }
     let begun: { intent: DurableSendIntent; created: boolean };
     try {
       begun = await begin(message, operation, options, true);
@@ -208,6 +212,8 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     const { intent } = begun;
     options.onDurable?.(intent);
     if (intent.status === "sent" && intent.receipt) return intent.receipt;
+    // The reply is durable: the turn's typing in its chat stops before it is delivered.
+    if (operation.kind === "send") await replyingInTurn(message);
     if (begun.created && intent.leaseOwner === worker.owner) await worker.deliverLeased(intent);
     else worker.kick();
     const waitMs = options.waitMs ?? 30_000;
@@ -244,6 +250,7 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
         (async () => {
           adapterOf(message);
           const { intent } = await begin(message, { kind: "send" }, options, false);
+          await replyingInTurn(message);
           worker.kick();
           return intent;
         })(),

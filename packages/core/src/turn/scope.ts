@@ -24,6 +24,12 @@ export type TurnEndOutcome = "completed" | "aborted" | "error" | "interrupted";
  */
 export type TurnOwned = { close(outcome: TurnEndOutcome): Promise<void> };
 
+/**
+ * Something a turn shows in one conversation until it replies there (a typing indicator):
+ * `onReply` resolves once nothing more is sent for it.
+ */
+export type ReplyWatcher = { conversation: string; onReply(): Promise<void> };
+
 /** The shared state of one running turn (one per root turn, in this process). */
 export class TurnState {
   readonly turnId: string;
@@ -39,6 +45,8 @@ export class TurnState {
   ended = false;
   /** Live sessions and typing indicators opened in the turn (closed when it ends). */
   readonly owned = new Set<TurnOwned>();
+  /** Indicators that end when the turn replies in their conversation (`./replies.ts`). */
+  readonly replyWatchers = new Set<ReplyWatcher>();
   #subagents = 0;
 
   constructor(p: {
