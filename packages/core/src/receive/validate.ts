@@ -63,7 +63,17 @@ const inboundMessageSchema = z.object({
  * `normalized.` so it is not mistaken for a payload field.
  */
 export function assertInboundMessage(message: unknown, channel: string): ChannelMessage {
-  const result = inboundMessageSchema.safeParse(message);
+  assertNormalized(inboundMessageSchema, message, channel);
+  return message as ChannelMessage;
+}
+
+/** Validates a normalized value against `schema` and the adapter's `channel` (paths `normalized.…`). */
+function assertNormalized(
+  schema: z.ZodType<{ channel: string }>,
+  value: unknown,
+  channel: string,
+): void {
+  const result = schema.safeParse(value);
   const issues = result.success
     ? []
     : issuesFromZod(result.error).map((i) => ({ ...i, path: `normalized.${i.path}` }));
@@ -74,7 +84,6 @@ export function assertInboundMessage(message: unknown, channel: string): Channel
     });
   }
   if (issues.length > 0) throw new ReceiveValidationError(channel, issues);
-  return message as ChannelMessage;
 }
 
 const inboundEventSchema = z.object({
@@ -102,17 +111,7 @@ const inboundEventSchema = z.object({
  * @throws {@link ReceiveValidationError} with a path prefixed `normalized.`.
  */
 export function assertInboundEvent(event: unknown, channel: string): InboundEvent {
-  const result = inboundEventSchema.safeParse(event);
-  const issues = result.success
-    ? []
-    : issuesFromZod(result.error).map((i) => ({ ...i, path: `normalized.${i.path}` }));
-  if (result.success && result.data.channel !== channel) {
-    issues.push({
-      path: "normalized.channel",
-      message: `expected "${channel}", received "${result.data.channel}"`,
-    });
-  }
-  if (issues.length > 0) throw new ReceiveValidationError(channel, issues);
+  assertNormalized(inboundEventSchema, event, channel);
   return event as InboundEvent;
 }
 
