@@ -262,8 +262,11 @@ export class LiveSession {
     const ref = this.#ref;
     // The final's intent is written before anything waits for a preview call in flight (DESIGN
     // §3 "Waiting is durable"): that wait runs between enqueue and delivery (`beforeDeliver`).
-    const inFlight = this.#inFlight !== undefined;
     const stopped = this.#stopStreaming(ref);
+    // Blocks are messages of their own: the final sends only the blocks not yet shown, so its
+    // plan waits for a block call in flight to land (partial and native plan at once).
+    if (this.mode === "block") await stopped;
+    const inFlight = this.#inFlight !== undefined;
     // The final is a reply: the turn's typing in this chat stops before it is delivered too.
     const beforeDeliver = async () => {
       await Promise.all([stopped, ref ? replyingInTurn(ref.base) : undefined]);

@@ -12,7 +12,8 @@ afterEach(async () => {
 });
 
 it("counts reconcile errors of live previews", async () => {
-  const a = benchAccount("chat", "A", { live: {} });
+  // No settle delay: the in-doubt preview is looked up as soon as the stream goes idle.
+  const a = benchAccount("chat", "A", { live: {}, requestTimeoutMs: 0 });
   a.adapter.send.reconcileUnknownSend = async () => {
     throw new Error("probe failed: 502");
   };
