@@ -5,162 +5,200 @@
  * @module
  */
 import { DeliveryFailedError, eventually, isHeldForOperator } from "@herald/plugin-sdk/testing";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
+import type { ContractSuite } from "./registry.ts";
 import { normalizeSpace, openRun, settled, unknownSendGuarantee } from "./setup.ts";
-import type { ContractArea, ContractHarness } from "./types.ts";
 
 const texts = async (visible: Promise<Array<{ text: string }>>) =>
   (await visible).map((m) => normalizeSpace(m.text));
 
 /** Registers the `retry`, `rate_limit`, `unknown_send` and `ordering` areas. */
-export function deliveryTests(h: ContractHarness, areas: ReadonlySet<ContractArea>): void {
-  if (areas.has("retry"))
+export function deliveryTests(suite: ContractSuite): void {
+  const { harness: h, test } = suite;
+  if (suite.has("retry"))
     describe("retry and backoff", () => {
-      it("retries a refused connection with backoff and delivers once (C01 control)", async () => {
-        const run = await openRun(h);
-        const target = await run.platform.createTarget("group");
-        const restore = await run.platform.faults.refuseConnections();
-        try {
-          await run.runtime.enqueue(run.message(target, "after the outage"), {
-            idempotencyKey: "r1",
-          });
-          const failed = await eventually(
-            () => run.intent("r1"),
-            (i) => (i?.attempt ?? 0) >= 1 && i?.status === "pending",
-            { what: "a failed first attempt" },
+      test(
+        "retry.refused-connection",
+        "retries a refused connection with backoff and delivers once (C01 control)",
+        async () => {
+          const run = await openRun(h);
+          const target = await run.platform.createTarget("group");
+          const restore = await run.platform.faults.refuseConnections();
+          try {
+            await run.runtime.enqueue(run.message(target, "after the outage"), {
+              idempotencyKey: "r1",
+            });
+            const failed = await eventually(
+              () => run.intent("r1"),
+              (i) => (i?.attempt ?? 0) >= 1 && i?.status === "pending",
+              { what: "a failed first attempt" },
+            );
+            expect(failed?.failure).toMatchObject({
+              kind: "transient",
+              evidence: "not_dispatched",
+            });
+          } finally {
+            await restore();
+          }
+          const intent = await settled(run, "r1");
+          expect(intent.status).toBe("sent");
+          expect(await texts(run.visible(target))).toEqual(["after the outage"]);
+        },
+      );
+
+      test(
+        "retry.permanent-rejection",
+        "does not retry a permanent rejection: the send fails with the reason kept",
+        async () => {
+          const run = await openRun(h);
+          const target = await run.platform.createTarget("group");
+          run.platform.faults.failNext(
+            { kind: "status", status: 403, code: "forbidden", description: "bot not in chat" },
+            { op: "send" },
           );
-          expect(failed?.failure).toMatchObject({ kind: "transient", evidence: "not_dispatched" });
-        } finally {
-          await restore();
-        }
-        const intent = await settled(run, "r1");
-        expect(intent.status).toBe("sent");
-        expect(await texts(run.visible(target))).toEqual(["after the outage"]);
-      });
-
-      it("does not retry a permanent rejection: the send fails with the reason kept", async () => {
-        const run = await openRun(h);
-        const target = await run.platform.createTarget("group");
-        run.platform.faults.failNext(
-          { kind: "status", status: 403, code: "forbidden", description: "bot not in chat" },
-          { op: "send" },
-        );
-        const error = await run.runtime.send(run.message(target, "no access")).catch((e) => e);
-        expect(error).toBeInstanceOf(DeliveryFailedError);
-        expect((error as DeliveryFailedError).failure).toMatchObject({
-          kind: "permission",
-          evidence: "not_dispatched",
-        });
-        expect(await run.visible(target)).toEqual([]);
-      });
-    });
-
-  if (areas.has("rate_limit"))
-    describe("rate limits", () => {
-      it("waits the retry-after the platform gave in its error body, then delivers once", async () => {
-        const run = await openRun(h);
-        const target = await run.platform.createTarget("group");
-        run.platform.faults.failNext(
-          { kind: "rate_limit", retryAfterMs: 400, via: "body" },
-          { op: "send" },
-        );
-        const started = Date.now();
-        await run.runtime.send(run.message(target, "throttled"));
-        expect(Date.now() - started).toBeGreaterThanOrEqual(380);
-        expect(await texts(run.visible(target))).toEqual(["throttled"]);
-      });
-
-      it("honours a Retry-After header (whole seconds) when the body has no wait", async () => {
-        const run = await openRun(h);
-        const target = await run.platform.createTarget("group");
-        run.platform.faults.failNext(
-          { kind: "rate_limit", retryAfterMs: 1_000, via: "header" },
-          { op: "send" },
-        );
-        const started = Date.now();
-        await run.runtime.send(run.message(target, "header throttled"));
-        expect(Date.now() - started).toBeGreaterThanOrEqual(950);
-        expect(await texts(run.visible(target))).toEqual(["header throttled"]);
-      });
-
-      it("keeps other conversations flowing while one is throttled (C05)", async () => {
-        const run = await openRun(h);
-        const slow = await run.platform.createTarget("group");
-        const fast = await run.platform.createTarget("group");
-        run.platform.faults.failNext({ kind: "rate_limit", retryAfterMs: 1_500 }, { op: "send" });
-        await run.runtime.enqueue(run.message(slow, "slow chat"), { idempotencyKey: "slow" });
-        await eventually(
-          () => run.intent("slow"),
-          (i) => (i?.attempt ?? 0) >= 1,
-        );
-        const started = Date.now();
-        await run.runtime.send(run.message(fast, "fast chat"));
-        expect(Date.now() - started).toBeLessThan(1_000);
-        expect((await settled(run, "slow")).status).toBe("sent");
-        expect(await texts(run.visible(slow))).toEqual(["slow chat"]);
-      });
-    });
-
-  if (areas.has("unknown_send"))
-    describe("unknown after send", () => {
-      it("after the platform stored the message and the answer was lost, one message stays visible (C01)", async () => {
-        const run = await openRun(h);
-        const guarantee = unknownSendGuarantee(run.adapter);
-        const target = await run.platform.createTarget("group");
-        run.platform.faults.failNext({ kind: "reset_after_accept" }, { op: "send" });
-        await run.runtime.enqueue(run.message(target, "landed once"), { idempotencyKey: "u1" });
-        const intent = await settled(run, "u1");
-        const visible = await run.visible(target);
-        if (guarantee === "exactly_once") {
-          expect(intent.status).toBe("sent");
-          expect(visible.map((m) => m.id)).toEqual(intent.receipt?.platformMessageIds);
-        } else if (guarantee === "at_least_once") {
-          expect(intent.status).toBe("sent");
-          expect(visible.length).toBeGreaterThanOrEqual(1);
-          expect(visible.length).toBeLessThanOrEqual(2);
-        } else {
-          expect(isHeldForOperator(intent)).toBe(true);
-          expect(visible).toHaveLength(1);
-        }
-        expect(intent.failure?.evidence ?? "maybe_sent").toBe("maybe_sent");
-      });
-
-      it("after the connection broke before the platform stored it, the message is delivered once or held", async () => {
-        const run = await openRun(h);
-        const guarantee = unknownSendGuarantee(run.adapter);
-        const target = await run.platform.createTarget("group");
-        run.platform.faults.failNext({ kind: "reset_before_accept" }, { op: "send" });
-        await run.runtime.enqueue(run.message(target, "lost then sent"), { idempotencyKey: "u2" });
-        const intent = await settled(run, "u2");
-        const visible = await texts(run.visible(target));
-        if (guarantee === "hold") {
-          expect(isHeldForOperator(intent)).toBe(true);
-          expect(visible).toEqual([]);
-        } else {
-          expect(intent.status).toBe("sent");
-          expect(visible).toEqual(["lost then sent"]);
-        }
-      });
-    });
-
-  if (areas.has("ordering"))
-    describe("ordering", () => {
-      it("delivers messages to one conversation in send order, even when the first needs a retry", async () => {
-        const run = await openRun(h);
-        const target = await run.platform.createTarget("group");
-        run.platform.faults.failNext({ kind: "rate_limit", retryAfterMs: 200 }, { op: "send" });
-        for (const n of [1, 2, 3, 4]) {
-          await run.runtime.enqueue(run.message(target, `message ${n}`), {
-            idempotencyKey: `o${n}`,
+          const error = await run.runtime.send(run.message(target, "no access")).catch((e) => e);
+          expect(error).toBeInstanceOf(DeliveryFailedError);
+          expect((error as DeliveryFailedError).failure).toMatchObject({
+            kind: "permission",
+            evidence: "not_dispatched",
           });
-        }
-        for (const n of [1, 2, 3, 4]) expect((await settled(run, `o${n}`)).status).toBe("sent");
-        expect(await texts(run.visible(target))).toEqual([
-          "message 1",
-          "message 2",
-          "message 3",
-          "message 4",
-        ]);
-      });
+          expect(await run.visible(target)).toEqual([]);
+        },
+      );
+    });
+
+  if (suite.has("rate_limit"))
+    describe("rate limits", () => {
+      test(
+        "rate-limit.body-retry-after",
+        "waits the retry-after the platform gave in its error body, then delivers once",
+        async () => {
+          const run = await openRun(h);
+          const target = await run.platform.createTarget("group");
+          run.platform.faults.failNext(
+            { kind: "rate_limit", retryAfterMs: 400, via: "body" },
+            { op: "send" },
+          );
+          const started = Date.now();
+          await run.runtime.send(run.message(target, "throttled"));
+          expect(Date.now() - started).toBeGreaterThanOrEqual(380);
+          expect(await texts(run.visible(target))).toEqual(["throttled"]);
+        },
+      );
+
+      test(
+        "rate-limit.header-retry-after",
+        "honours a Retry-After header (whole seconds) when the body has no wait",
+        async () => {
+          const run = await openRun(h);
+          const target = await run.platform.createTarget("group");
+          run.platform.faults.failNext(
+            { kind: "rate_limit", retryAfterMs: 1_000, via: "header" },
+            { op: "send" },
+          );
+          const started = Date.now();
+          await run.runtime.send(run.message(target, "header throttled"));
+          expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+          expect(await texts(run.visible(target))).toEqual(["header throttled"]);
+        },
+      );
+
+      test(
+        "rate-limit.other-conversations",
+        "keeps other conversations flowing while one is throttled (C05)",
+        async () => {
+          const run = await openRun(h);
+          const slow = await run.platform.createTarget("group");
+          const fast = await run.platform.createTarget("group");
+          run.platform.faults.failNext({ kind: "rate_limit", retryAfterMs: 1_500 }, { op: "send" });
+          await run.runtime.enqueue(run.message(slow, "slow chat"), { idempotencyKey: "slow" });
+          await eventually(
+            () => run.intent("slow"),
+            (i) => (i?.attempt ?? 0) >= 1,
+          );
+          const started = Date.now();
+          await run.runtime.send(run.message(fast, "fast chat"));
+          expect(Date.now() - started).toBeLessThan(1_000);
+          expect((await settled(run, "slow")).status).toBe("sent");
+          expect(await texts(run.visible(slow))).toEqual(["slow chat"]);
+        },
+      );
+    });
+
+  if (suite.has("unknown_send"))
+    describe("unknown after send", () => {
+      test(
+        "unknown-send.reset-after-accept",
+        "after the platform stored the message and the answer was lost, one message stays visible (C01)",
+        async () => {
+          const run = await openRun(h);
+          const guarantee = unknownSendGuarantee(run.adapter);
+          const target = await run.platform.createTarget("group");
+          run.platform.faults.failNext({ kind: "reset_after_accept" }, { op: "send" });
+          await run.runtime.enqueue(run.message(target, "landed once"), { idempotencyKey: "u1" });
+          const intent = await settled(run, "u1");
+          const visible = await run.visible(target);
+          if (guarantee === "exactly_once") {
+            expect(intent.status).toBe("sent");
+            expect(visible.map((m) => m.id)).toEqual(intent.receipt?.platformMessageIds);
+          } else if (guarantee === "at_least_once") {
+            expect(intent.status).toBe("sent");
+            expect(visible.length).toBeGreaterThanOrEqual(1);
+            expect(visible.length).toBeLessThanOrEqual(2);
+          } else {
+            expect(isHeldForOperator(intent)).toBe(true);
+            expect(visible).toHaveLength(1);
+          }
+          expect(intent.failure?.evidence ?? "maybe_sent").toBe("maybe_sent");
+        },
+      );
+
+      test(
+        "unknown-send.reset-before-accept",
+        "after the connection broke before the platform stored it, the message is delivered once or held",
+        async () => {
+          const run = await openRun(h);
+          const guarantee = unknownSendGuarantee(run.adapter);
+          const target = await run.platform.createTarget("group");
+          run.platform.faults.failNext({ kind: "reset_before_accept" }, { op: "send" });
+          await run.runtime.enqueue(run.message(target, "lost then sent"), {
+            idempotencyKey: "u2",
+          });
+          const intent = await settled(run, "u2");
+          const visible = await texts(run.visible(target));
+          if (guarantee === "hold") {
+            expect(isHeldForOperator(intent)).toBe(true);
+            expect(visible).toEqual([]);
+          } else {
+            expect(intent.status).toBe("sent");
+            expect(visible).toEqual(["lost then sent"]);
+          }
+        },
+      );
+    });
+
+  if (suite.has("ordering"))
+    describe("ordering", () => {
+      test(
+        "ordering.send-order",
+        "delivers messages to one conversation in send order, even when the first needs a retry",
+        async () => {
+          const run = await openRun(h);
+          const target = await run.platform.createTarget("group");
+          run.platform.faults.failNext({ kind: "rate_limit", retryAfterMs: 200 }, { op: "send" });
+          for (const n of [1, 2, 3, 4]) {
+            await run.runtime.enqueue(run.message(target, `message ${n}`), {
+              idempotencyKey: `o${n}`,
+            });
+          }
+          for (const n of [1, 2, 3, 4]) expect((await settled(run, `o${n}`)).status).toBe("sent");
+          expect(await texts(run.visible(target))).toEqual([
+            "message 1",
+            "message 2",
+            "message 3",
+            "message 4",
+          ]);
+        },
+      );
     });
 }

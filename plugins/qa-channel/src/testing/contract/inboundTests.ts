@@ -6,14 +6,15 @@
  */
 import { gatewayFailureOrigin } from "@herald/plugin-sdk/channel-message";
 import { eventually, type ReceiveOutcome } from "@herald/plugin-sdk/testing";
-import { describe, expect, it, type TestContext } from "vitest";
+import { describe, expect } from "vitest";
+import type { ContractSuite, ContractTestContext } from "./registry.ts";
 import { type ContractRun, normalizeSpace, openRun, type RunOptions } from "./setup.ts";
-import type { ContractArea, ContractHarness, ContractInbound } from "./types.ts";
+import type { ContractHarness, ContractInbound } from "./types.ts";
 
 /** Opens a run with a receiver, or skips the test when the channel cannot receive. */
 async function inboundRun(
   h: ContractHarness,
-  ctx: TestContext,
+  ctx: ContractTestContext,
   options: RunOptions = {},
 ): Promise<ContractRun & { inbound: ContractInbound }> {
   const run = await openRun(h, options);
@@ -34,82 +35,99 @@ function outcomeFor(run: ContractRun, platformMessageId: string) {
 }
 
 /** Registers the `receive`, `origin` and `dedupe` areas (through the channel's real receiver). */
-export function inboundTests(h: ContractHarness, areas: ReadonlySet<ContractArea>): void {
-  if (areas.has("receive"))
+export function inboundTests(suite: ContractSuite): void {
+  const { harness: h, test } = suite;
+  if (suite.has("receive"))
     describe("receive", () => {
-      it("hands a person's message to the handler with its text, sender and conversation", async (ctx) => {
-        const run = await inboundRun(h, ctx);
-        const target = await run.platform.createTarget("group");
-        const { platformMessageId } = await run.inbound.post(target, {
-          text: "hi bot, how are you?",
-        });
-        const outcome = await outcomeFor(run, platformMessageId);
-        expect(outcome.status).toBe("processed");
-        const [turn] = run.handled;
-        expect(turn?.input).toMatchObject({
-          direction: "inbound",
-          channel: run.adapter.id,
-          platformMessageId,
-        });
-        expect(normalizeSpace(turn?.input.body?.markdown ?? "")).toBe("hi bot, how are you?");
-        expect(turn?.input.target.id).toBe(target.id);
-        expect(turn?.event.isBotAuthor).toBe(false);
-        expect(turn?.event.isRoomish).toBe(true);
-      });
+      test(
+        "receive.normalize",
+        "hands a person's message to the handler with its text, sender and conversation",
+        async (ctx) => {
+          const run = await inboundRun(h, ctx);
+          const target = await run.platform.createTarget("group");
+          const { platformMessageId } = await run.inbound.post(target, {
+            text: "hi bot, how are you?",
+          });
+          const outcome = await outcomeFor(run, platformMessageId);
+          expect(outcome.status).toBe("processed");
+          const [turn] = run.handled;
+          expect(turn?.input).toMatchObject({
+            direction: "inbound",
+            channel: run.adapter.id,
+            platformMessageId,
+          });
+          expect(normalizeSpace(turn?.input.body?.markdown ?? "")).toBe("hi bot, how are you?");
+          expect(turn?.input.target.id).toBe(target.id);
+          expect(turn?.event.isBotAuthor).toBe(false);
+          expect(turn?.event.isRoomish).toBe(true);
+        },
+      );
 
-      it("processes messages from several conversations, each exactly once", async (ctx) => {
-        const run = await inboundRun(h, ctx);
-        const a = await run.platform.createTarget("direct");
-        const b = await run.platform.createTarget("group");
-        const ids = [
-          (await run.inbound.post(a, { text: "one" })).platformMessageId,
-          (await run.inbound.post(b, { text: "two" })).platformMessageId,
-          (await run.inbound.post(a, { text: "three" })).platformMessageId,
-        ];
-        for (const id of ids) expect((await outcomeFor(run, id)).status).toBe("processed");
-        expect(run.handled.map((t) => t.input.platformMessageId).sort()).toEqual([...ids].sort());
-      });
+      test(
+        "receive.several-conversations",
+        "processes messages from several conversations, each exactly once",
+        async (ctx) => {
+          const run = await inboundRun(h, ctx);
+          const a = await run.platform.createTarget("direct");
+          const b = await run.platform.createTarget("group");
+          const ids = [
+            (await run.inbound.post(a, { text: "one" })).platformMessageId,
+            (await run.inbound.post(b, { text: "two" })).platformMessageId,
+            (await run.inbound.post(a, { text: "three" })).platformMessageId,
+          ];
+          for (const id of ids) expect((await outcomeFor(run, id)).status).toBe("processed");
+          expect(run.handled.map((t) => t.input.platformMessageId).sort()).toEqual([...ids].sort());
+        },
+      );
     });
 
-  if (areas.has("origin"))
+  if (suite.has("origin"))
     describe("origin and echoes", () => {
-      it("drops its own messages echoed back by the platform before the handler", async (ctx) => {
-        const run = await inboundRun(h, ctx);
-        const target = await run.platform.createTarget("group");
-        const { platformMessageId } = await run.inbound.post(target, {
-          text: "my own words",
-          author: "self",
-        });
-        const outcome = await outcomeFor(run, platformMessageId);
-        expect(outcome).toMatchObject({ status: "dropped", reason: "self" });
-        expect(run.handled).toEqual([]);
-      });
+      test(
+        "origin.own-echo",
+        "drops its own messages echoed back by the platform before the handler",
+        async (ctx) => {
+          const run = await inboundRun(h, ctx);
+          const target = await run.platform.createTarget("group");
+          const { platformMessageId } = await run.inbound.post(target, {
+            text: "my own words",
+            author: "self",
+          });
+          const outcome = await outcomeFor(run, platformMessageId);
+          expect(outcome).toMatchObject({ status: "dropped", reason: "self" });
+          expect(run.handled).toEqual([]);
+        },
+      );
 
-      it("drops a bot's room echo tagged as a herald gateway failure before allowBots; the same text untagged is processed", async (ctx) => {
-        const run = await inboundRun(h, ctx, { receive: { allowBots: true } });
-        ctx.skip(!run.inbound.nativeOrigin, "the channel has no native origin metadata");
-        const room = await run.platform.createTarget("group");
-        const text = "Agent failed before reply";
-        const tagged = await run.inbound.post(room, {
-          text,
-          author: "other_bot",
-          origin: gatewayFailureOrigin("agent_failed_before_reply"),
-        });
-        expect(await outcomeFor(run, tagged.platformMessageId)).toMatchObject({
-          status: "dropped",
-          reason: "herald_echo",
-        });
-        const untagged = await run.inbound.post(room, { text, author: "other_bot" });
-        expect((await outcomeFor(run, untagged.platformMessageId)).status).toBe("processed");
-        expect(run.handled.map((t) => t.input.platformMessageId)).toEqual([
-          untagged.platformMessageId,
-        ]);
-      });
+      test(
+        "origin.tagged-echo",
+        "drops a bot's room echo tagged as a herald gateway failure before allowBots; the same text untagged is processed",
+        async (ctx) => {
+          const run = await inboundRun(h, ctx, { receive: { allowBots: true } });
+          ctx.skip(!run.inbound.nativeOrigin, "the channel has no native origin metadata");
+          const room = await run.platform.createTarget("group");
+          const text = "Agent failed before reply";
+          const tagged = await run.inbound.post(room, {
+            text,
+            author: "other_bot",
+            origin: gatewayFailureOrigin("agent_failed_before_reply"),
+          });
+          expect(await outcomeFor(run, tagged.platformMessageId)).toMatchObject({
+            status: "dropped",
+            reason: "herald_echo",
+          });
+          const untagged = await run.inbound.post(room, { text, author: "other_bot" });
+          expect((await outcomeFor(run, untagged.platformMessageId)).status).toBe("processed");
+          expect(run.handled.map((t) => t.input.platformMessageId)).toEqual([
+            untagged.platformMessageId,
+          ]);
+        },
+      );
     });
 
-  if (areas.has("dedupe"))
+  if (suite.has("dedupe"))
     describe("inbound dedupe", () => {
-      it("processes a redelivered message once", async (ctx) => {
+      test("dedupe.redelivery", "processes a redelivered message once", async (ctx) => {
         const run = await inboundRun(h, ctx);
         const target = await run.platform.createTarget("direct");
         const { platformMessageId } = await run.inbound.post(target, { text: "deliver me twice" });
@@ -125,33 +143,37 @@ export function inboundTests(h: ContractHarness, areas: ReadonlySet<ContractArea
         expect(run.handled).toHaveLength(1);
       });
 
-      it("processes a message redelivered while its first processing still runs once (C09)", async (ctx) => {
-        let release: () => void = () => {};
-        const gate = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        const run = await inboundRun(h, ctx, { handler: () => gate });
-        const target = await run.platform.createTarget("direct");
-        const { platformMessageId } = await run.inbound.post(target, { text: "slow one" });
-        await eventually(
-          () => run.handled.length,
-          (n) => n === 1,
-          { what: "the first dispatch" },
-        );
-        await run.inbound.redeliver(platformMessageId);
-        await eventually(
-          () => run.deliveries,
-          (n) => n >= 2,
-          { what: "the redelivery to arrive" },
-        );
-        release();
-        await eventually(
-          () => run.outcomes.length,
-          (n) => n >= 2,
-          { what: "both deliveries to settle" },
-        );
-        expect(run.outcomes.map((o) => o.status).sort()).toEqual(["duplicate", "processed"]);
-        expect(run.handled).toHaveLength(1);
-      });
+      test(
+        "dedupe.redelivery-in-flight",
+        "processes a message redelivered while its first processing still runs once (C09)",
+        async (ctx) => {
+          let release: () => void = () => {};
+          const gate = new Promise<void>((resolve) => {
+            release = resolve;
+          });
+          const run = await inboundRun(h, ctx, { handler: () => gate });
+          const target = await run.platform.createTarget("direct");
+          const { platformMessageId } = await run.inbound.post(target, { text: "slow one" });
+          await eventually(
+            () => run.handled.length,
+            (n) => n === 1,
+            { what: "the first dispatch" },
+          );
+          await run.inbound.redeliver(platformMessageId);
+          await eventually(
+            () => run.deliveries,
+            (n) => n >= 2,
+            { what: "the redelivery to arrive" },
+          );
+          release();
+          await eventually(
+            () => run.outcomes.length,
+            (n) => n >= 2,
+            { what: "both deliveries to settle" },
+          );
+          expect(run.outcomes.map((o) => o.status).sort()).toEqual(["duplicate", "processed"]);
+          expect(run.handled).toHaveLength(1);
+        },
+      );
     });
 }

@@ -19,6 +19,7 @@ import { crashTests } from "./crashTests.ts";
 import { deliveryTests } from "./deliveryTests.ts";
 import { inboundTests } from "./inboundTests.ts";
 import { liveTests } from "./liveTests.ts";
+import { registerContract } from "./registry.ts";
 import { sendTests } from "./sendTests.ts";
 import {
   CONTRACT_AREAS,
@@ -29,6 +30,13 @@ import {
 } from "./types.ts";
 
 export { type DiscoveredHarness, discoverWorkspaceHarnesses } from "./discover.ts";
+export type {
+  ContractKill,
+  ContractSuite,
+  ContractTestContext,
+  ContractTestFn,
+  ContractTestOptions,
+} from "./registry.ts";
 export {
   CONTRACT_DELIVERY,
   CONTRACT_MAX_LENGTH,
@@ -44,7 +52,8 @@ export * from "./types.ts";
  *
  * @param harness - the channel's harness (its `./testing` export `contractHarness`).
  * @param options - a subset of areas, a title variant, the per-test timeout.
- * @throws TypeError when `options.areas` names an unknown area.
+ * @throws TypeError when `options.areas` names an unknown area, or `options.only` an unknown
+ *   test id (at collection).
  */
 export function describeChannelContract<TConnection extends JsonValue>(
   harness: ContractHarness<TConnection>,
@@ -58,11 +67,24 @@ export function describeChannelContract<TConnection extends JsonValue>(
   const areas = new Set<ContractArea>(options.areas ?? CONTRACT_AREAS);
   const h = harness as unknown as ContractHarness;
   const title = `channel contract: ${harness.name}${options.variant ? ` (${options.variant})` : ""}`;
-  describe(title, { timeout: options.timeoutMs ?? 20_000 }, () => {
-    sendTests(h, areas);
-    deliveryTests(h, areas);
-    crashTests(h, areas);
-    inboundTests(h, areas);
-    liveTests(h, areas);
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  describe(title, { timeout: timeoutMs }, () => {
+    registerContract(
+      h,
+      {
+        areas,
+        ...(options.only ? { only: options.only } : {}),
+        ...(options.expect ? { expect: options.expect } : {}),
+        ...(options.onKill ? { onKill: options.onKill } : {}),
+      },
+      (suite) => {
+        sendTests(suite);
+        deliveryTests(suite);
+        crashTests(suite);
+        inboundTests(suite);
+        liveTests(suite);
+      },
+      timeoutMs,
+    );
   });
 }

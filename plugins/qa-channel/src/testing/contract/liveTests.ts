@@ -6,11 +6,11 @@
  * @module
  */
 import { eventually } from "@herald/plugin-sdk/testing";
-import { describe, expect, it, type TestContext } from "vitest";
+import { describe, expect } from "vitest";
+import type { ContractSuite, ContractTestContext } from "./registry.ts";
 import { type ContractRun, maxLengthOf, normalizeSpace, openRun, wordsOfLength } from "./setup.ts";
-import type { ContractArea, ContractHarness } from "./types.ts";
 
-function skipUnlessEditable(run: ContractRun, ctx: TestContext): void {
+function skipUnlessEditable(run: ContractRun, ctx: ContractTestContext): void {
   const live = run.adapter.capabilities.live;
   ctx.skip(
     !live?.edit || !run.adapter.send.edit,
@@ -19,38 +19,43 @@ function skipUnlessEditable(run: ContractRun, ctx: TestContext): void {
 }
 
 /** Registers the `live` area. */
-export function liveTests(h: ContractHarness, areas: ReadonlySet<ContractArea>): void {
-  if (areas.has("live"))
+export function liveTests(suite: ContractSuite): void {
+  const { harness: h, test } = suite;
+  if (suite.has("live"))
     describe("live messages", () => {
-      it("streams a preview, edits it, and finalizes in place: one message with the final text", async (ctx) => {
-        const run = await openRun(h);
-        skipUnlessEditable(run, ctx);
-        const target = await run.platform.createTarget("direct");
-        const live = await run.runtime.live(
-          { channel: run.adapter.id, target },
-          { idempotencyKey: "live-1" },
-        );
-        live.update("Thinking");
-        const [preview] = await eventually(
-          () => run.visible(target),
-          (v) => v.length === 1 && normalizeSpace(v[0]?.text ?? "") === "Thinking",
-          { what: "the first preview" },
-        );
-        live.update("Thinking about your question");
-        await eventually(
-          () => run.visible(target),
-          (v) => normalizeSpace(v[0]?.text ?? "") === "Thinking about your question",
-          { what: "the edited preview" },
-        );
-        const receipt = await live.finalize("Here is the answer.");
-        const visible = await run.visible(target);
-        expect(visible.map((m) => [m.id, normalizeSpace(m.text)])).toEqual([
-          [preview?.id, "Here is the answer."],
-        ]);
-        expect(receipt.primaryPlatformMessageId).toBe(preview?.id);
-      });
+      test(
+        "live.finalize-in-place",
+        "streams a preview, edits it, and finalizes in place: one message with the final text",
+        async (ctx) => {
+          const run = await openRun(h);
+          skipUnlessEditable(run, ctx);
+          const target = await run.platform.createTarget("direct");
+          const live = await run.runtime.live(
+            { channel: run.adapter.id, target },
+            { idempotencyKey: "live-1" },
+          );
+          live.update("Thinking");
+          const [preview] = await eventually(
+            () => run.visible(target),
+            (v) => v.length === 1 && normalizeSpace(v[0]?.text ?? "") === "Thinking",
+            { what: "the first preview" },
+          );
+          live.update("Thinking about your question");
+          await eventually(
+            () => run.visible(target),
+            (v) => normalizeSpace(v[0]?.text ?? "") === "Thinking about your question",
+            { what: "the edited preview" },
+          );
+          const receipt = await live.finalize("Here is the answer.");
+          const visible = await run.visible(target);
+          expect(visible.map((m) => [m.id, normalizeSpace(m.text)])).toEqual([
+            [preview?.id, "Here is the answer."],
+          ]);
+          expect(receipt.primaryPlatformMessageId).toBe(preview?.id);
+        },
+      );
 
-      it("cancel deletes the preview: nothing stays visible", async (ctx) => {
+      test("live.cancel", "cancel deletes the preview: nothing stays visible", async (ctx) => {
         const run = await openRun(h);
         skipUnlessEditable(run, ctx);
         ctx.skip(!run.adapter.send.delete, "the channel cannot delete messages (send.delete)");
@@ -69,66 +74,78 @@ export function liveTests(h: ContractHarness, areas: ReadonlySet<ContractArea>):
         expect(await run.visible(target)).toEqual([]);
       });
 
-      it("a stream longer than one message ends as the final's parts, never previews plus copies (C15)", async (ctx) => {
-        const run = await openRun(h);
-        skipUnlessEditable(run, ctx);
-        const max = maxLengthOf(run.adapter);
-        const target = await run.platform.createTarget("direct");
-        const live = await run.runtime.live(
-          { channel: run.adapter.id, target },
-          { idempotencyKey: "live-3" },
-        );
-        const text = wordsOfLength(max * 2.5, "s");
-        for (let end = 40; end < text.length; end += 40) {
-          live.update(text.slice(0, end));
-          await new Promise((resolve) => setTimeout(resolve, 5));
-        }
-        const receipt = await live.finalize(text);
-        const visible = await run.visible(target);
-        expect(visible.map((m) => m.id)).toEqual(receipt.platformMessageIds);
-        expect(normalizeSpace(visible.map((m) => m.text).join(" "))).toBe(normalizeSpace(text));
-      });
+      test(
+        "live.long-stream",
+        "a stream longer than one message ends as the final's parts, never previews plus copies (C15)",
+        async (ctx) => {
+          const run = await openRun(h);
+          skipUnlessEditable(run, ctx);
+          const max = maxLengthOf(run.adapter);
+          const target = await run.platform.createTarget("direct");
+          const live = await run.runtime.live(
+            { channel: run.adapter.id, target },
+            { idempotencyKey: "live-3" },
+          );
+          const text = wordsOfLength(max * 2.5, "s");
+          for (let end = 40; end < text.length; end += 40) {
+            live.update(text.slice(0, end));
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+          const receipt = await live.finalize(text);
+          const visible = await run.visible(target);
+          expect(visible.map((m) => m.id)).toEqual(receipt.platformMessageIds);
+          expect(normalizeSpace(visible.map((m) => m.text).join(" "))).toBe(normalizeSpace(text));
+        },
+      );
 
-      it("block mode sends each finished paragraph once, as its own message", async () => {
-        const run = await openRun(h);
-        const target = await run.platform.createTarget("group");
-        const live = await run.runtime.live(
-          { channel: run.adapter.id, target },
-          { idempotencyKey: "live-4", mode: "block" },
-        );
-        live.update("First paragraph.\n\nSecond");
-        live.update("First paragraph.\n\nSecond paragraph.\n\nThird");
-        await live.finalize("First paragraph.\n\nSecond paragraph.\n\nThird paragraph.");
-        const visible = await run.visible(target);
-        expect(visible.map((m) => normalizeSpace(m.text))).toEqual([
-          "First paragraph.",
-          "Second paragraph.",
-          "Third paragraph.",
-        ]);
-      });
+      test(
+        "live.block-mode",
+        "block mode sends each finished paragraph once, as its own message",
+        async () => {
+          const run = await openRun(h);
+          const target = await run.platform.createTarget("group");
+          const live = await run.runtime.live(
+            { channel: run.adapter.id, target },
+            { idempotencyKey: "live-4", mode: "block" },
+          );
+          live.update("First paragraph.\n\nSecond");
+          live.update("First paragraph.\n\nSecond paragraph.\n\nThird");
+          await live.finalize("First paragraph.\n\nSecond paragraph.\n\nThird paragraph.");
+          const visible = await run.visible(target);
+          expect(visible.map((m) => normalizeSpace(m.text))).toEqual([
+            "First paragraph.",
+            "Second paragraph.",
+            "Third paragraph.",
+          ]);
+        },
+      );
 
-      it("shows the typing indicator while a live session runs and hides it at the end", async (ctx) => {
-        const run = await openRun(h);
-        const isTyping = run.platform.isTyping?.bind(run.platform);
-        ctx.skip(!run.adapter.live?.typing, "the adapter has no typing indicator (live.typing)");
-        ctx.skip(!isTyping, "the fake platform cannot show typing (isTyping)");
-        const typing = isTyping as NonNullable<typeof isTyping>;
-        const target = await run.platform.createTarget("direct");
-        const live = await run.runtime.live(
-          { channel: run.adapter.id, target },
-          { idempotencyKey: "live-5", mode: "block" },
-        );
-        await eventually(
-          () => typing(target),
-          (on) => on,
-          { what: "the typing indicator" },
-        );
-        await live.finalize("done");
-        await eventually(
-          () => typing(target),
-          (on) => !on,
-          { what: "the indicator to go away" },
-        );
-      });
+      test(
+        "live.typing",
+        "shows the typing indicator while a live session runs and hides it at the end",
+        async (ctx) => {
+          const run = await openRun(h);
+          const isTyping = run.platform.isTyping?.bind(run.platform);
+          ctx.skip(!run.adapter.live?.typing, "the adapter has no typing indicator (live.typing)");
+          ctx.skip(!isTyping, "the fake platform cannot show typing (isTyping)");
+          const typing = isTyping as NonNullable<typeof isTyping>;
+          const target = await run.platform.createTarget("direct");
+          const live = await run.runtime.live(
+            { channel: run.adapter.id, target },
+            { idempotencyKey: "live-5", mode: "block" },
+          );
+          await eventually(
+            () => typing(target),
+            (on) => on,
+            { what: "the typing indicator" },
+          );
+          await live.finalize("done");
+          await eventually(
+            () => typing(target),
+            (on) => !on,
+            { what: "the indicator to go away" },
+          );
+        },
+      );
     });
 }

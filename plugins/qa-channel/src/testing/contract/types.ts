@@ -18,6 +18,7 @@ import type {
   MessageTarget,
 } from "@herald/plugin-sdk/channel-message";
 import type { FaultTarget, PlatformFault, VisibleMessage } from "@herald/plugin-sdk/testing";
+import type { ContractKill } from "./registry.ts";
 
 /** JSON data (connection details must survive being handed to a child process). */
 export type JsonValue =
@@ -196,4 +197,19 @@ export type ContractOptions = {
   variant?: string;
   /** Per-test timeout in ms. @defaultValue 20_000 */
   timeoutMs?: number;
+  /**
+   * Register only the tests with these ids (each title ends with its id in brackets, e.g.
+   * `[batch.receipts]`). An unknown id fails the collection.
+   * @defaultValue every test of the selected areas
+   */
+  only?: readonly string[];
+  /**
+   * `"failure"`: mutation testing of the suite — each registered test passes only when its body
+   * fails against the (mutant) adapter; a body that passes fails the test ("survived"), and a
+   * body that skips fails it too (it cannot judge).
+   * @defaultValue "pass"
+   */
+  expect?: "pass" | "failure";
+  /** In `expect: "failure"` mode, called with how each test killed the mutant. */
+  onKill?(kill: ContractKill): void;
 };

@@ -1,0 +1,141 @@
+/**
+ * How contract tests are registered: every test has a stable **id** (`area.name`, e.g.
+ * `batch.receipts`) next to its title, so a run can pick tests by id (`only`) and the mutant
+ * catalog can name the test that must kill each mutant.
+ *
+ * In `expect: "failure"` mode (mutation testing of the suite itself) a test passes only when its
+ * body fails: a body that passes means the mutant **survived**, and a body that asks to be
+ * skipped is an error (a skipped test cannot judge a mutant).
+ *
+ * @module
+ */
+import { it } from "vitest";
+import type { ContractArea, ContractHarness } from "./types.ts";
+
+/** What a contract test body gets. */
+export type ContractTestContext = {
+  /**
+   * Skips the test with `reason` (printed in the test's title and the reporter) when
+   * `condition` holds: the adapter or harness lacks the capability the test needs.
+   */
+  skip(condition: boolean, reason: string): void;
+};
+
+/** A contract test body. */
+export type ContractTestFn = (ctx: ContractTestContext) => Promise<void>;
+
+/** How a test body ended in `expect: "failure"` mode. */
+export type ContractKill = {
+  /** The test's id. */
+  testId: string;
+  /** `assertion`: the body threw; `timeout`: it did not finish within the kill timeout. */
+  by: "assertion" | "timeout";
+  /** The first line of the error that killed the mutant. */
+  message: string;
+};
+
+/** Registration options, decided per `describeChannelContract` call. */
+export type ContractRegistration = {
+  /** Areas to register. */
+  areas: ReadonlySet<ContractArea>;
+  /** Register only these test ids (every id must exist). @defaultValue every test */
+  only?: readonly string[];
+  /**
+   * `"failure"`: each registered test passes only if its body fails (mutation testing).
+   * @defaultValue "pass"
+   */
+  expect?: "pass" | "failure";
+  /** Called with each kill in `expect: "failure"` mode. */
+  onKill?(kill: ContractKill): void;
+};
+
+/** Per-test options. */
+export type ContractTestOptions = {
+  /** Vitest timeout of this test in ms (the suite's default otherwise). */
+  timeout?: number;
+};
+
+/** The registrar a contract-test module registers its tests with. */
+export type ContractSuite = {
+  /** The harness under test. */
+  readonly harness: ContractHarness;
+  /** Whether `area` is part of this run. */
+  has(area: ContractArea): boolean;
+  /**
+   * Registers one test. `id` is stable, unique in the suite, `area.name` in kebab case.
+   * @throws TypeError on a duplicate id.
+   */
+  test(id: string, title: string, fn: ContractTestFn, options?: ContractTestOptions): void;
+};
+
+class ContractSkipInMutantRun extends Error {
+  override name = "ContractSkipInMutantRun";
+}
+
+const firstLine = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+
+/**
+ * Creates the registrar for one harness and runs `register` with it inside the current
+ * `describe`; afterwards checks that every id in `only` named a test.
+ *
+ * @throws TypeError when `only` names an id no test has (a typo must not pass as "all killed").
+ */
+export function registerContract(
+  harness: ContractHarness,
+  registration: ContractRegistration,
+  register: (suite: ContractSuite) => void,
+  defaultTimeoutMs: number,
+): void {
+  const ids = new Set<string>();
+  const only = registration.only ? new Set(registration.only) : undefined;
+  const suite: ContractSuite = {
+    harness,
+    has: (area) => registration.areas.has(area),
+    test(id, title, fn, options = {}) {
+      if (ids.has(id)) throw new TypeError(`duplicate contract test id "${id}"`);
+      ids.add(id);
+      if (only && !only.has(id)) return;
+      const timeout = options.timeout ?? defaultTimeoutMs;
+      if (registration.expect !== "failure") {
+        it(`${title} [${id}]`, { timeout }, async (ctx) => {
+          await fn({ skip: (condition, reason) => ctx.skip(condition, reason) });
+        });
+        return;
+      }
+      it(`[${id}] must fail: ${title}`, { timeout: timeout + 5_000 }, async () => {
+        const skip = (condition: boolean, reason: string) => {
+          if (condition) throw new ContractSkipInMutantRun(reason);
+        };
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<"timeout">((resolve) => {
+          timer = setTimeout(() => resolve("timeout"), timeout);
+        });
+        try {
+          const result = await Promise.race([fn({ skip }).then(() => "passed" as const), timedOut]);
+          if (result === "timeout") {
+            registration.onKill?.({ testId: id, by: "timeout", message: `over ${timeout} ms` });
+            return;
+          }
+        } catch (error) {
+          if (error instanceof ContractSkipInMutantRun) {
+            throw new Error(`contract test ${id} skipped (${error.message}): it cannot judge`);
+          }
+          registration.onKill?.({ testId: id, by: "assertion", message: firstLine(error) });
+          return;
+        } finally {
+          clearTimeout(timer);
+        }
+        throw new Error(`survived: contract test ${id} passed against the mutant`);
+      });
+    },
+  };
+  register(suite);
+  const unknown = [...(only ?? [])].filter((id) => !ids.has(id));
+  if (unknown.length > 0) {
+    throw new TypeError(
+      `unknown contract test id(s) ${unknown.map((id) => `"${id}"`).join(", ")} ` +
+        `(known: ${[...ids].join(", ")})`,
+    );
+  }
+}
