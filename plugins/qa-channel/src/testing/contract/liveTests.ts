@@ -99,6 +99,77 @@ export function liveTests(suite: ContractSuite): void {
       );
 
       test(
+        "live.many-updates",
+        "a preview updated three or more times shows the last text, in the first preview's message",
+        // kills: edit targeting the previous edit instead of the original
+        async (ctx) => {
+          const run = await openRun(h);
+          skipUnlessEditable(run, ctx);
+          const target = await run.platform.createTarget("direct");
+          const live = await run.runtime.live(
+            { channel: run.adapter.id, target },
+            { idempotencyKey: "live-many" },
+          );
+          const steps = ["Step one", "Step one, two", "Step one, two, three", "Step one to four"];
+          let firstId: string | undefined;
+          for (const text of steps) {
+            live.update(text);
+            const [shown] = await eventually(
+              () => run.visible(target),
+              (v) => v.length === 1 && normalizeSpace(v[0]?.text ?? "") === text,
+              { what: `the preview to show "${text}"` },
+            );
+            firstId ??= shown?.id;
+            expect(shown?.id, "every update edits the first preview").toBe(firstId);
+          }
+          const receipt = await live.finalize("Step one to four, done.");
+          expect((await run.visible(target)).map((m) => [m.id, normalizeSpace(m.text)])).toEqual([
+            [firstId, "Step one to four, done."],
+          ]);
+          expect(receipt.primaryPlatformMessageId).toBe(firstId);
+        },
+      );
+
+      test(
+        "live.fresh-final",
+        "a fresh final (preview too old to edit) is sent as a new message; the preview is deleted after it was accepted",
+        // kills: preview left after a fresh final
+        async (ctx) => {
+          const run = await openRun(h);
+          skipUnlessEditable(run, ctx);
+          ctx.skip(!run.adapter.send.delete, "the channel cannot delete messages (send.delete)");
+          const target = await run.platform.createTarget("group");
+          // `staleAfterMs: 0`: every preview is already older than the edit window, so core
+          // must send the final fresh (core live/finish.ts, "the preview is stale").
+          const live = await run.runtime.live(
+            { channel: run.adapter.id, target },
+            { idempotencyKey: "live-fresh", staleAfterMs: 0 },
+          );
+          live.update("A draft that goes stale");
+          const [preview] = await eventually(
+            () => run.visible(target),
+            (v) => v.length === 1,
+            { what: "the preview" },
+          );
+          const receipt = await live.finalize("The fresh final answer.");
+          const visible = await eventually(
+            () => run.visible(target),
+            (v) => v.length === 1,
+            { what: "the preview to be deleted after the fresh final", timeoutMs: 3_000 },
+          );
+          expect(visible.map((m) => [m.id, normalizeSpace(m.text)])).toEqual([
+            [receipt.primaryPlatformMessageId, "The fresh final answer."],
+          ]);
+          expect(visible[0]?.id, "the final is a new message, not the edited preview").not.toBe(
+            preview?.id,
+          );
+          const intent = await run.intent("live-fresh");
+          expect(intent?.status).toBe("sent");
+          expect(intent?.operation?.kind ?? "send").toBe("send");
+        },
+      );
+
+      test(
         "live.block-mode",
         "block mode sends each finished paragraph once, as its own message",
         async () => {
@@ -145,6 +216,49 @@ export function liveTests(suite: ContractSuite): void {
             (on) => !on,
             { what: "the indicator to go away" },
           );
+        },
+      );
+
+      test(
+        "live.no-typing-after-stop",
+        "no typing indicator shows once the session stopped (finalized or cancelled)",
+        // kills: typing after stop
+        async (ctx) => {
+          const run = await openRun(h);
+          const isTyping = run.platform.isTyping?.bind(run.platform);
+          ctx.skip(!run.adapter.live?.typing, "the adapter has no typing indicator (live.typing)");
+          ctx.skip(!isTyping, "the fake platform cannot show typing (isTyping)");
+          const typing = isTyping as NonNullable<typeof isTyping>;
+          // A platform that cannot hide the indicator (no `typing.stop`) lets it lapse by
+          // itself: only a reply ends it there, so only the finalize case is checked.
+          const ends = run.adapter.live?.typing?.stop
+            ? (["finalize", "cancel"] as const)
+            : (["finalize"] as const);
+          for (const end of ends) {
+            const target = await run.platform.createTarget("direct");
+            const live = await run.runtime.live(
+              { channel: run.adapter.id, target },
+              { idempotencyKey: `live-typing-${end}`, mode: "block" },
+            );
+            await eventually(
+              () => typing(target),
+              (on) => on,
+              { what: "the typing indicator" },
+            );
+            if (end === "finalize") await live.finalize("done");
+            else await live.cancel("aborted");
+            await eventually(
+              () => typing(target),
+              (on) => !on,
+              { what: `the indicator to go away after ${end}` },
+            );
+            // Held off: a late refresh (or a start racing the stop) would show it again.
+            const until = Date.now() + 400;
+            while (Date.now() < until) {
+              expect(await typing(target), `typing shown again after ${end}`).toBe(false);
+              await new Promise((resolve) => setTimeout(resolve, 20));
+            }
+          }
         },
       );
     });
