@@ -21,6 +21,7 @@ export type HttpChatConnection = {
 /** The HTTP chat channel's harness for `describeChannelContract`. */
 export const contractHarness: ContractHarness<HttpChatConnection> = {
   name: "httpchat",
+  guarantee: "native-key", // every send carries a client key the API deduplicates
   module: { url: import.meta.url },
   async platform({ maxLength }) {
     const fake = await FakeHttpChat.start();

@@ -11,7 +11,7 @@ import type { MessageTarget } from "@herald/plugin-sdk/channel-message";
 import { type QaConfig, type QaDeliveryMode, qaConfigSchema } from "../config.ts";
 import { createQaAdapter, createQaReceiverFor } from "../index.ts";
 import { encodeOrigin } from "../origin.ts";
-import type { ContractHarness, ContractPlatform } from "./contract/types.ts";
+import type { ContractGuarantee, ContractHarness, ContractPlatform } from "./contract/types.ts";
 import { DEFAULT_QA_BOT, type QaBot, QaPlatform } from "./platform/QaPlatform.ts";
 
 /** What the QA adapter needs to reach a test platform (JSON, for crash-test children). */
@@ -90,6 +90,19 @@ export function qaContractPlatform(
 }
 
 /**
+ * What each delivery mode guarantees for an unknown send: the platform deduplicates client keys
+ * (`idempotent`); the lookup by client key is exact and answers only `sent` / `not_sent`, never
+ * `unresolved` (`reconcile`, so complete); blind replays (`at_least_once`); an operator decides
+ * (`hold`).
+ */
+export const QA_GUARANTEES: Readonly<Record<QaDeliveryMode, ContractGuarantee>> = {
+  idempotent: "native-key",
+  reconcile: "reconcile-complete",
+  at_least_once: "at-least-once",
+  hold: "hold",
+};
+
+/**
  * A QA contract harness.
  *
  * @param options.delivery - the adapter's delivery mode; the platform deduplicates client keys
@@ -101,6 +114,7 @@ export function qaHarness(
   const delivery = options.delivery ?? "idempotent";
   return {
     name: delivery === "idempotent" ? "qa-channel" : `qa-channel, delivery ${delivery}`,
+    guarantee: QA_GUARANTEES[delivery],
     module: { url: import.meta.url, exportName: "qaHarness", args: { delivery } },
     accountId: DEFAULT_QA_BOT.id,
     async platform({ maxLength }) {

@@ -142,6 +142,8 @@ export function telegramContractPlatform(
 /** A Telegram contract harness (the suite's `ContractHarness`, structurally). */
 export type TelegramContractHarness = {
   name: string;
+  /** The suite's `ContractGuarantee` for unknown sends. */
+  guarantee: "reconcile-best-effort" | "at-least-once" | "hold";
   module: { url: string; exportName?: string; args?: TelegramHarnessOptions };
   accountId: string;
   platform(options: { maxLength: number }): Promise<TelegramContractPlatform>;
@@ -170,6 +172,13 @@ export function telegramHarness(options: TelegramHarnessOptions = {}): TelegramC
   ].filter(Boolean);
   return {
     name: variant.length ? `telegram, ${variant.join(", ")}` : "telegram",
+    // No idempotency key on Telegram; the probe proves "sent", never "not sent" (best effort).
+    guarantee:
+      reconcile === "probe"
+        ? "reconcile-best-effort"
+        : unknownSendPolicy === "at_least_once"
+          ? "at-least-once"
+          : "hold",
     module: { url: import.meta.url, exportName: "telegramHarness", args: options },
     accountId: "main",
     async platform({ maxLength }) {

@@ -10,11 +10,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isHeldForOperator, runNodeChild, SqliteStateStore } from "@herald/plugin-sdk/testing";
+import { type FailpointAction, runNodeChild, SqliteStateStore } from "@herald/plugin-sdk/testing";
 import { afterAll, describe, expect, onTestFinished } from "vitest";
 import type { CrashChildConfig } from "./crashChild.ts";
+import { expectGuaranteed, guaranteeOf } from "./guarantee.ts";
 import type { ContractSuite } from "./registry.ts";
-import { CONTRACT_MAX_LENGTH, normalizeSpace, unknownSendGuarantee } from "./setup.ts";
+import { CONTRACT_MAX_LENGTH, maxLengthOf, normalizeSpace, wordsOfLength } from "./setup.ts";
 import type { ContractHarness, JsonValue } from "./types.ts";
 
 /** Running from TypeScript sources (the workspace) rather than a built package. */
@@ -24,22 +25,62 @@ const childScript = fileURLToPath(
 );
 const nodeArgs = fromSource ? ["--conditions=herald-source"] : [];
 
-type CrashCase = { id: string; failpoint: string; title: string; landed: boolean };
+type CrashCase = {
+  id: string;
+  title: string;
+  /** The failpoint armed in the first child, and its action (`kill@k`: on the k-th hit). */
+  failpoint: string;
+  action: FailpointAction;
+  /** Where the message goes. */
+  place: "group" | "thread";
+  /** The text's length in limits (`> 1`: a multi-part message). */
+  lengthInLimits: number;
+  /** Parts visible when the first child died. */
+  landedParts: number;
+};
 
 const CASES: CrashCase[] = [
   {
     id: "crash.after-sending",
-    failpoint: "send.after_sending",
     title:
-      "killed after writing `sending`, before the platform call: the restart delivers it once (or holds it)",
-    landed: false,
+      "killed after writing `sending`, before the platform call: the restart keeps the declared guarantee",
+    failpoint: "send.after_sending",
+    action: "kill",
+    place: "group",
+    lengthInLimits: 0,
+    landedParts: 0,
   },
   {
     id: "crash.after-platform-accept",
-    failpoint: "send.after_platform_accept",
     title:
-      "killed after the platform accepted, before the receipt was saved: the restart does not duplicate it",
-    landed: true,
+      "killed after the platform accepted, before the receipt was saved: the restart keeps the declared guarantee",
+    failpoint: "send.after_platform_accept",
+    action: "kill",
+    place: "group",
+    lengthInLimits: 0,
+    landedParts: 1,
+  },
+  {
+    // kills: receipts of later parts; idempotency key shared across parts / changed between retries
+    id: "crash.multi-part-after-part-accept",
+    title:
+      "killed after part 2 of 3 was accepted: after the restart every part is visible once (per the guarantee), in order",
+    failpoint: "send.after_platform_accept",
+    action: "kill@2",
+    place: "group",
+    lengthInLimits: 2.5,
+    landedParts: 2,
+  },
+  {
+    // kills: reply relation or thread dropped on chunk 2+
+    id: "crash.thread-multi-part",
+    title:
+      "killed after part 1 of a multi-part thread reply was accepted: the restart sends the rest into the same thread",
+    failpoint: "send.after_platform_accept",
+    action: "kill@1",
+    place: "thread",
+    lengthInLimits: 2.5,
+    landedParts: 1,
   },
 ];
 
@@ -65,33 +106,42 @@ export function crashTests(suite: ContractSuite): void {
             dir ??= mkdtempSync(join(tmpdir(), "herald-contract-"));
             const platform = await h.platform({ maxLength: CONTRACT_MAX_LENGTH });
             onTestFinished(() => platform.close());
-            const guarantee = unknownSendGuarantee(
-              h.createAdapter(platform.connection as JsonValue),
+            const adapter = h.createAdapter(platform.connection as JsonValue);
+            const guarantee = guaranteeOf(h, adapter);
+            ctx.skip(
+              c.place === "thread" && !platform.createThread,
+              "the fake platform has no threads (createThread)",
             );
-            const target = await platform.createTarget("group");
+            const group = await platform.createTarget("group");
+            const target =
+              c.place === "thread"
+                ? await (platform.createThread as NonNullable<typeof platform.createThread>)(group)
+                : group;
+            const text =
+              c.lengthInLimits > 0
+                ? wordsOfLength(maxLengthOf(adapter) * c.lengthInLimits, "k")
+                : "survives a crash";
+            const ours = async () => (await platform.visible(target)).filter((m) => m.author.bot);
             const base: Omit<CrashChildConfig, "phase"> = {
               module: h.module as NonNullable<ContractHarness["module"]>,
               connection: platform.connection,
-              storePath: join(dir, `${c.failpoint}-${Date.now()}.db`),
+              storePath: join(dir, `${c.id}-${Date.now()}.db`),
               target,
-              texts: ["survives a crash"],
+              texts: [text],
               keyPrefix: "crash",
               accountId: h.accountId ?? "contract",
             };
             const produce = await runNodeChild(
               childScript,
               [JSON.stringify({ ...base, phase: "produce" })],
-              {
-                failpoints: { [c.failpoint]: "kill" },
-                nodeArgs,
-              },
+              { failpoints: { [c.failpoint]: c.action }, nodeArgs },
             );
             expect(
               produce.killed,
-              `the child was not killed at ${c.failpoint}: ${produce.stderr}`,
+              `the child was not killed at ${c.failpoint}=${c.action}: ${produce.stderr}`,
             ).toBe(true);
-            const landedBeforeRestart = (await platform.visible(target)).length;
-            expect(landedBeforeRestart).toBe(c.landed ? 1 : 0);
+            const before = (await ours()).map((m) => normalizeSpace(m.text));
+            expect(before, "parts visible when the child died").toHaveLength(c.landedParts);
 
             const drain = await runNodeChild(
               childScript,
@@ -102,18 +152,10 @@ export function crashTests(suite: ContractSuite): void {
             const store = new SqliteStateStore({ path: base.storePath });
             const [intent] = await store.listIntents();
             await store.close();
-            const visible = (await platform.visible(target)).map((m) => normalizeSpace(m.text));
-
-            if (guarantee === "hold") {
-              expect(intent && isHeldForOperator(intent)).toBe(true);
-              expect(visible).toEqual(c.landed ? ["survives a crash"] : []);
-            } else if (guarantee === "at_least_once" && c.landed) {
-              expect(intent?.status).toBe("sent");
-              expect(visible.length).toBeGreaterThanOrEqual(1);
-              expect(visible.length).toBeLessThanOrEqual(2);
-            } else {
-              expect(intent?.status).toBe("sent");
-              expect(visible).toEqual(["survives a crash"]);
+            expectGuaranteed(guarantee, { intent, expected: text, before, after: await ours() });
+            if (c.place === "thread") {
+              // Nothing leaked to the top level of the conversation.
+              expect((await platform.visible(group)).filter((m) => m.author.bot)).toEqual([]);
             }
           },
           { timeout: 40_000 },

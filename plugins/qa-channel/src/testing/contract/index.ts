@@ -30,6 +30,7 @@ import {
 } from "./types.ts";
 
 export { type DiscoveredHarness, discoverWorkspaceHarnesses } from "./discover.ts";
+export { capabilityGuarantee, guaranteeOf } from "./guarantee.ts";
 export type {
   ContractKill,
   ContractSuite,
@@ -37,12 +38,7 @@ export type {
   ContractTestFn,
   ContractTestOptions,
 } from "./registry.ts";
-export {
-  CONTRACT_DELIVERY,
-  CONTRACT_MAX_LENGTH,
-  type UnknownSendGuarantee,
-  unknownSendGuarantee,
-} from "./setup.ts";
+export { CONTRACT_DELIVERY, CONTRACT_MAX_LENGTH } from "./setup.ts";
 export * from "./types.ts";
 
 /**

@@ -133,16 +133,6 @@ export function settleDelayOf(adapter: ChannelMessageAdapter): number {
   return (delivery.requestTimeoutMs ?? 30_000) + (delivery.reconcile?.visibilityLagMs ?? 0);
 }
 
-/** What an adapter promises for a send whose outcome is unknown. */
-export type UnknownSendGuarantee = "exactly_once" | "at_least_once" | "hold";
-
-/** Native idempotency or reconciliation → exactly once; else the declared `unknownSendPolicy`. */
-export function unknownSendGuarantee(adapter: ChannelMessageAdapter): UnknownSendGuarantee {
-  const delivery = adapter.capabilities.delivery ?? {};
-  if (delivery.idempotencyKey || adapter.send.reconcileUnknownSend) return "exactly_once";
-  return delivery.unknownSendPolicy ?? "hold";
-}
-
 /** Space-separated words `<prefix>0 <prefix>1 …`, at least `length` UTF-16 units long. */
 export function wordsOfLength(length: number, prefix: string): string {
   const words: string[] = [];

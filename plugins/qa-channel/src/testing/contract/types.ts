@@ -127,11 +127,37 @@ export type ContractHarnessModule = {
 };
 
 /**
+ * What the adapter promises for a send whose outcome is unknown — a connection reset or a
+ * timeout after the request left, a crash after the platform accepted (DESIGN §3 "Replay
+ * gate", §9). Declared by the harness and checked against the adapter's capabilities (a
+ * mismatch fails the run); the unknown-send, timeout and crash tests assert exactly it.
+ *
+ * - `native-key`: the platform deduplicates a client key (`capabilities.delivery.idempotencyKey`)
+ *   → exactly once: 0 duplicates, `sent`.
+ * - `reconcile-complete`: `send.reconcileUnknownSend` whose `not_sent` is proof
+ *   (`capabilities.delivery.reconcile.notSent: "complete"`) → exactly once: 0 duplicates, `sent`.
+ * - `reconcile-best-effort`: a reconciler that may miss a stored message or answer `unresolved`
+ *   (`notSent: "best_effort"`, the default) — after it, `unknownSendPolicy` decides → at most one
+ *   duplicate per intent, or held for an operator.
+ * - `at-least-once`: no key, no reconciler, `unknownSendPolicy: "at_least_once"` → `sent`, every
+ *   part visible, at most one duplicate per intent.
+ * - `hold`: no key, no reconciler, `unknownSendPolicy: "hold"` (the default) → held for an
+ *   operator (`herald queue ls` shows "(held)"), nothing resent.
+ */
+export type ContractGuarantee =
+  | "native-key"
+  | "reconcile-complete"
+  | "reconcile-best-effort"
+  | "at-least-once"
+  | "hold";
+
+/**
  * What a channel plugin hands the contract suite.
  *
  * @example
  * export const contractHarness: ContractHarness<{ url: string; token: string }> = {
  *   name: "telegram",
+ *   guarantee: "hold",
  *   module: { url: import.meta.url },
  *   platform: async ({ maxLength }) => startFakeTelegram({ maxLength }),
  *   createAdapter: (c) => createTelegramAdapter({ apiRoot: c.url, maxLength: 4096 }, c.token),
@@ -141,6 +167,11 @@ export type ContractHarnessModule = {
 export type ContractHarness<TConnection extends JsonValue = JsonValue> = {
   /** Shown in test titles, e.g. `"telegram"`. */
   name: string;
+  /**
+   * What the adapter promises for a send whose outcome is unknown (see
+   * {@link ContractGuarantee}); it must match the adapter's capabilities.
+   */
+  guarantee: ContractGuarantee;
   /** Where crash-test child processes find this harness. Absent: crash tests are skipped. */
   module?: ContractHarnessModule;
   /** Starts a fresh fake platform on 127.0.0.1 (the suite starts one per test). */

@@ -7,5 +7,7 @@ import { qaHarness } from "../harness.ts";
 import { describeChannelContract } from "./index.ts";
 
 describeChannelContract(qaHarness({ delivery: "reconcile" }), { areas: ["unknown_send", "crash"] });
-describeChannelContract(qaHarness({ delivery: "at_least_once" }), { areas: ["unknown_send"] });
+describeChannelContract(qaHarness({ delivery: "at_least_once" }), {
+  areas: ["unknown_send", "crash"],
+});
 describeChannelContract(qaHarness({ delivery: "hold" }), { areas: ["unknown_send", "crash"] });
