@@ -12,6 +12,7 @@ import {
   PlatformApiError,
   PlatformNetworkError,
   parseRetryAfter,
+  redactSecrets,
   z,
 } from "@herald/plugin-sdk/channel-message";
 
@@ -32,13 +33,17 @@ export const wireMessageSchema = z.object({
 export type WireMessage = z.infer<typeof wireMessageSchema>;
 type WireError = { error?: { code?: string; description?: string; retry_after_ms?: number } };
 
-/** The API answered an error; the name carries its code: `HttpChatApiError[rate_limited]`. */
+/**
+ * The API answered an error; the name carries its code: `HttpChatApiError[rate_limited]`. A
+ * description that quotes the bearer `token` back has it replaced by `[redacted]`.
+ */
 export class HttpChatApiError extends PlatformApiError {
-  constructor(call: string, res: Response, body: WireError | undefined) {
+  constructor(call: string, res: Response, body: WireError | undefined, token = "") {
+    const description = body?.error?.description;
     super("HERALD_HTTPCHAT_API", "the HTTP chat API", call, {
       status: res.status,
       platformCode: body?.error?.code,
-      description: body?.error?.description,
+      description: description && token ? redactSecrets(description, [token]) : description,
       retryAfterMs: body?.error?.retry_after_ms ?? parseRetryAfter(res.headers.get("retry-after")),
     });
   }
@@ -77,7 +82,7 @@ export function httpChatClient(baseUrl: string, token: string, timeoutMs: number
       throw new HttpChatNetworkError(call, error);
     }
     const json = text ? JSON.parse(text) : undefined;
-    if (!res.ok) throw new HttpChatApiError(call, res, json);
+    if (!res.ok) throw new HttpChatApiError(call, res, json, token);
     return json as T;
   };
 }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { redactSecrets } from "@herald/plugin-sdk/channel-message";
 import { QaApiError, QaNetworkError } from "./errors.ts";
 import {
   type QaPostBody,
@@ -148,7 +149,7 @@ export class QaClient {
     } catch (error) {
       throw new QaNetworkError(method, error);
     }
-    if (!res.ok || !res.body) throw await apiError(method, res);
+    if (!res.ok || !res.body) throw await apiError(method, res, undefined, this.#token);
     onOpen?.();
     const decoder = new TextDecoder();
     let buffer = "";
@@ -201,9 +202,10 @@ export class QaClient {
       json = await res.json();
     } catch (error) {
       if (res.ok) throw new QaNetworkError(method, error);
-      throw await apiError(method, res, undefined);
+      throw await apiError(method, res, undefined, this.#token);
     }
-    if (!res.ok || (json as { ok?: unknown }).ok !== true) throw await apiError(method, res, json);
+    if (!res.ok || (json as { ok?: unknown }).ok !== true)
+      throw await apiError(method, res, json, this.#token);
     return json as T;
   }
 }
@@ -212,7 +214,16 @@ function chatPath(chatId: string, rest: string): string {
   return `/chats/${encodeURIComponent(chatId)}/${rest}`;
 }
 
-async function apiError(method: string, res: Response, json?: unknown): Promise<QaApiError> {
+/**
+ * The platform's error answer as a {@link QaApiError}. A description that echoes the bot token
+ * (or its secret half) has it replaced by `[redacted]` before it reaches any message or log.
+ */
+async function apiError(
+  method: string,
+  res: Response,
+  json: unknown,
+  token: string,
+): Promise<QaApiError> {
   let body = json;
   if (body === undefined) {
     try {
@@ -225,5 +236,7 @@ async function apiError(method: string, res: Response, json?: unknown): Promise<
   const error = parsed.success
     ? parsed.data.error
     : { code: `http_${res.status}`, description: res.statusText || "unexpected answer" };
+  const secret = token.slice(token.indexOf(":") + 1);
+  error.description = redactSecrets(error.description, [token, secret]);
   return new QaApiError(method, res.status, error, res.headers.get("retry-after") ?? undefined);
 }

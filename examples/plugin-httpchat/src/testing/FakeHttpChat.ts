@@ -196,11 +196,46 @@ export class FakeHttpChat {
     return message;
   }
 
-  /** Delivers the event of message `id` again, as the API does after a failed delivery. */
-  redeliver(id: string): void {
+  /**
+   * Delivers the event of message `id` again, as the API does after a failed delivery (same
+   * `event_id`) or — with `newEventId` — when its queue posts a message's event once more
+   * under a new event id (at-least-once across the API's own restarts).
+   */
+  redeliver(id: string, options: { newEventId?: boolean } = {}): void {
     const event = this.#events.get(id);
     if (!event) throw new Error(`FakeHttpChat: no event for message ${id}`);
-    this.#deliver(event);
+    this.#deliver(options.newEventId ? { ...event, event_id: `e${++this.#seq}` } : event);
+  }
+
+  /**
+   * Posts an attacker's event for a new message in `chat` to the webhook: signed with the
+   * wrong secret (`forged`) or not signed (`missing`). Nothing is stored on the fake.
+   * @returns the webhook's answer.
+   * @throws Error when no webhook is connected.
+   */
+  async forge(kind: "forged" | "missing", chat: string): Promise<Response> {
+    const handler = this.#webhook;
+    if (!handler) throw new Error("FakeHttpChat: no webhook connected");
+    const body = JSON.stringify({
+      event_id: "e-forged",
+      type: "message.created",
+      message: {
+        id: "m-forged",
+        chat_id: chat,
+        chat_type: this.#chats.get(chat) ?? "group",
+        text: `a ${kind} delivery`,
+        author: { id: ALICE.id, name: ALICE.name, bot: false },
+        created_at: Date.now(),
+      },
+    });
+    const wrong = `sha256=${createHmac("sha256", `${FAKE_BOT.webhookSecret}-wrong`).update(body).digest("hex")}`;
+    return handler(
+      new Request(`${this.url}/webhook`, {
+        method: "POST",
+        headers: kind === "forged" ? { "x-httpchat-signature": wrong } : {},
+        body,
+      }),
+    );
   }
 
   /** Stops the server after pending deliveries finished. */

@@ -23,6 +23,7 @@ export const contractHarness: ContractHarness<HttpChatConnection> = {
   name: "httpchat",
   guarantee: "native-key", // every send carries a client key the API deduplicates
   module: { url: import.meta.url },
+  secrets: [FAKE_BOT.token, FAKE_BOT.webhookSecret],
   async platform({ maxLength }) {
     const fake = await FakeHttpChat.start();
     const authors = {
@@ -55,12 +56,19 @@ export const contractHarness: ContractHarness<HttpChatConnection> = {
             ...(target.threadId ? { thread: target.threadId } : {}),
             ...(m.origin ? { origin: m.origin } : {}),
           };
-          return {
-            platformMessageId: fake.say(authors[m.author ?? "user"], target.id, m.text, extra).id,
-          };
+          const who = m.author ?? "user";
+          // The fake serves one bot: the harness declares no second account.
+          if (who === "second_self") throw new Error("httpchat harness: no second account");
+          return { platformMessageId: fake.say(authors[who], target.id, m.text, extra).id };
         },
-        redeliver: async (id) => fake.redeliver(id),
+        redeliver: async (id) => fake.redeliver(id, { newEventId: true }),
         connectWebhook: (handler) => fake.connectWebhook(handler),
+        forge: (kind, target) => {
+          if (kind === "stale") throw new Error("httpchat signatures carry no timestamp");
+          return fake.forge(kind, target.id);
+        },
+        // The HttpChat signature (HMAC of the body) has no timestamp: no stale delivery.
+        forgeKinds: ["forged", "missing"],
       },
       close: () => fake.close(),
     };

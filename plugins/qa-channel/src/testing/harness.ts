@@ -29,6 +29,13 @@ export const OTHER_QA_BOT: QaBot = {
   token: "other-bot:secret",
 };
 
+/** The second account's bot on test platforms, for the two-accounts test. */
+export const SECOND_QA_BOT: QaBot = {
+  id: "herald-2",
+  name: "herald two",
+  token: "herald-2:qa-second-secret",
+};
+
 /** The adapter config used against a test platform: short timeouts, fast reconnects. */
 export function testConfig(c: QaConnection): QaConfig {
   return qaConfigSchema.parse({
@@ -65,12 +72,15 @@ export function qaContractPlatform(
     inbound: {
       nativeOrigin: true,
       async post(target, message) {
+        const asBot = (b: QaBot) => ({ id: b.id, name: b.name, bot: true });
         const author =
           message.author === "self"
-            ? { id: bot.id, name: bot.name, bot: true }
-            : message.author === "other_bot"
-              ? { id: OTHER_QA_BOT.id, name: OTHER_QA_BOT.name, bot: true }
-              : { id: "alice", name: "Alice", bot: false };
+            ? asBot(bot)
+            : message.author === "second_self"
+              ? asBot(SECOND_QA_BOT)
+              : message.author === "other_bot"
+                ? asBot(OTHER_QA_BOT)
+                : { id: "alice", name: "Alice", bot: false };
         const metadata = encodeOrigin(message.origin);
         const posted = platform.post({
           chat: target.id,
@@ -85,6 +95,14 @@ export function qaContractPlatform(
         platform.redeliver(platformMessageId);
       },
     },
+    ...(platform.botByToken(SECOND_QA_BOT.token)
+      ? {
+          secondAccount: {
+            accountId: SECOND_QA_BOT.id,
+            connection: { ...connection, token: SECOND_QA_BOT.token },
+          },
+        }
+      : {}),
     close: () => platform.close(),
   };
 }
@@ -117,11 +135,12 @@ export function qaHarness(
     guarantee: QA_GUARANTEES[delivery],
     module: { url: import.meta.url, exportName: "qaHarness", args: { delivery } },
     accountId: DEFAULT_QA_BOT.id,
+    secrets: [DEFAULT_QA_BOT.token],
     async platform({ maxLength }) {
       const platform = await QaPlatform.start({
         idempotency: delivery === "idempotent",
         maxTextLength: maxLength,
-        bots: [DEFAULT_QA_BOT, OTHER_QA_BOT],
+        bots: [DEFAULT_QA_BOT, OTHER_QA_BOT, SECOND_QA_BOT],
       });
       return qaContractPlatform(platform, {
         baseUrl: platform.url,

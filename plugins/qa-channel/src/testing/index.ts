@@ -15,6 +15,7 @@ export {
   type QaConnection,
   qaContractPlatform,
   qaHarness,
+  SECOND_QA_BOT,
   testConfig,
 } from "./harness.ts";
 export {

@@ -19,7 +19,26 @@ import type {
 import type { FaultTarget, PlatformFault, VisibleMessage } from "@herald/plugin-sdk/testing";
 import { type TelegramConfig, type TelegramConfigInput, telegramConfigSchema } from "../config.ts";
 import { createTelegramAdapter, createTelegramReceiver } from "../index.ts";
-import { ALICE, FAKE_BOT, FakeTelegram, OTHER_FAKE_BOT } from "./FakeTelegram.ts";
+import { SECRET_TOKEN_HEADER } from "../webhook.ts";
+import {
+  ALICE,
+  FAKE_BOT,
+  type FakeBotAccount,
+  FakeTelegram,
+  type FakeUser,
+  OTHER_FAKE_BOT,
+} from "./FakeTelegram.ts";
+
+/** A third bot on the fake: the second account of the two-accounts contract test. */
+export const SECOND_FAKE_BOT: FakeBotAccount = {
+  id: 7000003,
+  username: "second_test_bot",
+  firstName: "second bot",
+  token: "7000003:AAH4secondBotTokenForTests_Qz9",
+};
+
+/** The webhook secret token of contract runs in webhook mode (Telegram's `secret_token`). */
+export const CONTRACT_WEBHOOK_SECRET = "contract-webhook-secret_T0ken";
 
 /** What the adapter needs to reach a fake (JSON, for crash-test children). */
 export type TelegramConnection = {
@@ -28,6 +47,10 @@ export type TelegramConnection = {
   maxTextLength: number;
   unknownSendPolicy: "hold" | "at_least_once";
   reconcile: "off" | "probe";
+  /** The bot's username. @defaultValue FAKE_BOT's */
+  botUsername?: string;
+  /** `webhook`: the receiver is the webhook receiver with {@link CONTRACT_WEBHOOK_SECRET}. */
+  receive?: "polling" | "webhook";
 };
 
 /**
@@ -44,8 +67,11 @@ export function testConfig(c: TelegramConnection, extra: TelegramConfigInput = {
     requestTimeoutMs: 5_000,
     previewIntervalMs: 50,
     rateLimits: { perBotPerSecond: 30, perChatPerSecond: 30, perGroupPerMinute: 600 },
-    receive: { mode: "polling", pollTimeoutSeconds: 2, pinnedPollIntervalMs: 50, retryDelayMs: 50 },
-    botUsername: FAKE_BOT.username,
+    receive:
+      c.receive === "webhook"
+        ? { mode: "webhook", secretTokenEnv: "TELEGRAM_WEBHOOK_SECRET" }
+        : { mode: "polling", pollTimeoutSeconds: 2, pinnedPollIntervalMs: 50, retryDelayMs: 50 },
+    botUsername: c.botUsername ?? FAKE_BOT.username,
     ...extra,
   });
 }
@@ -65,12 +91,26 @@ export type TelegramContractPlatform = {
   readonly inbound: {
     post(
       target: MessageTarget,
-      message: { text: string; author?: "user" | "other_bot" | "self" },
+      message: { text: string; author?: "user" | "other_bot" | "self" | "second_self" },
     ): Promise<{ platformMessageId: string }>;
     redeliver(platformMessageId: string): Promise<void>;
+    /** Webhook mode only: connects the receiver's webhook (with the secret token). */
+    connectWebhook?(handler: (request: Request) => Promise<Response>): void;
+    /** Webhook mode only: posts an update with a wrong (`forged`) or no (`missing`) token. */
+    forge?(kind: "forged" | "missing" | "stale", target: MessageTarget): Promise<Response>;
+    forgeKinds?: readonly ("forged" | "missing" | "stale")[];
   };
+  /** The second bot ({@link SECOND_FAKE_BOT}) as a second account. */
+  readonly secondAccount: { accountId: string; connection: TelegramConnection };
   close(): Promise<void>;
 };
+
+const asUser = (bot: FakeBotAccount): FakeUser => ({
+  id: bot.id,
+  is_bot: true,
+  first_name: bot.firstName,
+  username: bot.username,
+});
 
 /** Wraps a running fake in the suite's platform-neutral face. */
 export function telegramContractPlatform(
@@ -78,6 +118,8 @@ export function telegramContractPlatform(
   connection: TelegramConnection,
 ): TelegramContractPlatform {
   const ref = (m: VisibleMessage): VisibleMessage => ({ ...m, id: `${m.chat}:${m.id}` });
+  let webhook: ((request: Request) => Promise<Response>) | undefined;
+  const webhookMode = connection.receive === "webhook";
   return {
     connection,
     fake,
@@ -109,30 +151,66 @@ export function telegramContractPlatform(
       async post(target, message) {
         const from =
           message.author === "self"
-            ? {
-                id: FAKE_BOT.id,
-                is_bot: true,
-                first_name: FAKE_BOT.firstName,
-                username: FAKE_BOT.username,
-              }
-            : message.author === "other_bot"
-              ? {
-                  id: OTHER_FAKE_BOT.id,
-                  is_bot: true,
-                  first_name: OTHER_FAKE_BOT.firstName,
-                  username: OTHER_FAKE_BOT.username,
-                }
-              : ALICE;
+            ? asUser(FAKE_BOT)
+            : message.author === "second_self"
+              ? asUser(SECOND_FAKE_BOT)
+              : message.author === "other_bot"
+                ? asUser(OTHER_FAKE_BOT)
+                : ALICE;
         const { message: posted } = fake.userPost({
           chat: Number(target.id),
           text: message.text,
           from,
           ...(target.threadId !== undefined ? { thread: Number(target.threadId) } : {}),
         });
+        // Every bot in the group sees it (privacy mode off): the second account's queue too.
+        fake.pushUpdate({ message: posted }, SECOND_FAKE_BOT.id);
         return { platformMessageId: `${target.id}:${posted.message_id}` };
       },
       async redeliver(platformMessageId) {
         fake.redeliver(Number(platformMessageId.slice(platformMessageId.lastIndexOf(":") + 1)));
+      },
+      ...(webhookMode
+        ? {
+            connectWebhook(handler: (request: Request) => Promise<Response>) {
+              webhook = handler;
+              fake.connectWebhook({ handler, secretToken: CONTRACT_WEBHOOK_SECRET });
+            },
+            async forge(kind: "forged" | "missing" | "stale", target: MessageTarget) {
+              if (!webhook) throw new Error("telegram harness: no webhook connected");
+              const update = {
+                update_id: 990_000_001,
+                message: {
+                  message_id: 990_001,
+                  date: Math.floor(Date.now() / 1_000),
+                  chat: { id: Number(target.id), type: "supergroup", title: "contract group" },
+                  from: ALICE,
+                  text: `a ${kind} delivery`,
+                },
+              };
+              const token = kind === "missing" ? undefined : `${CONTRACT_WEBHOOK_SECRET}x`;
+              return webhook(
+                new Request("http://127.0.0.1/webhook", {
+                  method: "POST",
+                  headers: {
+                    "content-type": "application/json",
+                    ...(token ? { [SECRET_TOKEN_HEADER]: token } : {}),
+                  },
+                  body: JSON.stringify(update),
+                }),
+              );
+            },
+            // Telegram's secret token carries no timestamp: there is no stale delivery.
+            forgeKinds: ["forged", "missing"] as const,
+          }
+        : {}),
+    },
+    secondAccount: {
+      accountId: "second",
+      connection: {
+        ...connection,
+        token: SECOND_FAKE_BOT.token,
+        botUsername: SECOND_FAKE_BOT.username,
       },
     },
     close: () => fake.close(),
@@ -146,7 +224,8 @@ export type TelegramContractHarness = {
   guarantee: "reconcile-best-effort" | "at-least-once" | "hold";
   module: { url: string; exportName?: string; args?: TelegramHarnessOptions };
   accountId: string;
-  platform(options: { maxLength: number }): Promise<TelegramContractPlatform>;
+  secrets: readonly string[];
+  platform(options: { maxLength: number; receive?: "webhook" }): Promise<TelegramContractPlatform>;
   createAdapter(connection: TelegramConnection): ChannelMessageAdapter;
   createReceiver(connection: TelegramConnection, sink: ChannelReceiverSink): ChannelReceiver;
 };
@@ -181,18 +260,21 @@ export function telegramHarness(options: TelegramHarnessOptions = {}): TelegramC
           : "hold",
     module: { url: import.meta.url, exportName: "telegramHarness", args: options },
     accountId: "main",
-    async platform({ maxLength }) {
-      const fake = await FakeTelegram.start();
+    secrets: [FAKE_BOT.token, CONTRACT_WEBHOOK_SECRET],
+    async platform({ maxLength, receive }) {
+      const fake = await FakeTelegram.start({ bots: [FAKE_BOT, OTHER_FAKE_BOT, SECOND_FAKE_BOT] });
       return telegramContractPlatform(fake, {
         apiRoot: fake.apiRoot,
         token: FAKE_BOT.token,
         maxTextLength: Math.min(Math.max(maxLength, 2), 4096),
         unknownSendPolicy,
         reconcile,
+        ...(receive === "webhook" ? { receive } : {}),
       });
     },
     createAdapter: (c) => createTelegramAdapter(testConfig(c), c.token),
-    createReceiver: (c, sink) => createTelegramReceiver(testConfig(c), c.token, sink),
+    createReceiver: (c, sink) =>
+      createTelegramReceiver(testConfig(c), c.token, sink, CONTRACT_WEBHOOK_SECRET),
   };
 }
 

@@ -24,7 +24,9 @@ export {
 export { type FakeUpdate, type FakeWebhook, UpdateQueue } from "./fakeUpdates.ts";
 export * as updateFixtures from "./fixtures.ts";
 export {
+  CONTRACT_WEBHOOK_SECRET,
   contractHarness,
+  SECOND_FAKE_BOT,
   type TelegramConnection,
   type TelegramContractHarness,
   type TelegramContractPlatform,

@@ -5,34 +5,13 @@
  * @module
  */
 import { gatewayFailureOrigin } from "@herald/plugin-sdk/channel-message";
-import { eventually, type ReceiveOutcome } from "@herald/plugin-sdk/testing";
+import { eventually } from "@herald/plugin-sdk/testing";
 import { describe, expect } from "vitest";
-import type { ContractSuite, ContractTestContext } from "./registry.ts";
-import { type ContractRun, normalizeSpace, openRun, type RunOptions } from "./setup.ts";
-import type { ContractHarness, ContractInbound } from "./types.ts";
-
-/** Opens a run with a receiver, or skips the test when the channel cannot receive. */
-async function inboundRun(
-  h: ContractHarness,
-  ctx: ContractTestContext,
-  options: RunOptions = {},
-): Promise<ContractRun & { inbound: ContractInbound }> {
-  const run = await openRun(h, options);
-  ctx.skip(!run.platform.inbound, "send-only channel: the fake platform has no inbound");
-  ctx.skip(!h.createReceiver, "the harness has no createReceiver");
-  await run.startReceiver();
-  return Object.assign(run, { inbound: run.platform.inbound as ContractInbound });
-}
-
-const idOf = (o: ReceiveOutcome) => ("message" in o ? o.message.platformMessageId : undefined);
-
-function outcomeFor(run: ContractRun, platformMessageId: string) {
-  return eventually(
-    () => run.outcomes.find((o) => idOf(o) === platformMessageId),
-    (o) => o !== undefined,
-    { what: `the outcome of inbound message ${platformMessageId}` },
-  ) as Promise<ReceiveOutcome>;
-}
+import { accountTests } from "./accountTests.ts";
+import { inboundRun, outcomeFor } from "./inboundRun.ts";
+import type { ContractSuite } from "./registry.ts";
+import { normalizeSpace } from "./setup.ts";
+import { webhookAuthTests } from "./webhookAuthTests.ts";
 
 /** Registers the `receive`, `origin` and `dedupe` areas (through the channel's real receiver). */
 export function inboundTests(suite: ContractSuite): void {
@@ -81,6 +60,47 @@ export function inboundTests(suite: ContractSuite): void {
       );
     });
 
+  if (suite.has("receive"))
+    describe("receiver reconnect", () => {
+      test(
+        "receive.reconnect",
+        "the platform drops every connection; the receiver reconnects, and events delivered again are handled once",
+        async (ctx) => {
+          const run = await inboundRun(h, ctx);
+          const drop = run.platform.faults.dropConnections?.bind(run.platform.faults);
+          ctx.skip(!drop, "the fake platform cannot drop connections (faults.dropConnections)");
+          ctx.skip(
+            run.inbound.connectWebhook !== undefined,
+            "webhook receiver: the platform opens a request per event, no connection to drop",
+          );
+          const target = await run.platform.createTarget("group");
+          const first = await run.inbound.post(target, { text: "before the blip" });
+          expect((await outcomeFor(run, first.platformMessageId)).status).toBe("processed");
+          (drop as () => void)();
+          const second = await run.inbound.post(target, { text: "after the blip" });
+          expect((await outcomeFor(run, second.platformMessageId)).status).toBe("processed");
+          // Dropped again while nothing is pending, then an old event comes back.
+          (drop as () => void)();
+          await run.inbound.redeliver(first.platformMessageId);
+          const third = await run.inbound.post(target, { text: "after the second blip" });
+          expect((await outcomeFor(run, third.platformMessageId)).status).toBe("processed");
+          await eventually(
+            () => run.outcomes.filter((o) => o.status === "duplicate").length,
+            (n) => n >= 1,
+            { what: "the redelivered event to be answered as a duplicate" },
+          );
+          expect(run.handled.map((t) => t.input.platformMessageId)).toEqual([
+            first.platformMessageId,
+            second.platformMessageId,
+            third.platformMessageId,
+          ]);
+        },
+      );
+    });
+
+  webhookAuthTests(suite);
+  accountTests(suite);
+
   if (suite.has("origin"))
     describe("origin and echoes", () => {
       test(
@@ -127,6 +147,7 @@ export function inboundTests(suite: ContractSuite): void {
 
   if (suite.has("dedupe"))
     describe("inbound dedupe", () => {
+      // kills: dedupe per delivery instead of per message (`redeliver` uses a new delivery id)
       test("dedupe.redelivery", "processes a redelivered message once", async (ctx) => {
         const run = await inboundRun(h, ctx);
         const target = await run.platform.createTarget("direct");

@@ -23,7 +23,12 @@ import {
   type VisibleMessage,
 } from "@herald/plugin-sdk/testing";
 import { onTestFinished } from "vitest";
-import type { ContractHarness, ContractPlatform, JsonValue } from "./types.ts";
+import type {
+  ContractHarness,
+  ContractPlatform,
+  ContractPlatformOptions,
+  JsonValue,
+} from "./types.ts";
 
 /** The text limit the suite asks platforms for (small, so multi-part tests stay cheap). */
 export const CONTRACT_MAX_LENGTH = 120;
@@ -44,6 +49,8 @@ export type ContractRun = {
   outcomes: ReceiveOutcome[];
   /** Inbound deliveries the receiver handed over so far (settled or not). */
   readonly deliveries: number;
+  /** Every log line of the runtime and the receiver (JSON, errors in full). */
+  logLines: string[];
   /** An outbound text message to `target`. */
   message(target: MessageTarget, text: string, extra?: Partial<ChannelMessage>): ChannelMessage;
   /** Visible messages of a target. */
@@ -61,6 +68,8 @@ export type RunOptions = {
   receive?: Omit<ReceiveRuntimeOptions, "handler">;
   /** The bot's handler; the default records the message and returns. */
   handler?: (ctx: MessageReceiveContext) => Promise<void> | void;
+  /** Platform hints beyond the text limit (e.g. `receive: "webhook"`). */
+  platform?: Omit<ContractPlatformOptions, "maxLength">;
 };
 
 /** Starts a platform, an adapter and a runtime for the current test; closed when it finishes. */
@@ -68,7 +77,7 @@ export async function openRun(
   harness: ContractHarness,
   options: RunOptions = {},
 ): Promise<ContractRun> {
-  const platform = await harness.platform({ maxLength: CONTRACT_MAX_LENGTH });
+  const platform = await harness.platform({ ...options.platform, maxLength: CONTRACT_MAX_LENGTH });
   const adapter = harness.createAdapter(platform.connection as JsonValue);
   const accountId = harness.accountId ?? "contract";
   const run = await openTestRun({
@@ -96,6 +105,7 @@ export async function openRun(
     get deliveries() {
       return run.deliveries;
     },
+    logLines: run.logLines,
     message: (target, text, extra = {}) => run.message(adapter.id, target, text, extra),
     visible: async (target) => platform.visible(target),
     intent: run.intent,

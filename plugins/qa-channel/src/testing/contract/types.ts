@@ -37,6 +37,13 @@ export type ContractPlatformOptions = {
    * `capabilities.text.maxLength`).
    */
   maxLength: number;
+  /**
+   * Hint: `"webhook"` asks for a platform and connection whose receiver is the channel's
+   * webhook receiver (Telegram's webhook mode with its secret token), for the webhook
+   * authentication test. A harness whose channel has no webhook ignores it.
+   * @defaultValue the channel's usual receive path
+   */
+  receive?: "webhook";
 };
 
 /** Who posts an inbound message. */
@@ -46,7 +53,17 @@ export type ContractAuthor =
   /** Another bot account (not this adapter's). */
   | "other_bot"
   /** This adapter's own bot account: the platform echoing the bot's own message. */
-  | "self";
+  | "self"
+  /** The bot of {@link ContractPlatform.secondAccount} (only when the platform has one). */
+  | "second_self";
+
+/**
+ * How {@link ContractInbound.forge} breaks a webhook delivery's authentication:
+ * - `forged`: signed (or tokened) with the wrong secret;
+ * - `missing`: no signature / token header at all;
+ * - `stale`: correctly signed, but its timestamp lies outside the platform's replay window.
+ */
+export type ContractForgeKind = "forged" | "missing" | "stale";
 
 /** An inbound message to post on the platform. */
 export type ContractInboundPost = {
@@ -68,12 +85,40 @@ export type ContractInbound = {
    * @returns the platform message id.
    */
   post(target: MessageTarget, message: ContractInboundPost): Promise<{ platformMessageId: string }>;
-  /** Delivers the event of an earlier message again, as a platform retry does. */
+  /**
+   * Delivers the event of an earlier message again, as a platform retry does: a **new delivery
+   * id** (sequence number, `update_id`, delivery header) for the same message, so dedupe must
+   * key on the message, not on the delivery.
+   */
   redeliver(platformMessageId: string): Promise<void>;
   /** The platform carries herald origin metadata on messages (Slack `metadata`, QA metadata). */
   nativeOrigin?: boolean;
   /** For webhook channels: where the platform posts events (the receiver's `webhook`). */
   connectWebhook?(handler: (request: Request) => Promise<Response>): void;
+  /**
+   * Webhook channels: hands the connected webhook one message event in `target` whose
+   * authentication is broken as `kind` says, exactly as an attacker would post it.
+   * Absent: the webhook authentication test is skipped.
+   * @returns the receiver's answer (the suite expects 401).
+   */
+  forge?(kind: ContractForgeKind, target: MessageTarget): Promise<Response>;
+  /**
+   * The {@link ContractForgeKind}s the platform's scheme has (a secret token without a
+   * timestamp has no `stale`); the others are skipped with the reason.
+   * @defaultValue every kind
+   */
+  forgeKinds?: readonly ContractForgeKind[];
+};
+
+/**
+ * A second bot account of the same channel on the same platform (two accounts test): its own
+ * token / identity, seeing the same conversations.
+ */
+export type ContractSecondAccount<TConnection extends JsonValue = JsonValue> = {
+  /** Its account id inside the channel (not the harness's `accountId`). */
+  accountId: string;
+  /** What {@link ContractHarness.createAdapter} / `createReceiver` need to act as it. */
+  connection: TConnection;
 };
 
 /**
@@ -106,9 +151,20 @@ export type ContractPlatform<TConnection extends JsonValue = JsonValue> = {
     failNext(fault: PlatformFault, target?: FaultTarget): unknown;
     /** Refuses new connections (`ECONNREFUSED`) until the returned function is called. */
     refuseConnections(): Promise<() => Promise<void>>;
+    /**
+     * Drops every open connection now without a close (event streams, long polls, sockets:
+     * WebSocket code 1006), as a network blip does; the platform keeps listening. Absent: the
+     * receiver reconnect test is skipped.
+     */
+    dropConnections?(): void;
   };
   /** The inbound side. Absent (a send-only channel): inbound tests are skipped. */
   readonly inbound?: ContractInbound;
+  /**
+   * A second bot account of this channel on this platform. Absent: the two-accounts test is
+   * skipped.
+   */
+  readonly secondAccount?: ContractSecondAccount<TConnection>;
   /** Stops the platform. */
   close(): Promise<void>;
 };
@@ -185,6 +241,13 @@ export type ContractHarness<TConnection extends JsonValue = JsonValue> = {
   createReceiver?(connection: TConnection, sink: ChannelReceiverSink): ChannelReceiver;
   /** The adapter's account id inside the channel. @defaultValue "contract" */
   accountId?: string;
+  /**
+   * Secrets the harness hands the adapter and receiver (bot tokens, webhook secrets, signing
+   * keys): the secrets test fails when any of them appears in a log line or a stored failure.
+   * The first is the credential the adapter's own calls carry (the bot token): the test makes
+   * the platform echo it in error answers. Absent or empty: the secrets test is skipped.
+   */
+  secrets?: readonly string[];
 };
 
 /** Groups of contract tests; pass some to {@link ContractOptions.areas} to run only those. */
@@ -201,7 +264,9 @@ export type ContractArea =
   | "dedupe"
   | "ordering"
   | "live"
-  | "render";
+  | "render"
+  | "accounts"
+  | "secrets";
 
 /** Every {@link ContractArea}. */
 export const CONTRACT_AREAS: readonly ContractArea[] = [
@@ -218,6 +283,8 @@ export const CONTRACT_AREAS: readonly ContractArea[] = [
   "ordering",
   "live",
   "render",
+  "accounts",
+  "secrets",
 ];
 
 /** Options of `describeChannelContract`. */
