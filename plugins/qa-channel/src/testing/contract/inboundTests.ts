@@ -8,6 +8,7 @@ import { gatewayFailureOrigin } from "@herald/plugin-sdk/channel-message";
 import { eventually } from "@herald/plugin-sdk/testing";
 import { describe, expect } from "vitest";
 import { accountTests } from "./accountTests.ts";
+import { inboundCrashTests } from "./inboundCrashTests.ts";
 import { inboundRun, outcomeFor } from "./inboundRun.ts";
 import type { ContractSuite } from "./registry.ts";
 import { normalizeSpace } from "./setup.ts";
@@ -100,6 +101,7 @@ export function inboundTests(suite: ContractSuite): void {
 
   webhookAuthTests(suite);
   accountTests(suite);
+  inboundCrashTests(suite);
 
   if (suite.has("origin"))
     describe("origin and echoes", () => {

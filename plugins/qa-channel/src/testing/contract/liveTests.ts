@@ -7,6 +7,7 @@
  */
 import { eventually } from "@herald/plugin-sdk/testing";
 import { describe, expect } from "vitest";
+import { liveCrashTests } from "./liveCrashTests.ts";
 import type { ContractSuite, ContractTestContext } from "./registry.ts";
 import { type ContractRun, maxLengthOf, normalizeSpace, openRun, wordsOfLength } from "./setup.ts";
 
@@ -262,4 +263,5 @@ export function liveTests(suite: ContractSuite): void {
         },
       );
     });
+  liveCrashTests(suite);
 }

@@ -1,0 +1,36 @@
+/**
+ * How a contract-test child process gets its harness back: `import(module.url)` and the named
+ * export, called with `module.args` when it is a factory (DESIGN §9: the child rebuilds the
+ * adapter from the harness, with the channel's real client). Free of Vitest imports.
+ *
+ * @module
+ */
+import type { ContractHarness, ContractHarnessModule } from "./types.ts";
+
+/**
+ * Loads the harness a {@link ContractHarnessModule} names.
+ *
+ * @throws Error when the module's export is not a contract harness (no `createAdapter`).
+ */
+export async function loadHarness(module: ContractHarnessModule): Promise<ContractHarness> {
+  const mod = (await import(module.url)) as Record<string, unknown>;
+  const name = module.exportName ?? "contractHarness";
+  const exported = mod[name];
+  const harness = (typeof exported === "function" ? await exported(module.args) : exported) as
+    | ContractHarness
+    | undefined;
+  if (!harness?.createAdapter) {
+    throw new Error(`${module.url} exports no contract harness as "${name}"`);
+  }
+  return harness;
+}
+
+/** Polls `done` every 10 ms until it holds; false when `timeoutMs` passed first. */
+export async function waitUntil(done: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return true;
+}
