@@ -1,7 +1,8 @@
 /**
  * `createGateway` (DESIGN §10): hosts the channel plugins of one process — the message runtime
  * (delivery worker with startup recovery, receive, live), each channel's receiver, and the HTTP
- * server (`/webhooks/:channel/:account`, `/healthz`, `/metrics`).
+ * server (`/webhooks/:channel/:account`, `/healthz`, `/metrics`, the web console at `/console`
+ * when `console` is given).
  *
  * @module
  */
@@ -18,6 +19,7 @@ import {
   type MessageStateStore,
   type ReceiveOutcome,
   type ReceiveRuntimeOptions,
+  SecretRedactor,
   silentLogger,
 } from "@herald/core";
 import type { ChannelReceiver, ChannelReceiverSink } from "@herald/plugin-sdk/channel-message";
@@ -27,9 +29,13 @@ import {
   type SupervisionOptions,
 } from "./accounts/AccountSupervisor.ts";
 import { type BotTurn, type BotTurnOptions, createBotTurn } from "./bot/BotTurn.ts";
+import { ConfigError } from "./config/errors.ts";
+import { AttemptLog } from "./console/attempts.ts";
+import { type ConsoleApp, createConsoleApp } from "./console/console.ts";
+import type { ConsoleOptions } from "./console/deps.ts";
 import { GatewayMetrics } from "./http/metrics.ts";
 import type { GatewayPhase } from "./http/probes.ts";
-import { type HttpServerHandle, startHttpServer } from "./http/server.ts";
+import { CONSOLE_PATH, type HttpServerHandle, startHttpServer } from "./http/server.ts";
 import type { LoadedChannel } from "./plugins/loadPlugins.ts";
 
 /** The bot: called once per inbound message. Throwing lets the message be redelivered. */
@@ -74,7 +80,40 @@ export type GatewayOptions = {
    * @defaultValue `{}` (on, default options)
    */
   activityLog?: ActivityLogOptions | false;
+  /**
+   * The web console at `/console` (queue inspector, conversation view, accounts), signed in
+   * with `token`. Served only on a loopback `http.host` unless `allowRemote`.
+   * @defaultValue none (off)
+   */
+  console?: ConsoleOptions;
 };
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/;
+
+/** The gateway's redaction, plus the console token itself (also when the caller gave none). */
+function consoleRedaction(
+  token: string,
+  redact: ((text: string) => string) | undefined,
+): (text: string) => string {
+  const own = new SecretRedactor();
+  own.add(token);
+  return (text) => own.redact(redact ? redact(text) : text);
+}
+
+/**
+ * Refuses a console on a non-loopback address unless the config allows it.
+ * @throws ConfigError at `console.allowRemote`.
+ */
+function assertConsoleHost(host: string, options: ConsoleOptions): void {
+  if (LOOPBACK.test(host) || options.allowRemote) return;
+  throw new ConfigError("config", [
+    {
+      path: "console.allowRemote",
+      message: `the web console would be reachable on ${host}, not only from this machine`,
+      fix: 'keep "http": { "host": "127.0.0.1" }, or set "console": { "allowRemote": true } behind your own TLS and access control',
+    },
+  ]);
+}
 
 /** A running (or startable) gateway. */
 export type Gateway = {
@@ -220,6 +259,22 @@ export function createGateway(options: GatewayOptions): Gateway {
   const accountHealth = () => supervisors.map((s) => s.health());
   metrics.watchAccounts(accountHealth);
 
+  let consoleApp: ConsoleApp | undefined;
+  if (options.console && options.http !== false) {
+    assertConsoleHost(options.http?.host ?? "127.0.0.1", options.console);
+    consoleApp = createConsoleApp({
+      token: options.console.token,
+      base: CONSOLE_PATH,
+      store: options.store,
+      runtime,
+      accounts: accountHealth,
+      redact: consoleRedaction(options.console.token, options.redact),
+      logger,
+      attempts: new AttemptLog(),
+      clock: () => Date.now(),
+    });
+  }
+
   let http: HttpServerHandle | undefined;
   let phase: GatewayPhase = "starting";
   let stopping: Promise<void> | undefined;
@@ -259,6 +314,7 @@ export function createGateway(options: GatewayOptions): Gateway {
             options.channels.find((c) => c.plugin.id === channel && c.account === account)
               ?.maxBodyBytes,
           ...(maxBodyBytes === undefined ? {} : { defaultBodyLimitBytes: maxBodyBytes }),
+          ...(consoleApp ? { console: consoleApp } : {}),
           logger,
         });
         logger.info({ url: http.url }, "http server listening");
@@ -290,6 +346,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       phase = "stopping";
       stopping ??= (async () => {
         await http?.close();
+        consoleApp?.close();
         await Promise.all(supervisors.map((s) => s.stop()));
         await activityLog?.close();
         await runtime.stop(drainMs);

@@ -66,6 +66,14 @@ export async function herald(
       ),
       receive: receivePolicyOf(parsed),
       typing: options.typing ?? parsed.typing,
+      ...(parsed.console
+        ? {
+            console: {
+              token: consoleToken(secrets, parsed.console.tokenEnv),
+              allowRemote: parsed.console.allowRemote,
+            },
+          }
+        : {}),
       ...(options.handler ? { handler: options.handler } : {}),
       ...(options.activityLog !== undefined ? { activityLog: options.activityLog } : {}),
     });
@@ -100,6 +108,26 @@ export async function herald(
     },
   });
   return wrapped;
+}
+
+/** Minimum length of the console token, in characters. */
+const MIN_CONSOLE_TOKEN_LENGTH = 16;
+
+/**
+ * Reads the console token from its env var.
+ * @throws ConfigError at `console.tokenEnv` when unset or shorter than 16 characters.
+ */
+function consoleToken(secrets: SecretReader, tokenEnv: string): string {
+  const token = secrets.read(tokenEnv, "console.tokenEnv");
+  if (token.length < MIN_CONSOLE_TOKEN_LENGTH)
+    throw new ConfigError("config", [
+      {
+        path: "console.tokenEnv",
+        message: `${tokenEnv} holds ${token.length} characters; the console token needs at least ${MIN_CONSOLE_TOKEN_LENGTH}`,
+        fix: `export ${tokenEnv}=$(openssl rand -hex 24)`,
+      },
+    ]);
+  return token;
 }
 
 /** `start()` on a gateway that receives messages but has no handler. */

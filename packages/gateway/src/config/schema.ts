@@ -103,6 +103,22 @@ export const heraldConfigSchema = z
       })
       .strict()
       .default({ host: "127.0.0.1", port: 8787 }),
+    /**
+     * The web console at `/console` (queue inspector, conversation view, accounts); off unless
+     * this section is present. Sign-in uses the token in the env var `tokenEnv` names.
+     */
+    console: z
+      .object({
+        /** Name of the env var holding the operator token (at least 16 characters). */
+        tokenEnv: envName,
+        /**
+         * Serve the console on a non-loopback `http.host` too (put it behind TLS and your own
+         * access control). @defaultValue false
+         */
+        allowRemote: z.boolean().default(false),
+      })
+      .strict()
+      .optional(),
     log: z
       .object({
         level: z

@@ -3,7 +3,8 @@
  * `/healthz` (readiness: the store is readable and writable; see `probes.ts`), `/metrics`, and
  * `/webhooks/:channel/:account`, which hands the request to that channel's receiver (it
  * authenticates before anything is recorded, DESIGN §11) once the body passed the route's
- * size limit (`bodyLimit.ts`: 413 before the rest is read).
+ * size limit (`bodyLimit.ts`: 413 before the rest is read), and the web console at `/console`
+ * when the gateway has one (`console/console.ts`).
  *
  * Every unexpected error is logged through the gateway's (redacting) logger and answered
  * `500 { error: "internal error" }`; nothing goes to stderr on its own.
@@ -15,7 +16,9 @@ import type { HeraldLogger, MessageStateStore } from "@herald/core";
 import type { ChannelReceiver } from "@herald/plugin-sdk/channel-message";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
 import type { AccountHealth } from "../accounts/AccountSupervisor.ts";
+import type { ConsoleApp } from "../console/console.ts";
 import { DEFAULT_WEBHOOK_BODY_LIMIT_BYTES, webhookBodyLimit } from "./bodyLimit.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 import { type GatewayPhase, readiness, storeProber } from "./probes.ts";
@@ -40,7 +43,12 @@ export type HttpAppOptions = {
   /** @defaultValue {@link DEFAULT_WEBHOOK_BODY_LIMIT_BYTES} (1 MiB) */
   defaultBodyLimitBytes?: number;
   logger: HeraldLogger;
+  /** The web console, mounted at `/console` (none: the path is a 404). */
+  console?: ConsoleApp;
 };
+
+/** Where the web console is mounted. */
+export const CONSOLE_PATH = "/console";
 
 /** Builds the hono app (exported for tests that call `app.request(...)` without a socket). */
 export function createHttpApp(options: HttpAppOptions): Hono {
@@ -49,6 +57,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   const phase = options.phase ?? (() => "ready" as const);
   const ready = async () => readiness(probe, phase(), options.accounts?.() ?? []);
   app.onError((error, c) => {
+    // A refusal a middleware raised on purpose (hono's csrf(): 403) keeps its status.
+    if (error instanceof HTTPException) return error.getResponse();
     options.logger.error({ err: error, path: c.req.path }, "http request failed");
     return c.json({ error: "internal error" }, 500);
   });
@@ -65,6 +75,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     const { body, contentType } = await options.metrics.render();
     return c.body(body, 200, { "content-type": contentType });
   });
+  if (options.console) app.route(CONSOLE_PATH, options.console.app);
   const receiverOf = (channel: string, account: string) =>
     options.receivers.get(`${channel}/${account}`);
   app.all(

@@ -4,12 +4,15 @@
  * @module
  */
 import { INTENT_STATUSES, type IntentStatus, type MessageStateStore } from "@herald/core";
+import {
+  type BulkResult,
+  cancelIntents,
+  intentJson,
+  retryIntents,
+} from "../../queue/operations.ts";
+import { QUEUE_LEGEND, queueRows } from "../../queue/queueRows.ts";
 import { CliUsageError } from "../cliErrors.ts";
 import { type Out, printTable, progress, relativeTime } from "../output.ts";
-import { displayStatus, QUEUE_LEGEND, queueRows } from "./queueRows.ts";
-
-const RETRYABLE: IntentStatus[] = ["failed", "unknown_after_send"];
-const CANCELLABLE: IntentStatus[] = ["pending", "unknown_after_send", "failed"];
 
 /**
  * Prints intents as a table, oldest first, with counts per status above it and a legend under
@@ -62,7 +65,7 @@ export async function queueList(
   out.write(`${QUEUE_LEGEND}\n`);
 }
 
-/** Prints one intent in full (message, batch, receipts, failure). */
+/** Prints one intent in full (message, batch, receipts, failure), secrets redacted. */
 export async function queueShow(
   store: MessageStateStore,
   id: string,
@@ -71,49 +74,11 @@ export async function queueShow(
 ): Promise<boolean> {
   const intent = await store.getIntent(id);
   if (!intent) return false;
-  out.write(`${redact(JSON.stringify({ ...intent, status: displayStatus(intent) }, null, 2))}\n`);
+  out.write(`${intentJson(intent, redact)}\n`);
   return true;
 }
 
-/** What a bulk operation did. */
-export type BulkResult = { changed: string[]; skipped: Array<{ id: string; reason: string }> };
-
-async function bulk(
-  store: MessageStateStore,
-  ids: string[],
-  label: string,
-  allowed: IntentStatus[],
-  to: IntentStatus,
-): Promise<BulkResult> {
-  const result: BulkResult = { changed: [], skipped: [] };
-  const tick = progress(label, ids.length);
-  for (const [n, id] of ids.entries()) {
-    const intent = await store.getIntent(id);
-    if (!intent) result.skipped.push({ id, reason: "no such intent" });
-    else if (!allowed.includes(intent.status)) {
-      result.skipped.push({
-        id,
-        reason: `status is ${intent.status}; only ${allowed.join(" / ")} can be moved to ${to}`,
-      });
-    } else {
-      try {
-        await store.transitionIntents([
-          {
-            id,
-            from: intent.status,
-            to,
-            patch: to === "pending" ? { nextAttemptAt: null, lease: "release" } : {},
-          },
-        ]);
-        result.changed.push(id);
-      } catch (error) {
-        result.skipped.push({ id, reason: (error as Error).message });
-      }
-    }
-    tick(n + 1);
-  }
-  return result;
-}
+export type { BulkResult };
 
 /** Selects ids: the given ones, or every intent of `statuses` (optionally of one channel). */
 export async function selectIds(
@@ -137,12 +102,12 @@ export async function selectIds(
   }
 }
 
-/** Puts failed or held intents back to `pending` (due now). */
+/** Puts failed or held intents back to `pending` (due now), showing progress. */
 export function queueRetry(store: MessageStateStore, ids: string[]): Promise<BulkResult> {
-  return bulk(store, ids, "retry", RETRYABLE, "pending");
+  return retryIntents(store, ids, progress("retry", ids.length));
 }
 
-/** Cancels pending, held or failed intents. */
+/** Cancels pending, held or failed intents, showing progress. */
 export function queueCancel(store: MessageStateStore, ids: string[]): Promise<BulkResult> {
-  return bulk(store, ids, "cancel", CANCELLABLE, "cancelled");
+  return cancelIntents(store, ids, progress("cancel", ids.length));
 }

@@ -1,0 +1,210 @@
+/**
+ * [H18] The console's access rules over real HTTP requests to the hono app (no browser): off
+ * unless configured, 401 without the token, the cookie after sign-in, CSRF on every POST,
+ * loopback only unless allowed, and no secret on any page (the redaction of `queue show`).
+ */
+import { createMessageRuntime, SqliteStateStore, silentLogger } from "@herald/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ConfigError } from "../config/errors.ts";
+import { parseConfig } from "../config/load.ts";
+import { createGateway } from "../gateway.ts";
+import { GatewayMetrics } from "../http/metrics.ts";
+import { createHttpApp } from "../http/server.ts";
+import { AttemptLog } from "./attempts.ts";
+import { csrfToken, SESSION_COOKIE, sessionValue } from "./auth.ts";
+import { type ConsoleApp, createConsoleApp } from "./console.ts";
+
+const TOKEN = "a-console-token-of-some-length";
+const PLATFORM_SECRET = "xoxb-platform-secret-value";
+const ORIGIN = "http://127.0.0.1:8787";
+
+let store: SqliteStateStore;
+let consoleApp: ConsoleApp;
+
+function app() {
+  return createHttpApp({
+    store,
+    metrics: new GatewayMetrics(store, silentLogger),
+    receivers: new Map(),
+    logger: silentLogger,
+    console: consoleApp,
+  });
+}
+
+const signedIn = { cookie: `${SESSION_COOKIE}=${sessionValue(TOKEN)}` };
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+beforeEach(() => {
+  store = new SqliteStateStore({ path: ":memory:" });
+  const runtime = createMessageRuntime({ store, adapters: [], logger: silentLogger });
+  consoleApp = createConsoleApp({
+    token: TOKEN,
+    base: "/console",
+    store,
+    runtime,
+    accounts: () => [],
+    redact: (text) =>
+      text.replaceAll(PLATFORM_SECRET, "[redacted]").replaceAll(TOKEN, "[redacted]"),
+    logger: silentLogger,
+    attempts: new AttemptLog(),
+    clock: () => Date.now(),
+  });
+});
+afterEach(async () => {
+  consoleApp.close();
+  await store.close();
+});
+
+async function failedIntent() {
+  const [result] = await store.enqueueIntents([
+    {
+      idempotencyKey: "k1",
+      channel: "qa",
+      accountId: "main",
+      message: {
+        id: "m1",
+        channel: "qa",
+        accountId: "main",
+        direction: "outbound",
+        target: { kind: "direct", id: "c1" },
+        body: { markdown: "hello" },
+      },
+      operation: { kind: "send" },
+    },
+  ] as never);
+  const intent = (result as { intent: { id: string } }).intent;
+  await store.transitionIntents([
+    { id: intent.id, from: "pending", to: "sending", patch: {} },
+  ] as never);
+  await store.transitionIntents([
+    {
+      id: intent.id,
+      from: "sending",
+      to: "failed",
+      patch: {
+        failure: {
+          kind: "auth",
+          evidence: "not_dispatched",
+          message: `401 for https://api.example/bot${PLATFORM_SECRET}/send`,
+        },
+      },
+    },
+  ] as never);
+  return intent.id;
+}
+
+describe("web console access", () => {
+  it("is a 404 when the gateway has no console", async () => {
+    const bare = createHttpApp({
+      store,
+      metrics: new GatewayMetrics(store, silentLogger),
+      receivers: new Map(),
+      logger: silentLogger,
+    });
+    expect((await bare.request("/console/queue")).status).toBe(404);
+  });
+
+  it("answers 401 with the sign-in page without the token; a bearer token or the cookie passes", async () => {
+    const none = await app().request("/console/queue");
+    expect(none.status).toBe(401);
+    expect(await none.text()).toContain("needs the operator token");
+    expect(
+      (await app().request("/console/queue", { headers: { cookie: `${SESSION_COOKIE}=forged` } }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await app().request("/console/queue", { headers: { authorization: "Bearer nope" } })).status,
+    ).toBe(401);
+    expect(
+      (await app().request("/console/queue", { headers: { authorization: `Bearer ${TOKEN}` } }))
+        .status,
+    ).toBe(200);
+    expect((await app().request("/console/queue", { headers: signedIn })).status).toBe(200);
+  });
+
+  it("signs in with the token: an HttpOnly, SameSite=Strict cookie that is not the token", async () => {
+    const wrong = await app().request(`${ORIGIN}/console/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN },
+      body: form({ token: "wrong" }),
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("set-cookie")).toBeNull();
+    const ok = await app().request(`${ORIGIN}/console/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN },
+      body: form({ token: TOKEN, next: "//evil.example/" }),
+    });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get("location")).toBe("/console/");
+    const cookie = ok.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(
+      /^herald_console=[0-9a-f]{64}; Path=\/console; HttpOnly; SameSite=Strict$/,
+    );
+    expect(cookie).not.toContain(TOKEN);
+  });
+
+  it("refuses a POST from another origin, or without the CSRF token, and changes nothing", async () => {
+    const id = await failedIntent();
+    const post = (headers: Record<string, string>, body: string) =>
+      app().request(`${ORIGIN}/console/queue/intents/${id}/retry`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...signedIn, ...headers },
+        body,
+      });
+    const token = csrfToken(TOKEN);
+    expect((await post({ origin: "http://127.0.0.1:9999" }, form({ _csrf: token }))).status).toBe(
+      403,
+    );
+    expect((await post({ origin: ORIGIN }, "")).status).toBe(403);
+    expect((await post({ origin: ORIGIN }, form({ _csrf: "guess" }))).status).toBe(403);
+    expect((await store.getIntent(id))?.status).toBe("failed");
+    const ok = await post({ origin: ORIGIN }, form({ _csrf: token }));
+    expect(ok.status).toBe(303);
+    expect((await store.getIntent(id))?.status).toBe("pending");
+  });
+
+  it("renders no secret: the failure reason and raw intent are redacted as in queue show", async () => {
+    const id = await failedIntent();
+    for (const path of ["/console/queue", `/console/queue/intents/${id}`, "/console/accounts"]) {
+      const page = await (await app().request(path, { headers: signedIn })).text();
+      expect(page).not.toContain(PLATFORM_SECRET);
+      expect(page).not.toContain(TOKEN);
+    }
+    const detail = await (
+      await app().request(`/console/queue/intents/${id}`, { headers: signedIn })
+    ).text();
+    expect(detail).toContain("[redacted]");
+    expect(detail).toContain("auth × not_dispatched");
+  });
+
+  it("serves htmx from its npm package, with a CSP that allows no inline script", async () => {
+    const js = await app().request("/console/assets/htmx.min.js");
+    expect(js.status).toBe(200);
+    expect(await js.text()).toContain("htmx");
+    const page = await app().request("/console/queue", { headers: signedIn });
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+  });
+
+  it("refuses a console on a non-loopback host unless allowRemote", () => {
+    const make = (allowRemote?: boolean) =>
+      createGateway({
+        store,
+        channels: [],
+        http: { host: "0.0.0.0", port: 0 },
+        console: { token: TOKEN, ...(allowRemote === undefined ? {} : { allowRemote }) },
+      });
+    expect(() => make()).toThrow(ConfigError);
+    expect(() => make()).toThrow(/console\.allowRemote/);
+    expect(() => make(true)).not.toThrow();
+  });
+
+  it("is off unless the config has a console section naming an env var", () => {
+    expect(parseConfig({}).console).toBeUndefined();
+    expect(parseConfig({ console: { tokenEnv: "HERALD_CONSOLE_TOKEN" } }).console).toEqual({
+      tokenEnv: "HERALD_CONSOLE_TOKEN",
+      allowRemote: false,
+    });
+    expect(() => parseConfig({ console: { token: "inline" } })).toThrow(/console/);
+  });
+});
