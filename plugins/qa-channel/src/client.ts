@@ -115,6 +115,54 @@ export class QaClient {
     return answer.messages;
   }
 
+  /** `POST /api/v1/chats/:chat_id/streams`: opens a native stream message showing `text`. */
+  async streamBegin(
+    chatId: string,
+    body: QaPostBody,
+    signal?: AbortSignal,
+  ): Promise<QaWireMessage> {
+    const answer = await this.#call<{ message: QaWireMessage }>(
+      "POST /chats/:chat_id/streams",
+      "POST",
+      chatPath(chatId, "streams"),
+      { body, signal },
+    );
+    return answer.message;
+  }
+
+  /** `POST /api/v1/chats/:chat_id/streams/:message_id/append`: appends `text` to an open stream. */
+  async streamAppend(
+    chatId: string,
+    messageId: string,
+    text: string,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.#call(
+      "POST /chats/:chat_id/streams/:message_id/append",
+      "POST",
+      chatPath(chatId, `streams/${encodeURIComponent(messageId)}/append`),
+      { body: { text }, signal },
+    );
+  }
+
+  /**
+   * `POST /api/v1/chats/:chat_id/streams/:message_id/stop`: closes the stream, **appending**
+   * `text` first when given. A stream already stopped answers 409 `stream_stopped`.
+   */
+  async streamStop(
+    chatId: string,
+    messageId: string,
+    text: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.#call(
+      "POST /chats/:chat_id/streams/:message_id/stop",
+      "POST",
+      chatPath(chatId, `streams/${encodeURIComponent(messageId)}/stop`),
+      { body: text !== undefined ? { text } : {}, signal },
+    );
+  }
+
   /** `POST /api/v1/chats/:chat_id/typing`: shows (lapses after 5 s) or hides the indicator. */
   async typing(
     chatId: string,

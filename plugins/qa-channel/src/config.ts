@@ -45,6 +45,12 @@ export const qaConfigSchema = z.strictObject({
    * after 5 s). @defaultValue 4_000
    */
   typingRefreshMs: z.number().int().positive().default(4_000),
+  /**
+   * Native streaming (`live.stream`): live mode `native` / `auto` streams replies through the
+   * platform's stream API (`POST …/streams`, append, stop) instead of editing previews.
+   * @defaultValue false
+   */
+  nativeStream: z.boolean().default(false),
   /** Wait before reconnecting a dropped event stream, in ms. @defaultValue 1_000 */
   reconnectDelayMs: z.number().int().nonnegative().default(1_000),
 });

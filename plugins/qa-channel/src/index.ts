@@ -87,7 +87,7 @@ export function createQaAdapter(config: QaConfig, token: string): ChannelMessage
     capabilities: qaCapabilities(config),
     render: createRender(config.maxLength),
     send: createSend(client, config.delivery),
-    live: createLive(client, config.typingRefreshMs),
+    live: createLive(client, config.typingRefreshMs, config.nativeStream),
     origin: qaOrigin,
     receive: createReceive(client.botId),
   });

@@ -69,6 +69,12 @@ export const qaEditBodySchema = z.object({
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 
+/**
+ * Body of `POST /api/v1/chats/:chat_id/streams/:message_id/stop`: `text`, when given, is
+ * **appended** before the stream closes (like Slack's `chat.stopStream` `markdown_text`).
+ */
+export const qaStreamStopBodySchema = z.object({ text: z.string().optional() });
+
 /** Body of `POST /api/v1/chats/:chat_id/typing`. */
 export const qaTypingBodySchema = z.object({
   typing: z.boolean(),

@@ -20,6 +20,8 @@ export type QaConnection = {
   token: string;
   maxLength: number;
   delivery: QaDeliveryMode;
+  /** The adapter's native stream (`nativeStream` config). @defaultValue false */
+  nativeStream?: boolean;
 };
 
 /** A second bot on test platforms, for echo tests. */
@@ -45,6 +47,7 @@ export function testConfig(c: QaConnection): QaConfig {
     requestTimeoutMs: 5_000,
     reconnectDelayMs: 50,
     editRate: { limit: 20, intervalMs: 1_000 },
+    nativeStream: c.nativeStream ?? false,
   });
 }
 
@@ -147,6 +150,9 @@ export function qaHarness(
         token: DEFAULT_QA_BOT.token,
         maxLength,
         delivery,
+        // Live mode `native` streams through the platform's stream API (the default `partial`
+        // still edits previews), so the native-stream contract tests run.
+        nativeStream: true,
       });
     },
     createAdapter: (c) => createQaAdapter(testConfig(c), c.token),

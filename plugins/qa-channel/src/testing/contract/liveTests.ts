@@ -8,6 +8,7 @@
 import { eventually } from "@herald/plugin-sdk/testing";
 import { describe, expect } from "vitest";
 import { liveCrashTests } from "./liveCrashTests.ts";
+import { nativeStreamTests } from "./nativeStreamTests.ts";
 import type { ContractSuite, ContractTestContext } from "./registry.ts";
 import { type ContractRun, maxLengthOf, normalizeSpace, openRun, wordsOfLength } from "./setup.ts";
 
@@ -263,5 +264,6 @@ export function liveTests(suite: ContractSuite): void {
         },
       );
     });
+  nativeStreamTests(suite);
   liveCrashTests(suite);
 }

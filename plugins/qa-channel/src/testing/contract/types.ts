@@ -148,6 +148,11 @@ export type ContractPlatform<TConnection extends JsonValue = JsonValue> = {
   isTyping?(target: MessageTarget): Promise<boolean> | boolean;
   /** Fault scripting in platform-neutral terms; the fake renders them in its wire format. */
   readonly faults: {
+    /**
+     * Scripts `fault` for the next matching call. Ops: `send`, `edit`, `delete`, `typing`,
+     * `read`, and — on a platform with a native stream — `stream_begin`, `stream_append`,
+     * `stream_stop`.
+     */
     failNext(fault: PlatformFault, target?: FaultTarget): unknown;
     /** Refuses new connections (`ECONNREFUSED`) until the returned function is called. */
     refuseConnections(): Promise<() => Promise<void>>;

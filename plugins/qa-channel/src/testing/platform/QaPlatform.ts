@@ -1,6 +1,6 @@
 /**
  * The QA platform: a real chat platform on 127.0.0.1 — bot API (post, edit, delete, typing,
- * threads, lookup by client key), a resumable bot event stream (SSE), a web chat page for humans
+ * threads, lookup by client key, native streams), a resumable bot event stream (SSE), a web chat page for humans
  * and a small control API — with the fault injection of `@herald/plugin-sdk/testing`. Routes are
  * in `botApi.ts` and `webApi.ts`; this file holds the platform's state and rules.
  *
@@ -15,6 +15,7 @@ import {
 } from "@herald/plugin-sdk/testing";
 import type { QaWireEvent, QaWireMessage } from "../../wire.ts";
 import { registerBotApi } from "./botApi.ts";
+import { registerStreamApi } from "./streamApi.ts";
 import { registerWebApi } from "./webApi.ts";
 
 /** A bot account on the QA platform. Its token is `<id>:<secret>`. */
@@ -99,6 +100,7 @@ export class QaPlatform {
       });
     });
     registerBotApi(this);
+    registerStreamApi(this);
     registerWebApi(this);
   }
 

@@ -1,0 +1,94 @@
+/**
+ * Contract tests: live mode `native` — the platform's own stream (`adapter.live.stream`).
+ * Finalized in place, the stream message becomes the final; when the stop call fails the final
+ * is sent fresh and the stream message deleted — one final visible, its text never doubled
+ * (CASES C24). Fakes fault native stream calls as ops `stream_begin` / `stream_append` /
+ * `stream_stop`.
+ *
+ * @module
+ */
+import { eventually } from "@herald/plugin-sdk/testing";
+import { describe, expect } from "vitest";
+import type { ContractSuite, ContractTestContext } from "./registry.ts";
+import { type ContractRun, normalizeSpace, openRun } from "./setup.ts";
+
+function skipUnlessStreams(run: ContractRun, ctx: ContractTestContext): void {
+  ctx.skip(!run.adapter.live?.stream, "the adapter has no native stream (live.stream)");
+}
+
+/** Registers the native stream tests (`live` area). */
+export function nativeStreamTests(suite: ContractSuite): void {
+  const { harness: h, test } = suite;
+  if (!suite.has("live")) return;
+  describe("native stream", () => {
+    test(
+      "live.native-finalize-in-place",
+      "a native stream grows with the text and is finished in place: one message, the final text once",
+      async (ctx) => {
+        const run = await openRun(h);
+        skipUnlessStreams(run, ctx);
+        const target = await run.platform.createTarget("direct");
+        const live = await run.runtime.live(
+          { channel: run.adapter.id, target },
+          { idempotencyKey: "native-1", mode: "native", typing: false },
+        );
+        expect(live.mode).toBe("native");
+        const steps = ["Counting", "Counting one", "Counting one two", "Counting one two three"];
+        let streamId: string | undefined;
+        for (const text of steps) {
+          live.update(text);
+          const [shown] = await eventually(
+            () => run.visible(target),
+            (v) => v.length === 1 && normalizeSpace(v[0]?.text ?? "") === text,
+            { what: `the stream to show "${text}"` },
+          );
+          streamId ??= shown?.id;
+          expect(shown?.id, "the stream grows in one message").toBe(streamId);
+        }
+        const final = "Counting one two three, done.";
+        const receipt = await live.finalize(final);
+        expect((await run.visible(target)).map((m) => [m.id, normalizeSpace(m.text)])).toEqual([
+          [streamId, final],
+        ]);
+        expect(receipt.primaryPlatformMessageId).toBe(streamId);
+      },
+    );
+
+    test(
+      "live.native-stop-fails",
+      "the stream's stop call fails: the final is sent once, the stream message is gone, no text doubled (C24)",
+      async (ctx) => {
+        const run = await openRun(h);
+        skipUnlessStreams(run, ctx);
+        ctx.skip(!run.adapter.send.delete, "the channel cannot delete messages (send.delete)");
+        const target = await run.platform.createTarget("group");
+        const live = await run.runtime.live(
+          { channel: run.adapter.id, target },
+          { idempotencyKey: "native-2", mode: "native", typing: false },
+        );
+        live.update("Partial answer");
+        const [stream] = await eventually(
+          () => run.visible(target),
+          (v) => v.length === 1,
+          { what: "the stream message" },
+        );
+        await live.idle();
+        // Refused for good (4xx: never applied), however often core retries the stop.
+        run.platform.faults.failNext(
+          { kind: "status", status: 400, code: "bad_request", description: "stop refused" },
+          { op: "stream_stop", times: 50 },
+        );
+        const final = "Partial answer, completed.";
+        const receipt = await live.finalize(final);
+        const visible = await eventually(
+          () => run.visible(target),
+          (v) => !v.some((m) => m.id === stream?.id),
+          { what: "the stream message to be deleted", timeoutMs: 3_000 },
+        );
+        expect(visible.map((m) => [m.id, normalizeSpace(m.text)])).toEqual([
+          [receipt.primaryPlatformMessageId, final],
+        ]);
+      },
+    );
+  });
+}

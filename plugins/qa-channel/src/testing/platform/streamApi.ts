@@ -1,0 +1,118 @@
+/**
+ * The QA platform's native stream API (`/api/v1/chats/:chat/streams`), modelled on Slack's
+ * `chat.startStream` / `appendStream` / `stopStream`: a stream is a bot message that grows by
+ * appends until it is stopped; `stop` **appends** the text it carries (what makes C24's doubled
+ * reply possible for a careless adapter). Calls are faultable as ops `stream_begin`,
+ * `stream_append` and `stream_stop`.
+ *
+ * @module
+ */
+import type { z } from "@herald/plugin-sdk/channel-message";
+import type { Context, FakePlatformEnv } from "@herald/plugin-sdk/testing";
+import { qaEditBodySchema, qaPostBodySchema, qaStreamStopBodySchema } from "../../wire.ts";
+import type { QaBot, QaPlatform } from "./QaPlatform.ts";
+
+type C = Context<FakePlatformEnv>;
+
+/** Registers the stream API; `open` holds the ids of streams not stopped yet. */
+export function registerStreamApi(platform: QaPlatform): void {
+  const { server, state } = platform;
+  const open = new Set<string>();
+  const fail = (status: number, code: string, description: string) =>
+    server.error({ status, code, description });
+
+  const authed =
+    (handler: (c: C, bot: QaBot) => Promise<Response> | Response) =>
+    async (c: C): Promise<Response> => {
+      const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
+      const bot = platform.botByToken(token);
+      if (!bot) return fail(401, "unauthorized", "missing or unknown bot token");
+      return handler(c, bot);
+    };
+
+  async function body<T>(c: C, schema: z.ZodType<T>): Promise<T | Response> {
+    const parsed = schema.safeParse(await c.req.json().catch(() => undefined));
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    return fail(400, "bad_request", `${issue?.path.join(".") || "body"}: ${issue?.message}`);
+  }
+
+  /** The bot's stream message `:id` in `:chat`, or the error answer. */
+  function ownStream(c: C, bot: QaBot) {
+    const chat = c.req.param("chat") ?? "";
+    const m = state.get(c.req.param("id") ?? "");
+    if (!m || m.deleted || m.chat !== chat) return fail(404, "message_not_found", "no such stream");
+    if (m.author.id !== bot.id)
+      return fail(403, "forbidden", "bots stream only their own messages");
+    return m;
+  }
+
+  function tooLong(text: string): Response | undefined {
+    return text.length > platform.maxTextLength
+      ? fail(400, "text_too_long", `text is ${text.length} > ${platform.maxTextLength}`)
+      : undefined;
+  }
+
+  server.route(
+    "POST",
+    "/api/v1/chats/:chat/streams",
+    "stream_begin",
+    authed(async (c, bot) => {
+      const chat = c.req.param("chat") ?? "";
+      if (!platform.chat(chat)) return fail(404, "chat_not_found", `chat ${chat} not found`);
+      const input = await body(c, qaPostBodySchema);
+      if (input instanceof Response) return input;
+      if (input.text.trim() === "") return fail(400, "text_empty", "stream text is empty");
+      const long = tooLong(input.text);
+      if (long) return long;
+      const { message, duplicate } = state.post({
+        chat,
+        text: input.text,
+        author: { id: bot.id, name: bot.name, bot: true },
+        ...(input.thread_id !== undefined ? { thread: input.thread_id } : {}),
+        ...(input.client_key !== undefined ? { key: input.client_key } : {}),
+        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+      });
+      if (!duplicate) open.add(message.id);
+      return c.json({ ok: true, message: platform.toWire(message), duplicate });
+    }),
+  );
+
+  server.route(
+    "POST",
+    "/api/v1/chats/:chat/streams/:id/append",
+    "stream_append",
+    authed(async (c, bot) => {
+      const m = ownStream(c, bot);
+      if (m instanceof Response) return m;
+      const input = await body(c, qaEditBodySchema);
+      if (input instanceof Response) return input;
+      if (!open.has(m.id)) return fail(409, "stream_stopped", "the stream was stopped");
+      const text = m.text + input.text;
+      const long = tooLong(text);
+      if (long) return long;
+      state.edit(m.id, text);
+      return c.json({ ok: true });
+    }),
+  );
+
+  server.route(
+    "POST",
+    "/api/v1/chats/:chat/streams/:id/stop",
+    "stream_stop",
+    authed(async (c, bot) => {
+      const m = ownStream(c, bot);
+      if (m instanceof Response) return m;
+      const input = await body(c, qaStreamStopBodySchema);
+      if (input instanceof Response) return input;
+      if (!open.has(m.id)) return fail(409, "stream_stopped", "the stream was stopped");
+      if (input.text) {
+        const long = tooLong(m.text + input.text);
+        if (long) return long;
+        state.edit(m.id, m.text + input.text);
+      }
+      open.delete(m.id);
+      return c.json({ ok: true });
+    }),
+  );
+}
