@@ -4,7 +4,7 @@
  * can be repeated (recovery finishes a stream again).
  */
 import type { MessageSendContext } from "@herald/plugin-sdk/channel-message";
-import { silentLogger } from "@herald/plugin-sdk/testing";
+import { captureLogger } from "@herald/plugin-sdk/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createQaAdapter } from "./index.ts";
 import { testConfig } from "./testing/harness.ts";
@@ -34,7 +34,7 @@ async function setup() {
     idempotencyKey: "s-1",
     unitIdempotencyKey: "s-1:0",
     signal: new AbortController().signal,
-    log: silentLogger,
+    log: captureLogger([]),
     message: {
       id: "m-1",
       channel: "qa",
