@@ -305,6 +305,17 @@ describe.skipIf(!hasChromium)("web console in a real browser", () => {
     expect((await nodes()).at(-1)?.text).toBe("Answer to: what is herald?");
   });
 
+  it("updates the open page live when the turn ends: only then does its tail offer branch", async () => {
+    await page.goto(view(conversations.get("open") ?? ""));
+    expect(await page.locator("[data-action=branch]").count()).toBe(0);
+    releaseOpen(); // the handler returns: turn/end is written
+    await page.waitForSelector(".turn[data-state=completed]", { timeout: 5_000 });
+    expect((await nodes()).map((n) => [n.role, n.branch])).toEqual([
+      ["user", false],
+      ["assistant", true],
+    ]);
+  });
+
   /**
    * Enqueues a message to chat `chat` whose send is reset before the platform accepts it (one
    * chat each: a held intent blocks later ones with its ordering key).

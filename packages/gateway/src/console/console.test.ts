@@ -207,4 +207,85 @@ describe("web console access", () => {
     });
     expect(() => parseConfig({ console: { token: "inline" } })).toThrow(/console/);
   });
+
+  it("filters the queue by status, channel, account, target and age", async () => {
+    const id = await failedIntent();
+    const rows = async (query: string) => {
+      const page = await (
+        await app().request(`/console/queue/rows?${query}`, { headers: signedIn })
+      ).text();
+      return page.includes(`data-intent="${id}"`);
+    };
+    expect(await rows("")).toBe(true);
+    expect(await rows("status=failed&channel=qa&account=main&target=c1")).toBe(true);
+    expect(await rows("status=pending")).toBe(false);
+    expect(await rows("channel=telegram")).toBe(false);
+    expect(await rows("account=other")).toBe(false);
+    expect(await rows("target=c2")).toBe(false);
+    expect(await rows("age=60")).toBe(false); // created just now: not older than an hour
+    const counts = await (await app().request("/console/queue", { headers: signedIn })).text();
+    expect(counts).toMatch(/data-status="failed"[^>]*><b>1<\/b>failed/);
+  });
+
+  it("shows a dead letter's raw payload (redacted) and field path; discard marks it", async () => {
+    const letter = await store.putDeadLetter({
+      channel: "qa",
+      accountId: "main",
+      raw: { update: { text: 1 }, token: PLATFORM_SECRET },
+      error: {
+        name: "InvalidPayloadError",
+        code: "HERALD_INVALID",
+        message: "expected a string",
+        path: "update.text",
+      },
+      receivedAt: Date.now(),
+    });
+    const page = await (await app().request("/console/deadletters", { headers: signedIn })).text();
+    expect(page).toContain('<code class="field-path">update.text</code>');
+    expect(page).toContain("expected a string");
+    expect(page).toContain("&quot;token&quot;: &quot;[redacted]&quot;");
+    expect(page).not.toContain(PLATFORM_SECRET);
+    const discard = await app().request(`${ORIGIN}/console/deadletters/${letter.id}/discard`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN, ...signedIn },
+      body: form({ _csrf: csrfToken(TOKEN) }),
+    });
+    expect(discard.status).toBe(303);
+    expect(decodeURIComponent(discard.headers.get("location") ?? "")).toContain(
+      `Discarded ${letter.id}`,
+    );
+    expect((await store.getDeadLetter(letter.id))?.status).toBe("discarded");
+  });
+
+  it("shows each account's queue depth and recent failures by kind", async () => {
+    await failedIntent();
+    consoleApp.close();
+    const runtime = createMessageRuntime({ store, adapters: [], logger: silentLogger });
+    consoleApp = createConsoleApp({
+      token: TOKEN,
+      base: "/console",
+      store,
+      runtime,
+      accounts: () => [
+        {
+          channel: "qa",
+          account: "main",
+          state: "down",
+          since: Date.now() - 5_000,
+          detail: `401 ${PLATFORM_SECRET}`,
+          restarts: 3,
+          stopped: false,
+        },
+      ],
+      redact: (text) => text.replaceAll(PLATFORM_SECRET, "[redacted]"),
+      logger: silentLogger,
+      attempts: new AttemptLog(),
+      clock: () => Date.now(),
+    });
+    const page = await (await app().request("/console/accounts", { headers: signedIn })).text();
+    expect(page).toMatch(
+      /data-account="qa\/main"[\s\S]*>down<[\s\S]*401 \[redacted\][\s\S]*<td>3<\/td><td class="depth">0<\/td>[\s\S]*<code>auth<\/code> 1/,
+    );
+    expect(page).not.toContain(PLATFORM_SECRET);
+  });
 });
