@@ -305,6 +305,16 @@ describe.skipIf(!hasChromium)("web console in a real browser", () => {
     expect((await nodes()).at(-1)?.text).toBe("Answer to: what is herald?");
   });
 
+  it("forks from the conversation list's row action too", async () => {
+    await page.goto(`${gateway.url}/console/conversations`);
+    const row = page.locator(`tr[data-conversation="${conversations.get("useronly") ?? ""}"]`);
+    await Promise.all([
+      page.waitForURL((url) => (url.searchParams.get("c") ?? "").includes("~fork-")),
+      row.locator("[data-action=fork-latest]").click(),
+    ]);
+    expect((await nodes()).map((n) => n.text)).toEqual(["just saying hi"]);
+  });
+
   it("updates the open page live when the turn ends: only then does its tail offer branch", async () => {
     await page.goto(view(conversations.get("open") ?? ""));
     expect(await page.locator("[data-action=branch]").count()).toBe(0);
@@ -363,6 +373,7 @@ describe.skipIf(!hasChromium)("web console in a real browser", () => {
     expect(shownIn("held-1")).toBe(1);
     await page.reload();
     expect(await page.textContent("#intent-status")).toBe("sent");
+    await page.screenshot({ path: join(outDir, "console-intent.png"), fullPage: true });
     // The attempt that left it in doubt, as this gateway saw it settle.
     expect(await page.locator(".timeline li.attempt").first().textContent()).toContain(
       "transient × maybe_sent",

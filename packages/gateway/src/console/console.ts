@@ -25,7 +25,7 @@ import {
   sessionValue,
   tokenMatches,
 } from "./auth.ts";
-import { registerConversationRoutes } from "./conversationRoutes.ts";
+import { registerConversationRoutes, remember } from "./conversationRoutes.ts";
 import { registerDeadLetterRoutes } from "./deadLetterRoutes.ts";
 import type { ConsoleDeps } from "./deps.ts";
 import { ConsoleEvents } from "./events.ts";
@@ -53,9 +53,7 @@ export function createConsoleApp(deps: ConsoleDeps): ConsoleApp {
   const app = new Hono();
   const events = new ConsoleEvents(deps);
   const known = new Set<string>();
-  deps.runtime.onTurn((e) => {
-    known.add(e.conversation);
-  });
+  const stopWatching = deps.runtime.onTurn((e) => remember(known, e.conversation));
   const base = deps.base;
   const ctxOf = (): PageContext => ({ base, csrf: csrfToken(deps.token) });
 
@@ -156,5 +154,11 @@ export function createConsoleApp(deps: ConsoleDeps): ConsoleApp {
     setCookie(c, SESSION_COOKIE, "", { path: base, httpOnly: true, sameSite: "Strict", maxAge: 0 });
     return c.redirect(`${base}/login`, 303);
   });
-  return { app, close: () => events.close() };
+  return {
+    app,
+    close: () => {
+      stopWatching();
+      events.close();
+    },
+  };
 }

@@ -68,6 +68,19 @@ async function latestTurnEnd(
   return undefined;
 }
 
+/** Most conversation names the console remembers from this process (the oldest go first). */
+const MAX_KNOWN = 1_000;
+
+/** Adds a name to the remembered conversations, bounded by {@link MAX_KNOWN}. */
+export function remember(known: Set<string>, name: string): void {
+  known.delete(name);
+  known.add(name);
+  if (known.size > MAX_KNOWN) {
+    const oldest = known.values().next().value;
+    if (oldest !== undefined) known.delete(oldest);
+  }
+}
+
 const REASONS: readonly ForkUnavailableReason[] = ["open_turn", "no_such_event", "outside_turn"];
 
 /** Registers the conversation routes; `known` collects conversation names seen. */
@@ -91,7 +104,10 @@ export function registerConversationRoutes(
 ${
   sorted.length === 0
     ? html`<p class="empty">No conversation yet: this gateway has seen no turn and the queue has no message.</p>`
-    : html`<ul class="conversations">${sorted.map((n) => html`<li><a href="${viewUrl(ctx, n)}">${n}</a></li>`)}</ul>`
+    : html`<table class="conversations"><tbody>${sorted.map(
+        (n) =>
+          html`<tr data-conversation="${n}"><td><a href="${viewUrl(ctx, n)}">${n}</a></td><td><form method="post" action="${ctx.base}/conversations/fork-latest" hx-post="${ctx.base}/conversations/fork-latest">${csrfField(ctx)}<input type="hidden" name="c" value="${n}"><button type="submit" data-action="fork-latest" title="A new conversation with everything through the latest turn/end">Fork latest completed turn</button></form></td></tr>`,
+      )}</tbody></table>`
 }
 <p class="muted">Listed: conversations of recent queue messages and those this gateway saw a turn in or forked.</p>`;
     return c.html(page(ctx, "Conversations", body, "conversations"));
@@ -136,7 +152,7 @@ ${
         ),
         400,
       );
-    known.add(conversation);
+    remember(known, conversation);
     const [first] = await deps.store.readLedger({ conversation, fromSeq: 1, toSeq: 1, limit: 1 });
     const origin =
       first?.type === TURN_EVENT.forkOrigin
@@ -178,7 +194,7 @@ ${origin ? html`<a href="${viewUrl(ctx, origin.from)}">open the original</a>` : 
     const ctx = ctxOf(c);
     try {
       const result = await deps.runtime.ledger.fork({ conversation, atSeq });
-      known.add(result.conversation);
+      remember(known, result.conversation);
       deps.logger.info(
         { conversation, atSeq, into: result.conversation, throughSeq: result.throughSeq },
         "console fork",

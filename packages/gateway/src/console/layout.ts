@@ -60,7 +60,7 @@ export function page(
       ? html`<nav>${NAV.map(
           ([id, path, label]) =>
             html`<a href="${ctx.base}${path}" ${id === section ? html`aria-current="page"` : ""}>${label}</a>`,
-        )}</nav>`
+        )}</nav><form class="logout" method="post" action="${ctx.base}/logout"><input type="hidden" name="_csrf" value="${ctx.csrf}"><button type="submit">Sign out</button></form>`
       : ""
   }
 </header>

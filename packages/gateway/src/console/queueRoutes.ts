@@ -48,18 +48,34 @@ function filterOf(c: Context): QueueFilter {
   } as QueueFilter;
 }
 
+/** Most intents one table scan reads (the store purges terminal intents, so this is generous). */
+const SCAN_LIMIT = 50_000;
+
+/**
+ * The newest {@link TABLE_LIMIT} intents that match, oldest first: the store pages oldest first
+ * (keyset on `seq`), so the scan keeps only the last matches it saw.
+ */
 async function listFiltered(deps: ConsoleDeps, f: QueueFilter): Promise<DurableSendIntent[]> {
   const statuses: IntentStatus[] | undefined =
     f.status === "held" ? ["unknown_after_send"] : f.status ? [f.status] : undefined;
-  // Newest first would need a reverse query; the store pages oldest first, so read the
-  // unsent ones (the ones an operator acts on) and the latest terminal ones separately.
-  const intents = await deps.store.listIntents({
-    ...(statuses ? { statuses } : {}),
-    ...(f.channel ? { channel: f.channel } : {}),
-    limit: 5_000,
-  });
   const now = deps.clock();
-  return intents.filter((i) => matches(i, f, now)).slice(-TABLE_LIMIT);
+  const kept: DurableSendIntent[] = [];
+  let afterSeq = 0;
+  for (let scanned = 0; scanned < SCAN_LIMIT; ) {
+    const page = await deps.store.listIntents({
+      ...(statuses ? { statuses } : {}),
+      ...(f.channel ? { channel: f.channel } : {}),
+      afterSeq,
+      limit: 1_000,
+    });
+    for (const i of page) if (matches(i, f, now)) kept.push(i);
+    if (kept.length > TABLE_LIMIT) kept.splice(0, kept.length - TABLE_LIMIT);
+    scanned += page.length;
+    const last = page.at(-1);
+    if (!last || page.length < 1_000) break;
+    afterSeq = last.seq;
+  }
+  return kept;
 }
 
 /** Redirects after a POST: htmx follows `HX-Redirect`, a plain form the 303. */

@@ -13,6 +13,8 @@ header.top { display:flex; gap:24px; align-items:center; padding:10px 20px; back
 header.top a { color:#dfe6f3; text-decoration:none; }
 header.top .brand { font-weight:600; color:#fff; }
 header.top nav { display:flex; gap:16px; }
+header.top form.logout { margin-left:auto; }
+header.top form.logout button { background:transparent; color:#dfe6f3; border-color:#4a5568; }
 header.top nav a[aria-current=page] { color:#fff; border-bottom:2px solid #8fb0ff; }
 main { padding: 16px 20px; max-width: 1200px; }
 h1 { font-size: 20px; margin: 4px 0 12px; } h2 { font-size: 16px; margin: 18px 0 8px; }
@@ -43,6 +45,8 @@ button.danger { background: #fff; color: var(--bad); border-color: var(--bad); }
 .notice.info { background:#e8f0fe; border-color:#b6cbf7; }
 .notice p { margin:4px 0 0; }
 .muted { color: var(--muted); }
+dl { display:grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0 0 8px; }
+dt { color: var(--muted); } dd { margin: 0; }
 .timeline { list-style:none; padding:0; margin:0; border-left:2px solid var(--line); }
 .timeline li { padding: 4px 0 4px 12px; position:relative; }
 .timeline li::before { content:""; position:absolute; left:-6px; top:10px; width:10px; height:10px; border-radius:50%; background: var(--line); }
