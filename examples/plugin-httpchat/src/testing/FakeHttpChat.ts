@@ -21,13 +21,29 @@ import { HTTPCHAT_MAX_TEXT } from "../index.ts";
 /** A user of the fake: the bot under test, a person, another bot. */
 export type FakeHttpChatUser = { id: string; name: string; bot: boolean };
 
+/** A bot account of the fake: its user id, token and webhook secret. */
+export type FakeHttpChatBot = {
+  readonly id: string;
+  readonly name: string;
+  readonly token: string;
+  readonly webhookSecret: string;
+};
+
 /** The bot the fake knows (its token and webhook secret). */
 export const FAKE_BOT = {
   id: "b-herald",
   name: "herald_bot",
   token: "tok-bot-1234567",
   webhookSecret: "whsec-abcdef123",
-} as const;
+} as const satisfies FakeHttpChatBot;
+
+/** A second bot account on the same API (two accounts of one channel). */
+export const SECOND_BOT = {
+  id: "b-herald-2",
+  name: "herald_bot_two",
+  token: "tok-bot-7654321",
+  webhookSecret: "whsec-fedcba321",
+} as const satisfies FakeHttpChatBot;
 /** A person who writes to the bot. */
 export const ALICE: FakeHttpChatUser = { id: "u-alice", name: "Alice", bot: false };
 /** Another bot in the same rooms. */
@@ -45,23 +61,29 @@ export class FakeHttpChat {
   readonly #chats = new Map<string, "direct" | "group">();
   readonly #events = new Map<string, FakeHttpChatEvent>();
   readonly #pending = new Set<Promise<void>>();
-  #webhook: Handler | undefined;
+  /** Bot accounts by token. */
+  readonly #bots: ReadonlyMap<string, FakeHttpChatBot>;
+  /** Each bot's webhook, by bot id. */
+  readonly #webhooks = new Map<string, Handler>();
   #seq = 0;
 
-  /** Starts a fake on a free port. */
-  static async start(): Promise<FakeHttpChat> {
-    const fake = new FakeHttpChat();
+  /** Starts a fake on a free port, with `bots` (default: {@link FAKE_BOT} and {@link SECOND_BOT}). */
+  static async start(
+    bots: readonly FakeHttpChatBot[] = [FAKE_BOT, SECOND_BOT],
+  ): Promise<FakeHttpChat> {
+    const fake = new FakeHttpChat(bots);
     await fake.server.listen();
     return fake;
   }
 
-  constructor() {
+  constructor(bots: readonly FakeHttpChatBot[] = [FAKE_BOT, SECOND_BOT]) {
+    this.#bots = new Map(bots.map((b) => [b.token, b]));
     const s = this.server;
     s.route("GET", "/v1/me", "read", (c) =>
-      this.#authed(c, () => c.json({ id: FAKE_BOT.id, name: FAKE_BOT.name })),
+      this.#authed(c, (bot) => c.json({ id: bot.id, name: bot.name })),
     );
     s.route("POST", "/v1/chats/:chat/messages", "send", (c) =>
-      this.#inChat(c, async (chat) => {
+      this.#inChat(c, async (chat, bot) => {
         const body = (await c.req.json()) as {
           text?: unknown;
           key?: string;
@@ -84,7 +106,7 @@ export class FakeHttpChat {
         const { message } = this.state.post({
           chat,
           text: body.text,
-          author: { id: FAKE_BOT.id, name: FAKE_BOT.name, bot: true },
+          author: { id: bot.id, name: bot.name, bot: true },
           ...(body.key !== undefined ? { key: body.key } : {}),
           ...(body.thread_id !== undefined ? { thread: body.thread_id } : {}),
           ...(body.reply_to !== undefined ? { replyTo: body.reply_to } : {}),
@@ -128,9 +150,9 @@ export class FakeHttpChat {
       }),
     );
     s.route("POST", "/v1/chats/:chat/typing", "typing", (c) =>
-      this.#inChat(c, async (chat) => {
+      this.#inChat(c, async (chat, bot) => {
         const { on } = (await c.req.json()) as { on: boolean };
-        this.state.typing(chat, FAKE_BOT.id, on);
+        this.state.typing(chat, bot.id, on);
         return c.body(null, 204);
       }),
     );
@@ -164,9 +186,9 @@ export class FakeHttpChat {
     };
   }
 
-  /** Where the API posts events (the bot's webhook URL, here its handler). */
-  connectWebhook(handler: Handler): void {
-    this.#webhook = handler;
+  /** Where the API posts events for bot `botId` (its webhook URL, here its handler). */
+  connectWebhook(handler: Handler, botId: string = FAKE_BOT.id): void {
+    this.#webhooks.set(botId, handler);
   }
 
   /**
@@ -214,7 +236,7 @@ export class FakeHttpChat {
    * @throws Error when no webhook is connected.
    */
   async forge(kind: "forged" | "missing", chat: string): Promise<Response> {
-    const handler = this.#webhook;
+    const handler = this.#webhooks.get(FAKE_BOT.id);
     if (!handler) throw new Error("FakeHttpChat: no webhook connected");
     const body = JSON.stringify({
       event_id: "e-forged",
@@ -244,11 +266,17 @@ export class FakeHttpChat {
     await this.server.close();
   }
 
+  /** Posts `event` to every bot's connected webhook, signed with that bot's secret. */
   #deliver(event: FakeHttpChatEvent): void {
-    const handler = this.#webhook;
-    if (!handler) return;
+    for (const bot of this.#bots.values()) {
+      const handler = this.#webhooks.get(bot.id);
+      if (handler) this.#deliverTo(handler, bot.webhookSecret, event);
+    }
+  }
+
+  #deliverTo(handler: Handler, secret: string, event: FakeHttpChatEvent): void {
     const body = JSON.stringify(event);
-    const signature = `sha256=${createHmac("sha256", FAKE_BOT.webhookSecret).update(body).digest("hex")}`;
+    const signature = `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
     const run = (async () => {
       for (let attempt = 0; attempt < 20; attempt++) {
         const request = new Request(`${this.url}/webhook`, {
@@ -267,22 +295,24 @@ export class FakeHttpChat {
 
   #authed(
     c: Context<FakePlatformEnv>,
-    next: () => Response | Promise<Response>,
+    next: (bot: FakeHttpChatBot) => Response | Promise<Response>,
   ): Response | Promise<Response> {
-    if (c.req.header("authorization") !== `Bearer ${FAKE_BOT.token}`)
+    const token = c.req.header("authorization")?.replace(/^Bearer /, "") ?? "";
+    const bot = this.#bots.get(token);
+    if (!bot)
       return this.server.error({
         status: 401,
         code: "invalid_token",
         description: "the bearer token is not valid",
       });
-    return next();
+    return next(bot);
   }
 
   #inChat(
     c: Context<FakePlatformEnv>,
-    next: (chat: string) => Response | Promise<Response>,
+    next: (chat: string, bot: FakeHttpChatBot) => Response | Promise<Response>,
   ): Response | Promise<Response> {
-    return this.#authed(c, () => {
+    return this.#authed(c, (bot) => {
       const chat = c.req.param("chat") ?? "";
       if (!this.#chats.has(chat))
         return this.server.error({
@@ -290,7 +320,7 @@ export class FakeHttpChat {
           code: "chat_not_found",
           description: `no chat ${chat}`,
         });
-      return next(chat);
+      return next(chat, bot);
     });
   }
 }

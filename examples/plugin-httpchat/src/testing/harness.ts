@@ -7,7 +7,7 @@
  */
 import type { ContractHarness } from "@herald/plugin-qa-channel/contract";
 import { createHttpChatAdapter, createHttpChatReceiver } from "../index.ts";
-import { ALICE, FAKE_BOT, FakeHttpChat, OTHER_BOT } from "./FakeHttpChat.ts";
+import { ALICE, FAKE_BOT, FakeHttpChat, OTHER_BOT, SECOND_BOT } from "./FakeHttpChat.ts";
 
 /** What the adapter needs to reach a fake (JSON, for crash-test children). */
 export type HttpChatConnection = {
@@ -30,14 +30,25 @@ export const contractHarness: ContractHarness<HttpChatConnection> = {
       user: ALICE,
       other_bot: OTHER_BOT,
       self: { id: FAKE_BOT.id, name: FAKE_BOT.name, bot: true },
+      second_self: { id: SECOND_BOT.id, name: SECOND_BOT.name, bot: true },
+    };
+    const connection: HttpChatConnection = {
+      baseUrl: fake.url,
+      token: FAKE_BOT.token,
+      webhookSecret: FAKE_BOT.webhookSecret,
+      botId: FAKE_BOT.id,
+      maxLength,
     };
     return {
-      connection: {
-        baseUrl: fake.url,
-        token: FAKE_BOT.token,
-        webhookSecret: FAKE_BOT.webhookSecret,
-        botId: FAKE_BOT.id,
-        maxLength,
+      connection,
+      secondAccount: {
+        accountId: "second",
+        connection: {
+          ...connection,
+          token: SECOND_BOT.token,
+          webhookSecret: SECOND_BOT.webhookSecret,
+          botId: SECOND_BOT.id,
+        },
       },
       createTarget: (kind) => ({ kind, id: fake.createChat(kind) }),
       createThread: (target) => ({
@@ -56,13 +67,13 @@ export const contractHarness: ContractHarness<HttpChatConnection> = {
             ...(target.threadId ? { thread: target.threadId } : {}),
             ...(m.origin ? { origin: m.origin } : {}),
           };
-          const who = m.author ?? "user";
-          // The fake serves one bot: the harness declares no second account.
-          if (who === "second_self") throw new Error("httpchat harness: no second account");
-          return { platformMessageId: fake.say(authors[who], target.id, m.text, extra).id };
+          return {
+            platformMessageId: fake.say(authors[m.author ?? "user"], target.id, m.text, extra).id,
+          };
         },
         redeliver: async (id) => fake.redeliver(id, { newEventId: true }),
-        connectWebhook: (handler) => fake.connectWebhook(handler),
+        connectWebhook: (handler, accountId) =>
+          fake.connectWebhook(handler, accountId === "second" ? SECOND_BOT.id : FAKE_BOT.id),
         forge: (kind, target) => {
           if (kind === "stale") throw new Error("httpchat signatures carry no timestamp");
           return fake.forge(kind, target.id);

@@ -12,8 +12,10 @@ export {
   ALICE,
   FAKE_BOT,
   FakeHttpChat,
+  type FakeHttpChatBot,
   type FakeHttpChatEvent,
   type FakeHttpChatUser,
   OTHER_BOT,
+  SECOND_BOT,
 } from "./FakeHttpChat.ts";
 export { contractHarness, type HttpChatConnection } from "./harness.ts";

@@ -94,8 +94,8 @@ export type TelegramContractPlatform = {
       message: { text: string; author?: "user" | "other_bot" | "self" | "second_self" },
     ): Promise<{ platformMessageId: string }>;
     redeliver(platformMessageId: string): Promise<void>;
-    /** Webhook mode only: connects the receiver's webhook (with the secret token). */
-    connectWebhook?(handler: (request: Request) => Promise<Response>): void;
+    /** Webhook mode only: connects a receiver's webhook (the second account's with its id). */
+    connectWebhook?(handler: (request: Request) => Promise<Response>, accountId?: string): void;
     /** Webhook mode only: posts an update with a wrong (`forged`) or no (`missing`) token. */
     forge?(kind: "forged" | "missing" | "stale", target: MessageTarget): Promise<Response>;
     forgeKinds?: readonly ("forged" | "missing" | "stale")[];
@@ -172,7 +172,14 @@ export function telegramContractPlatform(
       },
       ...(webhookMode
         ? {
-            connectWebhook(handler: (request: Request) => Promise<Response>) {
+            connectWebhook(handler: (request: Request) => Promise<Response>, accountId?: string) {
+              if (accountId === "second") {
+                fake.connectWebhook(
+                  { handler, secretToken: CONTRACT_WEBHOOK_SECRET },
+                  SECOND_FAKE_BOT.id,
+                );
+                return;
+              }
               webhook = handler;
               fake.connectWebhook({ handler, secretToken: CONTRACT_WEBHOOK_SECRET });
             },

@@ -93,8 +93,11 @@ export type ContractInbound = {
   redeliver(platformMessageId: string): Promise<void>;
   /** The platform carries herald origin metadata on messages (Slack `metadata`, QA metadata). */
   nativeOrigin?: boolean;
-  /** For webhook channels: where the platform posts events (the receiver's `webhook`). */
-  connectWebhook?(handler: (request: Request) => Promise<Response>): void;
+  /**
+   * For webhook channels: where the platform posts events (the receiver's `webhook`), for the
+   * harness's account or — with `accountId` — for {@link ContractPlatform.secondAccount}'s.
+   */
+  connectWebhook?(handler: (request: Request) => Promise<Response>, accountId?: string): void;
   /**
    * Webhook channels: hands the connected webhook one message event in `target` whose
    * authentication is broken as `kind` says, exactly as an attacker would post it.
