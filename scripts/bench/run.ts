@@ -1,17 +1,19 @@
 /**
  * `pnpm bench`: runs every benchmark in one process run, one after another, so the figures are
- * measured side by side on the same machine state.
+ * measured side by side on the same machine state — last herald next to its peers (the private
+ * `bench/` workspace package, whose devDependencies are the peers; docs/concepts/performance.md).
  */
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const benches = ["store.ts", "send.ts", "scale.ts", "render.ts"];
+const benches = ["store.ts", "send.ts", "scale.ts", "render.ts"].map((b) => join(here, b));
+benches.push(join(here, "../../bench/src/peers.ts"));
 for (const bench of benches) {
   const r = spawnSync(
     process.execPath,
-    ["--conditions=herald-source", join(here, bench), ...process.argv.slice(2)],
+    ["--conditions=herald-source", bench, ...process.argv.slice(2)],
     {
       stdio: "inherit",
     },

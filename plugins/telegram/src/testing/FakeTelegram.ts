@@ -24,6 +24,7 @@ import {
   type VisibleMessage,
   VisibleState,
 } from "@herald/plugin-sdk/testing";
+import { type FakeTelegramLimits, SendLimiter } from "./fakeLimits.ts";
 import { registerBotApi } from "./fakeMethods.ts";
 import { type FakeUpdate, type FakeWebhook, UpdateQueue } from "./fakeUpdates.ts";
 import { telegramErrorBody } from "./fakeWire.ts";
@@ -96,6 +97,11 @@ export type FakeTelegramOptions = {
   bots?: FakeBotAccount[];
   /** Delay before every call, like a real round trip, in ms. @defaultValue 0 */
   latencyMs?: number;
+  /**
+   * Telegram's flood limits, enforced on sends with 429 + `retry_after` (see `fakeLimits.ts`).
+   * @defaultValue none enforced
+   */
+  limits?: FakeTelegramLimits;
   /** How long a chat action shows without a refresh, in ms. @defaultValue 5_000 */
   typingLapseMs?: number;
   /** The first message id handed out (ids count up across chats). @defaultValue 100 */
@@ -119,6 +125,10 @@ export class FakeTelegram {
   #nextGroupId = 1_000_000_001;
   #nextUserId = 5_000_001;
   #answerWithoutId = 0;
+  #resetEvery = 0;
+  #acceptedSends = 0;
+  /** The flood limits in force (`options.limits`), with their 429 count. */
+  readonly limiter: SendLimiter | undefined;
   /** Webhook deliveries and `getUpdates` confirmations are per bot; see {@link queue}. */
 
   private constructor(options: FakeTelegramOptions) {
@@ -132,6 +142,7 @@ export class FakeTelegram {
       typingLapseMs: options.typingLapseMs ?? 5_000,
       firstId: options.firstMessageId ?? 100,
     });
+    this.limiter = options.limits ? new SendLimiter(options.limits) : undefined;
     registerBotApi(this);
   }
 
@@ -306,6 +317,24 @@ export class FakeTelegram {
   /** The next `n` sends are applied but answered `true` instead of a `Message` (CASES C12). */
   answerNextSendsWithoutMessageId(n = 1): void {
     this.#answerWithoutId += n;
+  }
+
+  /**
+   * From now on every `n`-th send the fake accepts (applied: the message is visible) has its
+   * connection reset before the answer — the client sees a reset (`maybe_sent`, CASES C01).
+   * Sends refused by a limit or a bad request do not count. `0` stops it.
+   */
+  resetEveryNthAcceptedSend(n: number): void {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`n must be an integer >= 0, got ${n}`);
+    this.#resetEvery = n;
+    this.#acceptedSends = 0;
+  }
+
+  /** @internal Counts an accepted send; whether its answer is to be lost. */
+  takeResetAfterAccept(): boolean {
+    if (this.#resetEvery === 0) return false;
+    this.#acceptedSends += 1;
+    return this.#acceptedSends % this.#resetEvery === 0;
   }
 
   /** @internal Takes one "answer without id" token. */

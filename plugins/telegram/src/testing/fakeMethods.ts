@@ -84,6 +84,7 @@ function post(
   const chat = chatOf(fake, p);
   const thread = threadOf(chat, p);
   const reply = replyOf(fake, chat, p);
+  fake.limiter?.check(bot.id, chat);
   const visible = fake.state.post({
     chat: String(chat.id),
     text: content.text,
@@ -289,12 +290,24 @@ export function registerBotApi(fake: FakeTelegram): void {
       if (!bot) return c.json({ ok: false, error_code: 401, description: "Unauthorized" }, 401);
       try {
         const result = await method({ fake, bot, p: await readPayload(c) });
+        if (op === "send" && fake.takeResetAfterAccept()) {
+          c.env.incoming.socket.destroy(); // applied, then the answer is lost
+          return new Response(null, { status: 599 });
+        }
         return c.json({ ok: true, result });
       } catch (error) {
         if (!(error instanceof FakeBotApiError)) throw error;
         return c.json(
-          { ok: false, error_code: error.status, description: error.description },
+          {
+            ok: false,
+            error_code: error.status,
+            description: error.description,
+            ...(error.retryAfter !== undefined
+              ? { parameters: { retry_after: error.retryAfter } }
+              : {}),
+          },
           error.status as 400,
+          error.retryAfter !== undefined ? { "retry-after": String(error.retryAfter) } : {},
         );
       }
     });

@@ -30,10 +30,13 @@ export function telegramErrorBody(answer: FakeErrorAnswer): unknown {
 export class FakeBotApiError extends Error {
   readonly status: number;
   readonly description: string;
-  constructor(status: number, description: string) {
+  /** `parameters.retry_after` of a 429, in seconds. */
+  readonly retryAfter: number | undefined;
+  constructor(status: number, description: string, retryAfter?: number) {
     super(description);
     this.status = status;
     this.description = description;
+    this.retryAfter = retryAfter;
   }
 }
 

@@ -21,6 +21,7 @@ export {
   type FakeUser,
   OTHER_FAKE_BOT,
 } from "./FakeTelegram.ts";
+export type { FakeTelegramLimits } from "./fakeLimits.ts";
 export { type FakeUpdate, type FakeWebhook, UpdateQueue } from "./fakeUpdates.ts";
 export * as updateFixtures from "./fixtures.ts";
 export {

@@ -1,0 +1,117 @@
+/**
+ * Chat SDK's Telegram adapter vs herald's Telegram plugin under one schedule on herald's fake
+ * Bot API: Telegram's limits enforced (30/s per bot, 1/s per chat, 20/min per group: 429 with
+ * `retry_after`), every 10th accepted send answered with a connection reset (the message is
+ * visible, the sender does not know), and the sender process SIGKILLed once half the messages
+ * are visible, then started again. Counted on the fake per payload id.
+ *
+ * @module
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { FAKE_BOT, FakeTelegram } from "@herald/plugin-telegram/testing";
+import { type Child, kill, startChild, until } from "../proc.ts";
+import type { SenderConfig } from "./schedule.ts";
+
+/** One sender's results. */
+export type ChatResult = {
+  sender: string;
+  delivered: number;
+  lost: number;
+  duplicated: number;
+  rateLimited: number;
+  wallMs: number;
+  /** What the sender itself reported at the end (herald: held for an operator). */
+  own: Record<string, number>;
+  /** Set when the run could not finish (the reason). */
+  error?: string;
+};
+
+const SENDERS = {
+  "herald + @herald/plugin-telegram": fileURLToPath(new URL("./heraldSender.ts", import.meta.url)),
+  "Chat SDK (chat + @chat-adapter/telegram)": fileURLToPath(
+    new URL("./chatSdkSender.ts", import.meta.url),
+  ),
+};
+
+async function runSender(
+  sender: keyof typeof SENDERS,
+  count: number,
+  chats: number,
+  dir: string,
+): Promise<ChatResult> {
+  const fake = await FakeTelegram.start({
+    limits: { perBotPerSecond: 30, perChatPerSecond: 1, perGroupPerMinute: 20 },
+  });
+  const stateDir = mkdtempSync(join(dir, "sender-"));
+  try {
+    const chatIds = Array.from({ length: chats }, () => fake.createChat({ type: "private" }).id);
+    fake.resetEveryNthAcceptedSend(10);
+    const config: SenderConfig = {
+      apiRoot: fake.apiRoot,
+      token: FAKE_BOT.token,
+      chatIds,
+      count,
+      stateDir,
+    };
+    const visible = () => chatIds.flatMap((id) => fake.messages(id, { authorId: FAKE_BOT.id }));
+    const t0 = Date.now();
+    let child: Child = startChild(SENDERS[sender], config);
+    const half = await until(() => visible().length >= count / 2, 300_000, 20);
+    if (half) {
+      await kill(child);
+      child = startChild(SENDERS[sender], config);
+    }
+    let own: Record<string, number> = {};
+    let error: string | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<string>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("no answer in 5 min")), 300_000);
+      });
+      own = JSON.parse(await Promise.race([child.firstLine, timeout])) as Record<string, number>;
+    } catch (e) {
+      error = String(e);
+    } finally {
+      clearTimeout(timer);
+    }
+    await kill(child);
+    const wallMs = Date.now() - t0;
+    const seen = new Map<string, number>();
+    for (const m of visible()) seen.set(m.text, (seen.get(m.text) ?? 0) + 1);
+    let delivered = 0;
+    let duplicated = 0;
+    for (let i = 0; i < count; i++) {
+      const n = seen.get(`t${i}`) ?? 0;
+      if (n > 0) delivered += 1;
+      if (n > 1) duplicated += n - 1;
+    }
+    return {
+      sender,
+      delivered,
+      lost: count - delivered,
+      duplicated,
+      rateLimited: fake.limiter?.rateLimited ?? 0,
+      wallMs,
+      own,
+      ...(error ? { error } : {}),
+    };
+  } finally {
+    await fake.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+/** Both senders, one after the other, each on a fresh fake. */
+export async function runChat(
+  o: { count: number; chats: number; dir: string },
+  log: (line: string) => void,
+): Promise<ChatResult[]> {
+  const results: ChatResult[] = [];
+  for (const sender of Object.keys(SENDERS) as Array<keyof typeof SENDERS>) {
+    log(`  ${sender}: ${o.count} messages…`);
+    results.push(await runSender(sender, o.count, o.chats, o.dir));
+  }
+  return results;
+}

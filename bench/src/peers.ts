@@ -1,0 +1,99 @@
+/**
+ * `pnpm bench` (peers part): herald next to what a user would pick instead, in one run on one
+ * machine and one fake platform — durable queues (pg-boss, graphile-worker, plainjob) and
+ * Chat SDK's Telegram adapter. See docs/concepts/performance.md.
+ *
+ * Environment: `BENCH_N` (messages per queue run, default 10000, 1000 with `--quick`; the crash
+ * and chat runs scale with it), `BENCH_SYSTEMS` (a comma-separated subset of the queue systems),
+ * `BENCH_QUIET_MS` (a crash run ends after this long without a new platform message, default 45 s), `HERALD_TEST_POSTGRES_URL` (default postgres://postgres@127.0.0.1:5432/test).
+ *
+ * @module
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { type ChatResult, runChat } from "./chat/run.ts";
+import { type QueueResult, runQueues } from "./queues/run.ts";
+
+const quick = process.argv.includes("--quick");
+const N = Number(process.env.BENCH_N ?? (quick ? 1_000 : 10_000));
+if (!Number.isInteger(N) || N < 100)
+  throw new RangeError(`BENCH_N must be an integer >= 100, got ${process.env.BENCH_N}`);
+const PG_URL = process.env.HERALD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const dir = mkdtempSync(join(tmpdir(), "herald-bench-peers-"));
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function queueTable(results: QueueResult[]) {
+  return results.map((r) => {
+    const best = Math.max(
+      ...results
+        .filter((p) => p.store === r.store && !p.system.startsWith("herald"))
+        .map((p) => p.msgsPerSec),
+    );
+    const herald = r.system.startsWith("herald");
+    return {
+      store: r.store,
+      system: r.system,
+      "msgs/s": Math.round(r.msgsPerSec),
+      "herald ÷ best peer": herald && Number.isFinite(best) ? (r.msgsPerSec / best).toFixed(2) : "",
+      "SIGKILL: lost": r.crash.lost,
+      "SIGKILL: duplicated": r.crash.duplicated,
+      "all delivered after restart in s":
+        r.crash.recoveredInMs !== undefined ? (r.crash.recoveredInMs / 1000).toFixed(1) : "never",
+    };
+  });
+}
+
+function chatTable(results: ChatResult[]) {
+  return results.map((r) => ({
+    sender: r.sender,
+    delivered: r.delivered,
+    lost: r.lost,
+    duplicated: r.duplicated,
+    "429s": r.rateLimited,
+    "wall s": (r.wallMs / 1000).toFixed(1),
+    "sender's own count": Object.entries(r.own)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", "),
+  }));
+}
+
+const postgres = await postgresReachable();
+const started = Date.now();
+const cpu = cpus()[0]?.model ?? "unknown CPU";
+console.log(`\npeers: ${availableParallelism()} cores (${cpu}), Node ${process.version}`);
+if (!postgres)
+  console.log(
+    `(PostgreSQL at ${PG_URL} unreachable: pg-boss, graphile-worker and herald-postgres skipped)`,
+  );
+const crashN = Math.min(N, 2_000);
+const queues = await runQueues(
+  { n: N, crashN, producers: 32, concurrency: 16, pgUrl: PG_URL, postgres, dir },
+  log,
+);
+console.log(
+  `\n(p1) durable queues: ${N} messages, enqueue (32 calls in flight, one message each) → claim → call the fake platform over HTTP → complete, 16 workers; durable commits. SIGKILL run: ${crashN} queued, the worker process killed at half, restarted; counted on the platform per payload id`,
+);
+console.table(queueTable(queues));
+const chatCount = Math.max(60, Math.round(N * 0.03));
+const chats = 30;
+const chat = await runChat({ count: chatCount, chats, dir }, log);
+console.log(
+  `\n(p2) Telegram: ${chatCount} messages over ${chats} private chats on herald's fake Bot API enforcing Telegram's limits (30/s per bot, 1/s per chat, 20/min per group), every 10th accepted send answered with a connection reset, the sender SIGKILLed once half are visible and started again; counted on the fake per payload id`,
+);
+console.table(chatTable(chat));
+for (const r of chat) if (r.error) console.log(`${r.sender}: ${r.error}`);
+rmSync(dir, { recursive: true, force: true });
+console.log(`(peers bench: ${((Date.now() - started) / 1000).toFixed(0)} s)`);
