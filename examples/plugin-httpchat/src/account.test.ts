@@ -1,12 +1,11 @@
 // createAccount and the webhook receiver against the fake API: a rejected token stops the
 // account with the fix; a forged signature is answered 401 and records nothing; a signed event
 // reaches the handler once.
-import { createHmac } from "node:crypto";
 import { ChannelAccountError } from "@herald/plugin-sdk/channel-message";
 import { eventually, openTestRun } from "@herald/plugin-sdk/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import plugin, { createHttpChatAdapter, httpChatConfigSchema } from "./index.ts";
-import { ALICE, FAKE_BOT, FakeHttpChat } from "./testing/index.ts";
+import { ALICE, FAKE_BOT, FakeHttpChat, signedHeaders } from "./testing/index.ts";
 
 let fake: FakeHttpChat | undefined;
 afterEach(() => fake?.close());
@@ -53,18 +52,21 @@ describe("createAccount", () => {
       type: "message.created",
       message: fake.wire(fake.state.post({ chat, text: "hello", author: ALICE }).message),
     });
-    const post = (signature: string) =>
+    const post = (headers: Record<string, string>) =>
       webhook(
         new Request("http://gateway/webhooks/httpchat/main", {
           method: "POST",
-          headers: { "x-httpchat-signature": signature },
+          headers,
           body: event,
         }),
       );
-    expect((await post("sha256=00")).status).toBe(401);
+    const forged = {
+      ...signedHeaders(FAKE_BOT.webhookSecret, event),
+      "x-httpchat-signature": "sha256=00",
+    };
+    expect((await post(forged)).status).toBe(401);
     expect(run.outcomes).toEqual([]);
-    const good = createHmac("sha256", FAKE_BOT.webhookSecret).update(event).digest("hex");
-    expect((await post(`sha256=${good}`)).status).toBe(200);
+    expect((await post(signedHeaders(FAKE_BOT.webhookSecret, event))).status).toBe(200);
     await eventually(
       () => run.handled.length,
       (n) => n === 1,

@@ -1,6 +1,7 @@
 /**
  * Inbound: the API's webhook events become herald messages, and the webhook receiver checks
- * `X-HttpChat-Signature` (HMAC-SHA256 of the raw body) before anything is recorded.
+ * `X-HttpChat-Signature` (HMAC-SHA256 of `<X-HttpChat-Timestamp>.<raw body>`, the timestamp
+ * within {@link HTTPCHAT_SIGNATURE_WINDOW_S}) before anything is recorded.
  *
  * @module
  */
@@ -52,16 +53,36 @@ export function decodeOrigin(raw: unknown): MessageOrigin | undefined {
   return origin?.source === "herald" ? origin : undefined;
 }
 
-/** The webhook receiver: checks `X-HttpChat-Signature` (HMAC-SHA256 of the raw body) first. */
-export function createHttpChatReceiver(secret: string, sink: ChannelReceiverSink): ChannelReceiver {
+/**
+ * How far a signed delivery's `X-HttpChat-Timestamp` may be from now, in seconds: an older one
+ * (a captured request replayed) is refused like a forged one.
+ */
+export const HTTPCHAT_SIGNATURE_WINDOW_S = 300;
+
+/**
+ * The webhook receiver: checks `X-HttpChat-Timestamp` (epoch seconds, within
+ * {@link HTTPCHAT_SIGNATURE_WINDOW_S} of `clock`) and `X-HttpChat-Signature` (HMAC-SHA256 of
+ * `<timestamp>.<raw body>`) first; either failing → 401, nothing recorded.
+ *
+ * @param clock - epoch ms. @defaultValue Date.now
+ */
+export function createHttpChatReceiver(
+  secret: string,
+  sink: ChannelReceiverSink,
+  clock: () => number = Date.now,
+): ChannelReceiver {
   return webhookReceiver({
     sink,
-    authenticate: (request, rawBody) =>
-      verifyHmacSha256({
+    authenticate: (request, rawBody) => {
+      const timestamp = request.headers.get("x-httpchat-timestamp") ?? "";
+      if (!/^\d{1,12}$/.test(timestamp)) return false;
+      if (Math.abs(clock() / 1_000 - Number(timestamp)) > HTTPCHAT_SIGNATURE_WINDOW_S) return false;
+      return verifyHmacSha256({
         secret,
-        signed: [rawBody],
+        signed: [timestamp, ".", rawBody],
         signature: request.headers.get("x-httpchat-signature"),
         prefix: "sha256=",
-      }),
+      });
+    },
   });
 }

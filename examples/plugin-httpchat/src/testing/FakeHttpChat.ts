@@ -49,6 +49,22 @@ export const ALICE: FakeHttpChatUser = { id: "u-alice", name: "Alice", bot: fals
 /** Another bot in the same rooms. */
 export const OTHER_BOT: FakeHttpChatUser = { id: "b-other", name: "other_bot", bot: true };
 
+/**
+ * The headers the API signs a webhook delivery with: `X-HttpChat-Timestamp` (epoch seconds)
+ * and `X-HttpChat-Signature: sha256=<HMAC-SHA256 of "<timestamp>.<body>">`.
+ *
+ * @param now - epoch ms of the signature. @defaultValue Date.now()
+ */
+export function signedHeaders(
+  secret: string,
+  body: string,
+  now = Date.now(),
+): Record<string, string> {
+  const timestamp = String(Math.floor(now / 1_000));
+  const digest = createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
+  return { "x-httpchat-timestamp": timestamp, "x-httpchat-signature": `sha256=${digest}` };
+}
+
 /** A webhook event as the API posts it. */
 export type FakeHttpChatEvent = { event_id: string; type: "message.created"; message: WireMessage };
 
@@ -231,11 +247,12 @@ export class FakeHttpChat {
 
   /**
    * Posts an attacker's event for a new message in `chat` to the webhook: signed with the
-   * wrong secret (`forged`) or not signed (`missing`). Nothing is stored on the fake.
+   * wrong secret (`forged`), not signed (`missing`), or correctly signed ten minutes ago
+   * (`stale`, a captured delivery replayed). Nothing is stored on the fake.
    * @returns the webhook's answer.
    * @throws Error when no webhook is connected.
    */
-  async forge(kind: "forged" | "missing", chat: string): Promise<Response> {
+  async forge(kind: "forged" | "missing" | "stale", chat: string): Promise<Response> {
     const handler = this.#webhooks.get(FAKE_BOT.id);
     if (!handler) throw new Error("FakeHttpChat: no webhook connected");
     const body = JSON.stringify({
@@ -250,14 +267,13 @@ export class FakeHttpChat {
         created_at: Date.now(),
       },
     });
-    const wrong = `sha256=${createHmac("sha256", `${FAKE_BOT.webhookSecret}-wrong`).update(body).digest("hex")}`;
-    return handler(
-      new Request(`${this.url}/webhook`, {
-        method: "POST",
-        headers: kind === "forged" ? { "x-httpchat-signature": wrong } : {},
-        body,
-      }),
-    );
+    const headers =
+      kind === "missing"
+        ? {}
+        : kind === "forged"
+          ? signedHeaders(`${FAKE_BOT.webhookSecret}-wrong`, body)
+          : signedHeaders(FAKE_BOT.webhookSecret, body, Date.now() - 10 * 60_000);
+    return handler(new Request(`${this.url}/webhook`, { method: "POST", headers, body }));
   }
 
   /** Stops the server after pending deliveries finished. */
@@ -276,12 +292,12 @@ export class FakeHttpChat {
 
   #deliverTo(handler: Handler, secret: string, event: FakeHttpChatEvent): void {
     const body = JSON.stringify(event);
-    const signature = `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
     const run = (async () => {
       for (let attempt = 0; attempt < 20; attempt++) {
+        // Signed afresh for every attempt, with the time of sending.
         const request = new Request(`${this.url}/webhook`, {
           method: "POST",
-          headers: { "x-httpchat-signature": signature },
+          headers: signedHeaders(secret, body),
           body,
         });
         const res = await handler(request).catch(() => undefined);

@@ -74,12 +74,7 @@ export const contractHarness: ContractHarness<HttpChatConnection> = {
         redeliver: async (id) => fake.redeliver(id, { newEventId: true }),
         connectWebhook: (handler, accountId) =>
           fake.connectWebhook(handler, accountId === "second" ? SECOND_BOT.id : FAKE_BOT.id),
-        forge: (kind, target) => {
-          if (kind === "stale") throw new Error("httpchat signatures carry no timestamp");
-          return fake.forge(kind, target.id);
-        },
-        // The HttpChat signature (HMAC of the body) has no timestamp: no stale delivery.
-        forgeKinds: ["forged", "missing"],
+        forge: (kind, target) => fake.forge(kind, target.id),
       },
       close: () => fake.close(),
     };

@@ -17,5 +17,6 @@ export {
   type FakeHttpChatUser,
   OTHER_BOT,
   SECOND_BOT,
+  signedHeaders,
 } from "./FakeHttpChat.ts";
 export { contractHarness, type HttpChatConnection } from "./harness.ts";
