@@ -61,6 +61,7 @@ describe("live previews on Telegram", () => {
         (v) => v.length === 1,
         { what: "the preview" },
       );
+      await live.idle(); // the preview's answer is in: the final edits it (the case under test)
       b.fake.failNext(fault, { op: "edit" });
       const receipt = await live.finalize("Final answer");
       expect(b.fake.messages(chat.id).map((m) => [m.id, m.text])).toEqual([

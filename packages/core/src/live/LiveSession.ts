@@ -295,6 +295,7 @@ export class LiveSession {
         key: this.idempotencyKey,
         waitMs: this.#waitMs,
         beforeDeliver,
+        previewInFlight: inFlight,
       };
       if (this.#lost) return await sendFreshFinal(how, message, this.idempotencyKey, false);
       try {

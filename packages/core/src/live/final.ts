@@ -69,6 +69,25 @@ export function planInPlace(ref: LiveRef, units: readonly RenderedMessageUnit[])
   };
 }
 
+/**
+ * The receipt of the visible previews when they already show exactly `units` (one preview per
+ * unit, each with the unit's hash), else `undefined`: a preview call that landed while the final
+ * was being written may have shown it (C12 — never preview plus a copy).
+ */
+export function previewsShowing(
+  ref: LiveRef,
+  units: readonly RenderedMessageUnit[],
+): MessageReceipt | undefined {
+  const visible = visiblePreviews(ref.record);
+  if (visible.length !== units.length || visible.length === 0) return undefined;
+  for (const p of visible) {
+    const unit = units[p.index];
+    if (p.stream || !unit || unit.kind !== "text" || p.hash === "" || p.hash !== unitHash(unit))
+      return undefined;
+  }
+  return previewsReceipt(ref.record, visible);
+}
+
 /** True when every visible preview could be deleted after a fresh final. */
 export function previewsDeletable(ref: LiveRef): boolean {
   return (
@@ -128,9 +147,11 @@ export async function deliverFinal(
     /**
      * Runs after the intent is written (leased by this worker, so nobody else delivers it yet)
      * and before it is delivered: the session stops its preview stream here, so a call still in
-     * flight never holds the only copy of the final and never lands after it.
+     * flight never holds the only copy of the final and never lands after it. A receipt it
+     * returns means the final is already visible (a preview call that landed meanwhile shows
+     * it): the intent is committed with that receipt and nothing is sent.
      */
-    beforeDeliver?: (() => Promise<void>) | undefined;
+    beforeDeliver?: (() => Promise<MessageReceipt | undefined | void>) | undefined;
   },
 ): Promise<MessageReceipt> {
   const { deps, worker } = ref.env;
@@ -162,7 +183,11 @@ export async function deliverFinal(
       if (!(error instanceof IntentConflictError)) throw error;
     }
   }
-  await p.beforeDeliver?.();
+  const shown = await p.beforeDeliver?.();
+  if (shown && result.created && intent.leaseOwner === worker.owner && !p.kept) {
+    await commitLeased(ref, intent.id, shown, worker.owner);
+    return shown;
+  }
   if (result.created && intent.leaseOwner === worker.owner) await worker.deliverLeased(intent);
   else worker.kick();
   const waitStarted = deps.clock();
@@ -201,7 +226,21 @@ export async function commitVisibleFinal(
   if (!result.created || result.intent.leaseOwner !== owner) {
     return result.intent.receipt ?? receipt;
   }
-  const id = result.intent.id;
+  await commitLeased(ref, result.intent.id, receipt, owner);
+  return receipt;
+}
+
+/**
+ * Commits a pending intent this process leased as sent with `receipt`, without a platform
+ * call (what it would deliver is already visible).
+ */
+async function commitLeased(
+  ref: LiveRef,
+  id: string,
+  receipt: MessageReceipt,
+  owner: string,
+): Promise<void> {
+  const { store } = ref.env.deps;
   await store.transitionIntents([
     { id, from: "pending", to: "sending", owner, patch: { attempt: 1 } },
   ]);
@@ -211,5 +250,4 @@ export async function commitVisibleFinal(
   await store.transitionIntents([
     { id, from: "committing", to: "sent", owner, patch: { lease: "release" } },
   ]);
-  return receipt;
 }

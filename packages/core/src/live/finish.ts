@@ -14,7 +14,14 @@ import type { ChannelMessage } from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import { liveCall, reserveNow } from "./calls.ts";
 import { editRateOnly, type LiveRef } from "./env.ts";
-import { batchOf, deliverFinal, type FinalPlan, planInPlace, previewsDeletable } from "./final.ts";
+import {
+  batchOf,
+  deliverFinal,
+  type FinalPlan,
+  planInPlace,
+  previewsDeletable,
+  previewsShowing,
+} from "./final.ts";
 import { finishInPlace, streamFinalOf } from "./native.ts";
 import type { Feed } from "./previews.ts";
 import { renderUnits, segmentsOf } from "./segments.ts";
@@ -27,7 +34,12 @@ export type FinalizeContext = {
   key: string;
   waitMs: number;
   /** Runs once the final's intent is written, before it is delivered (see `deliverFinal`). */
-  beforeDeliver?: () => Promise<void>;
+  beforeDeliver?: () => Promise<MessageReceipt | undefined | void>;
+  /**
+   * A preview call was in flight when the session was finalized: what it shows was unknown
+   * when the final was planned, so a fresh final looks again once it landed.
+   */
+  previewInFlight?: boolean;
 };
 
 /** The final as a new message through the durable send path, under `key`. */
@@ -71,7 +83,21 @@ export async function finalizeOverPreviews(
   }
   if (plan.strategy === "fresh") {
     ref.log.debug({ reason: plan.reason }, "final sent fresh");
-    return sendFreshFinal(c, message, key);
+    if (!c.previewInFlight || hasMedia || c.mode === "block")
+      return sendFreshFinal(c, message, key);
+    // Once the call in flight landed, previews that show the final exactly are the final.
+    const before = c.beforeDeliver;
+    return sendFreshFinal(
+      {
+        ...c,
+        beforeDeliver: async () => {
+          await before?.();
+          return previewsShowing(ref, units);
+        },
+      },
+      message,
+      key,
+    );
   }
   // Never wait in memory before the final is written (DESIGN §3 "Waiting is durable"): when the
   // edit rate or a platform pause (retry-after) holds the chat, the intent is due when it ends.
