@@ -25,7 +25,9 @@ afterEach(async () => {
 
 describe("qa-channel reconcile mode: a send stored after the client timed out", () => {
   it("is found by the first lookup after the settle delay: one message, no second post", async () => {
-    const requestTimeoutMs = 300;
+    // Margins wide enough for a loaded CI machine: the post is stored 200 ms after the client
+    // gave up and 800 ms before herald's first lookup.
+    const requestTimeoutMs = 1_000;
     platform = await QaPlatform.start({ idempotency: false });
     platform.createChat({ id: "c1", type: "group" });
     const config = qaConfigSchema.parse({
@@ -40,8 +42,8 @@ describe("qa-channel reconcile mode: a send stored after the client timed out", 
       delivery: { pollIntervalMs: 10, backoff: { baseMs: 40, maxMs: 300 } },
     });
     await runtime.start();
-    // Held 1.5× the client timeout, then stored: the client has already seen a timeout.
-    platform.faults.failNext({ kind: "delay", delayMs: 450 }, { op: "send" });
+    // Held 1.2× the client timeout, then stored: the client has already seen a timeout.
+    platform.faults.failNext({ kind: "delay", delayMs: 1_200 }, { op: "send" });
     const started = Date.now();
     await runtime.enqueue(
       {

@@ -131,7 +131,9 @@ describe("reconciling an unknown send by probing", () => {
     const probes = b.fake.server.calls.filter((c) => c.path.endsWith("/editMessageReplyMarkup"));
     expect(probes).toHaveLength(3);
     for (let i = 1; i < probes.length; i++) {
-      expect((probes[i]?.at ?? 0) - (probes[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(190);
+      // Paced at the per-chat 200 ms, not back to back; the fake sees arrival times, which a
+      // loaded machine jitters by tens of ms.
+      expect((probes[i]?.at ?? 0) - (probes[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(150);
     }
   });
 });
