@@ -6,7 +6,13 @@
  * @module
  */
 import type { ContractHarness } from "@herald/plugin-qa-channel/contract";
-import { createHttpChatAdapter, createHttpChatReceiver } from "../index.ts";
+import {
+  createHttpChatAdapter,
+  createHttpChatReceiver,
+  HTTPCHAT_MAX_TEXT,
+  httpChatConfigSchema,
+} from "../index.ts";
+import { decodeOrigin } from "../receive.ts";
 import { ALICE, FAKE_BOT, FakeHttpChat, OTHER_BOT, SECOND_BOT } from "./FakeHttpChat.ts";
 
 /** What the adapter needs to reach a fake (JSON, for crash-test children). */
@@ -15,7 +21,10 @@ export type HttpChatConnection = {
   token: string;
   webhookSecret: string;
   botId: string;
-  maxLength: number;
+  /** Absent: the config's default (the API's real limit). */
+  maxLength?: number;
+  /** @defaultValue 5_000 */
+  requestTimeoutMs?: number;
 };
 
 /** The HTTP chat channel's harness for `describeChannelContract`. */
@@ -24,7 +33,8 @@ export const contractHarness: ContractHarness<HttpChatConnection> = {
   guarantee: "native-key", // every send carries a client key the API deduplicates
   module: { url: import.meta.url },
   secrets: [FAKE_BOT.token, FAKE_BOT.webhookSecret],
-  async platform({ maxLength }) {
+  platformLimits: { maxLength: HTTPCHAT_MAX_TEXT },
+  async platform({ maxLength, requestTimeoutMs, adapterDefaults }) {
     const fake = await FakeHttpChat.start();
     const authors = {
       user: ALICE,
@@ -37,7 +47,8 @@ export const contractHarness: ContractHarness<HttpChatConnection> = {
       token: FAKE_BOT.token,
       webhookSecret: FAKE_BOT.webhookSecret,
       botId: FAKE_BOT.id,
-      maxLength,
+      ...(adapterDefaults ? {} : { maxLength }),
+      ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
     };
     return {
       connection,
@@ -60,6 +71,12 @@ export const contractHarness: ContractHarness<HttpChatConnection> = {
         fake.state.messages({ chat: target.id, thread: target.threadId ?? null }),
       isTyping: (target) => fake.state.isTyping(target.id, { userId: FAKE_BOT.id }),
       faults: fake.server.faults,
+      calls: () => fake.server.calls,
+      storedOrigin: (message) =>
+        decodeOrigin({ type: "message.created", message: fake.wire(message) }),
+      expireKeys() {
+        fake.state.keyTtlMs = 0;
+      },
       inbound: {
         nativeOrigin: true,
         post: async (target, m) => {
@@ -79,6 +96,16 @@ export const contractHarness: ContractHarness<HttpChatConnection> = {
       close: () => fake.close(),
     };
   },
-  createAdapter: (c) => createHttpChatAdapter({ ...c, requestTimeoutMs: 5_000 }),
+  // The account config's defaults (the real text limit) where the connection names none.
+  createAdapter: ({ maxLength, requestTimeoutMs, ...c }) => {
+    const config = httpChatConfigSchema.parse({
+      baseUrl: c.baseUrl,
+      tokenEnv: "HTTPCHAT_TOKEN",
+      webhookSecretEnv: "HTTPCHAT_WEBHOOK_SECRET",
+      ...(maxLength !== undefined ? { maxLength } : {}),
+      requestTimeoutMs: requestTimeoutMs ?? 5_000,
+    });
+    return createHttpChatAdapter({ ...c, ...config });
+  },
   createReceiver: (c, sink) => createHttpChatReceiver(c.webhookSecret, sink),
 };

@@ -10,18 +10,26 @@
 import type { MessageTarget } from "@herald/plugin-sdk/channel-message";
 import { type QaConfig, type QaDeliveryMode, qaConfigSchema } from "../config.ts";
 import { createQaAdapter, createQaReceiverFor } from "../index.ts";
-import { encodeOrigin } from "../origin.ts";
+import { decodeOrigin, encodeOrigin } from "../origin.ts";
 import type { ContractGuarantee, ContractHarness, ContractPlatform } from "./contract/types.ts";
-import { DEFAULT_QA_BOT, type QaBot, QaPlatform } from "./platform/QaPlatform.ts";
+import {
+  DEFAULT_QA_BOT,
+  QA_PLATFORM_MAX_TEXT,
+  type QaBot,
+  QaPlatform,
+} from "./platform/QaPlatform.ts";
 
 /** What the QA adapter needs to reach a test platform (JSON, for crash-test children). */
 export type QaConnection = {
   baseUrl: string;
   token: string;
-  maxLength: number;
+  /** Absent: the config's default (the platform's real limit). */
+  maxLength?: number;
   delivery: QaDeliveryMode;
   /** The adapter's native stream (`nativeStream` config). @defaultValue false */
   nativeStream?: boolean;
+  /** @defaultValue 5_000 */
+  requestTimeoutMs?: number;
 };
 
 /** A second bot on test platforms, for echo tests. */
@@ -42,9 +50,9 @@ export const SECOND_QA_BOT: QaBot = {
 export function testConfig(c: QaConnection): QaConfig {
   return qaConfigSchema.parse({
     baseUrl: c.baseUrl,
-    maxLength: c.maxLength,
+    ...(c.maxLength !== undefined ? { maxLength: c.maxLength } : {}),
     delivery: c.delivery,
-    requestTimeoutMs: 5_000,
+    requestTimeoutMs: c.requestTimeoutMs ?? 5_000,
     reconnectDelayMs: 50,
     editRate: { limit: 20, intervalMs: 1_000 },
     nativeStream: c.nativeStream ?? false,
@@ -72,6 +80,11 @@ export function qaContractPlatform(
         ...(target.threadId ? { thread: target.threadId } : {}),
       }),
     faults: platform.faults,
+    calls: () => platform.server.calls,
+    storedOrigin: (message) => decodeOrigin({ message: { metadata: message.metadata } }),
+    expireKeys() {
+      platform.state.keyTtlMs = 0;
+    },
     inbound: {
       nativeOrigin: true,
       async post(target, message) {
@@ -139,20 +152,22 @@ export function qaHarness(
     module: { url: import.meta.url, exportName: "qaHarness", args: { delivery } },
     accountId: DEFAULT_QA_BOT.id,
     secrets: [DEFAULT_QA_BOT.token],
-    async platform({ maxLength }) {
+    platformLimits: { maxLength: QA_PLATFORM_MAX_TEXT },
+    async platform({ maxLength, requestTimeoutMs, adapterDefaults }) {
       const platform = await QaPlatform.start({
         idempotency: delivery === "idempotent",
-        maxTextLength: maxLength,
+        maxTextLength: adapterDefaults ? QA_PLATFORM_MAX_TEXT : maxLength,
         bots: [DEFAULT_QA_BOT, OTHER_QA_BOT, SECOND_QA_BOT],
       });
       return qaContractPlatform(platform, {
         baseUrl: platform.url,
         token: DEFAULT_QA_BOT.token,
-        maxLength,
+        ...(adapterDefaults ? {} : { maxLength }),
         delivery,
         // Live mode `native` streams through the platform's stream API (the default `partial`
         // still edits previews), so the native-stream contract tests run.
         nativeStream: true,
+        ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
       });
     },
     createAdapter: (c) => createQaAdapter(testConfig(c), c.token),

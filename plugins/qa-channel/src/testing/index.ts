@@ -12,6 +12,7 @@
 export {
   contractHarness,
   OTHER_QA_BOT,
+  QA_GUARANTEES,
   type QaConnection,
   qaContractPlatform,
   qaHarness,
@@ -20,6 +21,7 @@ export {
 } from "./harness.ts";
 export {
   DEFAULT_QA_BOT,
+  QA_PLATFORM_MAX_TEXT,
   type QaBot,
   type QaChat,
   QaPlatform,

@@ -16,8 +16,18 @@ import type {
   ChannelReceiverSink,
   MessageTarget,
 } from "@herald/plugin-sdk/channel-message";
-import type { FaultTarget, PlatformFault, VisibleMessage } from "@herald/plugin-sdk/testing";
-import { type TelegramConfig, type TelegramConfigInput, telegramConfigSchema } from "../config.ts";
+import type {
+  FakeCallRecord,
+  FaultTarget,
+  PlatformFault,
+  VisibleMessage,
+} from "@herald/plugin-sdk/testing";
+import {
+  TELEGRAM_TEXT_LIMIT,
+  type TelegramConfig,
+  type TelegramConfigInput,
+  telegramConfigSchema,
+} from "../config.ts";
 import { createTelegramAdapter, createTelegramReceiver } from "../index.ts";
 import { SECRET_TOKEN_HEADER } from "../webhook.ts";
 import {
@@ -44,7 +54,10 @@ export const CONTRACT_WEBHOOK_SECRET = "contract-webhook-secret_T0ken";
 export type TelegramConnection = {
   apiRoot: string;
   token: string;
-  maxTextLength: number;
+  /** Absent: the config's default (Telegram's real limit). */
+  maxTextLength?: number;
+  /** @defaultValue 5_000 */
+  requestTimeoutMs?: number;
   unknownSendPolicy: "hold" | "at_least_once";
   reconcile: "off" | "probe";
   /** The bot's username. @defaultValue FAKE_BOT's */
@@ -61,10 +74,10 @@ export type TelegramConnection = {
 export function testConfig(c: TelegramConnection, extra: TelegramConfigInput = {}): TelegramConfig {
   return telegramConfigSchema.parse({
     apiRoot: c.apiRoot,
-    maxTextLength: c.maxTextLength,
+    ...(c.maxTextLength !== undefined ? { maxTextLength: c.maxTextLength } : {}),
     unknownSendPolicy: c.unknownSendPolicy,
     reconcile: c.reconcile,
-    requestTimeoutMs: 5_000,
+    requestTimeoutMs: c.requestTimeoutMs ?? 5_000,
     previewIntervalMs: 50,
     rateLimits: { perBotPerSecond: 30, perChatPerSecond: 30, perGroupPerMinute: 600 },
     receive:
@@ -84,6 +97,7 @@ export type TelegramContractPlatform = {
   createThread(target: MessageTarget): MessageTarget;
   visible(target: MessageTarget): VisibleMessage[];
   isTyping(target: MessageTarget): boolean;
+  calls(): readonly FakeCallRecord[];
   readonly faults: {
     failNext(fault: PlatformFault, target?: FaultTarget): unknown;
     refuseConnections(): Promise<() => Promise<void>>;
@@ -117,7 +131,12 @@ export function telegramContractPlatform(
   fake: FakeTelegram,
   connection: TelegramConnection,
 ): TelegramContractPlatform {
-  const ref = (m: VisibleMessage): VisibleMessage => ({ ...m, id: `${m.chat}:${m.id}` });
+  // herald's ids are `<chat_id>:<message_id>`, the reply's too.
+  const ref = (m: VisibleMessage): VisibleMessage => ({
+    ...m,
+    id: `${m.chat}:${m.id}`,
+    ...(m.replyTo !== undefined ? { replyTo: `${m.chat}:${m.replyTo}` } : {}),
+  });
   let webhook: ((request: Request) => Promise<Response>) | undefined;
   const webhookMode = connection.receive === "webhook";
   return {
@@ -147,6 +166,7 @@ export function telegramContractPlatform(
         ...(target.threadId !== undefined ? { thread: target.threadId } : {}),
       }),
     faults: fake.faults,
+    calls: () => fake.server.calls,
     inbound: {
       async post(target, message) {
         const from =
@@ -232,7 +252,14 @@ export type TelegramContractHarness = {
   module: { url: string; exportName?: string; args?: TelegramHarnessOptions };
   accountId: string;
   secrets: readonly string[];
-  platform(options: { maxLength: number; receive?: "webhook" }): Promise<TelegramContractPlatform>;
+  /** Telegram's real text limit. */
+  platformLimits: { maxLength: number };
+  platform(options: {
+    maxLength: number;
+    requestTimeoutMs?: number;
+    adapterDefaults?: boolean;
+    receive?: "webhook";
+  }): Promise<TelegramContractPlatform>;
   createAdapter(connection: TelegramConnection): ChannelMessageAdapter;
   createReceiver(connection: TelegramConnection, sink: ChannelReceiverSink): ChannelReceiver;
 };
@@ -268,12 +295,16 @@ export function telegramHarness(options: TelegramHarnessOptions = {}): TelegramC
     module: { url: import.meta.url, exportName: "telegramHarness", args: options },
     accountId: "main",
     secrets: [FAKE_BOT.token, CONTRACT_WEBHOOK_SECRET],
-    async platform({ maxLength, receive }) {
+    platformLimits: { maxLength: TELEGRAM_TEXT_LIMIT },
+    async platform({ maxLength, requestTimeoutMs, adapterDefaults, receive }) {
       const fake = await FakeTelegram.start({ bots: [FAKE_BOT, OTHER_FAKE_BOT, SECOND_FAKE_BOT] });
       return telegramContractPlatform(fake, {
         apiRoot: fake.apiRoot,
         token: FAKE_BOT.token,
-        maxTextLength: Math.min(Math.max(maxLength, 2), 4096),
+        ...(adapterDefaults
+          ? {}
+          : { maxTextLength: Math.min(Math.max(maxLength, 2), TELEGRAM_TEXT_LIMIT) }),
+        ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
         unknownSendPolicy,
         reconcile,
         ...(receive === "webhook" ? { receive } : {}),

@@ -20,6 +20,7 @@ import { deliveryTests } from "./deliveryTests.ts";
 import { inboundTests } from "./inboundTests.ts";
 import { liveTests } from "./liveTests.ts";
 import { registerContract } from "./registry.ts";
+import { replyTests } from "./replyTests.ts";
 import { sendTests } from "./sendTests.ts";
 import {
   CONTRACT_AREAS,
@@ -75,6 +76,7 @@ export function describeChannelContract<TConnection extends JsonValue>(
       },
       (suite) => {
         sendTests(suite);
+        replyTests(suite);
         deliveryTests(suite);
         crashTests(suite);
         inboundTests(suite);

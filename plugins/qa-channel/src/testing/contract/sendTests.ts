@@ -3,16 +3,27 @@
  *
  * @module
  */
+import { gatewayFailureOrigin, type MessageTarget } from "@herald/plugin-sdk/channel-message";
 import { describe, expect } from "vitest";
 import type { ContractSuite } from "./registry.ts";
-import { maxLengthOf, normalizeSpace, openRun, settled, wordsOfLength } from "./setup.ts";
+import {
+  type ContractRun,
+  maxLengthOf,
+  normalizeSpace,
+  openRun,
+  settled,
+  wordsOfLength,
+} from "./setup.ts";
 
 /** No lone surrogate and no replacement character: the text survived chunking intact. */
 function wellFormed(text: string): boolean {
   return text.isWellFormed() && !text.includes("\uFFFD");
 }
 
-/** Registers the `send`, `batch`, `edit` and `render` areas. */
+const texts = async (run: ContractRun, target: MessageTarget) =>
+  (await run.visible(target)).map((m) => normalizeSpace(m.text));
+
+/** Registers the `send`, `batch`, `edit`, `render` areas and origin on send. */
 export function sendTests(suite: ContractSuite): void {
   const { harness: h, test } = suite;
   if (suite.has("send"))
@@ -67,6 +78,57 @@ export function sendTests(suite: ContractSuite): void {
             receipt.primaryPlatformMessageId,
           );
           expect(await run.visible(group)).toEqual(before);
+        },
+      );
+
+      // kills: idempotency key reused across operations
+      test(
+        "send.distinct-operations",
+        "two sends of the same text with default keys are two messages; an edit after them changes only its target",
+        async (ctx) => {
+          const run = await openRun(h);
+          const target = await run.platform.createTarget("group");
+          const first = await run.runtime.send(run.message(target, "same words"));
+          const second = await run.runtime.send(run.message(target, "same words"));
+          expect(second.primaryPlatformMessageId).not.toBe(first.primaryPlatformMessageId);
+          expect(await texts(run, target)).toEqual(["same words", "same words"]);
+          ctx.skip(!run.adapter.send.edit, "the adapter cannot edit (send.edit)");
+          await run.runtime.edit(second, run.message(target, "changed"));
+          const third = await run.runtime.send(run.message(target, "same words"));
+          const visible = await run.visible(target);
+          expect(visible.map((m) => [m.id, normalizeSpace(m.text)])).toEqual([
+            [first.primaryPlatformMessageId, "same words"],
+            [second.primaryPlatformMessageId, "changed"],
+            [third.primaryPlatformMessageId, "same words"],
+          ]);
+        },
+      );
+    });
+
+  if (suite.has("origin"))
+    describe("origin on send", () => {
+      // kills: origin not encoded on send
+      test(
+        "origin.stored-on-send",
+        "a message sent with a herald origin carries it on the platform (read from the platform's stored message)",
+        async (ctx) => {
+          const run = await openRun(h);
+          const storedOrigin = run.platform.storedOrigin?.bind(run.platform);
+          ctx.skip(
+            !storedOrigin,
+            "the platform stores no message metadata (platform.storedOrigin): origins cannot travel natively",
+          );
+          const read = storedOrigin as NonNullable<typeof storedOrigin>;
+          const target = await run.platform.createTarget("group");
+          const origin = gatewayFailureOrigin("agent_failed_before_reply");
+          const max = maxLengthOf(run.adapter);
+          await run.runtime.send(run.message(target, wordsOfLength(max * 1.5, "o"), { origin }));
+          await run.runtime.send(run.message(target, "no origin here"));
+          const visible = await run.visible(target);
+          expect(visible.length).toBeGreaterThanOrEqual(3);
+          const tagged = visible.slice(0, -1);
+          for (const m of tagged) expect(read(m), `part ${m.id}`).toEqual(origin);
+          expect(read(visible.at(-1) as (typeof visible)[number])).toBeUndefined();
         },
       );
     });
@@ -127,6 +189,32 @@ export function sendTests(suite: ContractSuite): void {
           [receipt.primaryPlatformMessageId, "second version"],
         ]);
       });
+
+      // kills: edit targeting the previous edit instead of the original
+      test(
+        "edit.twice-from-receipt",
+        "edits twice, each time with the receipt the last call returned: both edits change the original message",
+        async (ctx) => {
+          const run = await openRun(h);
+          ctx.skip(!run.adapter.send.edit, "the adapter cannot edit (send.edit)");
+          const target = await run.platform.createTarget("group");
+          const sent = await run.runtime.send(run.message(target, "version one"));
+          const edited = await run.runtime.edit(sent, run.message(target, "version two"));
+          expect(edited.primaryPlatformMessageId).toBe(sent.primaryPlatformMessageId);
+          expect(edited.platformMessageIds).toEqual(sent.platformMessageIds);
+          const again = await run.runtime.edit(edited, run.message(target, "version three"));
+          expect(again.primaryPlatformMessageId).toBe(sent.primaryPlatformMessageId);
+          const visible = await run.visible(target);
+          expect(visible.map((m) => [m.id, normalizeSpace(m.text)])).toEqual([
+            [sent.primaryPlatformMessageId, "version three"],
+          ]);
+          expect(visible[0]?.history.map(normalizeSpace)).toEqual([
+            "version one",
+            "version two",
+            "version three",
+          ]);
+        },
+      );
 
       test(
         "edit.shorter-multi-part",
@@ -190,6 +278,34 @@ export function sendTests(suite: ContractSuite): void {
               .join("")
               .replace(/\s/g, ""),
           ).toBe(text.replace(/\s/g, ""));
+        },
+      );
+
+      // kills: chunk limit above the platform maximum
+      test(
+        "render.platform-max",
+        "with the adapter's default config, a text of the platform's real maximum is one part and one more unit is two, each within it",
+        async (ctx) => {
+          const limits = h.platformLimits;
+          ctx.skip(!limits, "the harness declares no platformLimits: the real maximum is unknown");
+          const run = await openRun(h, { platform: { adapterDefaults: true } });
+          const max = (limits as NonNullable<typeof limits>).maxLength;
+          expect(
+            maxLengthOf(run.adapter),
+            "the default text limit must not exceed the platform's",
+          ).toBeLessThanOrEqual(max);
+          const target = await run.platform.createTarget("group");
+          const full = "x".repeat(max);
+          const one = await run.runtime.send(run.message(target, full));
+          expect(one.platformMessageIds).toHaveLength(1);
+          expect((await run.visible(target)).map((m) => m.text)).toEqual([full]);
+          const over = await run.platform.createTarget("group");
+          const two = await run.runtime.send(run.message(over, `${full}y`));
+          const parts = await run.visible(over);
+          expect(two.platformMessageIds).toEqual(parts.map((m) => m.id));
+          expect(parts).toHaveLength(2);
+          for (const m of parts) expect(m.text.length).toBeLessThanOrEqual(max);
+          expect(parts.map((m) => m.text).join("")).toBe(`${full}y`);
         },
       );
 

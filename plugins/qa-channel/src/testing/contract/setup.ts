@@ -12,6 +12,7 @@ import type {
   MessageTarget,
 } from "@herald/plugin-sdk/channel-message";
 import {
+  type DeliveryOptions,
   type DurableSendIntent,
   type MessageReceiveContext,
   type MessageRuntime,
@@ -65,10 +66,12 @@ export type ContractRun = {
 
 /** Options of {@link openRun}. */
 export type RunOptions = {
+  /** Delivery options. @defaultValue {@link CONTRACT_DELIVERY} */
+  delivery?: DeliveryOptions;
   receive?: Omit<ReceiveRuntimeOptions, "handler">;
   /** The bot's handler; the default records the message and returns. */
   handler?: (ctx: MessageReceiveContext) => Promise<void> | void;
-  /** Platform hints beyond the text limit (e.g. `receive: "webhook"`). */
+  /** Platform hints beyond the text limit (`receive: "webhook"`, timeouts, real limits). */
   platform?: Omit<ContractPlatformOptions, "maxLength">;
 };
 
@@ -83,6 +86,7 @@ export async function openRun(
   const run = await openTestRun({
     adapters: [adapter],
     accountId,
+    ...(options.delivery ? { delivery: options.delivery } : {}),
     ...(options.receive ? { receive: options.receive } : {}),
     ...(options.handler ? { handler: options.handler } : {}),
   });

@@ -44,6 +44,29 @@ export type ContractPlatformOptions = {
    * @defaultValue the channel's usual receive path
    */
   receive?: "webhook";
+  /**
+   * Hint: the adapter's request timeout in ms (`capabilities.delivery.requestTimeoutMs`), kept
+   * short for the tests whose platform answers later than the client waits. Absent: the
+   * harness's usual timeout. A harness that ignores it makes those tests slower, not wrong.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * Start the platform at its real limits ({@link ContractHarness.platformLimits}) and hand a
+   * connection with which `createAdapter` uses the adapter's **default** text limit (its
+   * config's default), ignoring `maxLength`: the suite checks that default against the
+   * platform's real maximum. @defaultValue false
+   */
+  adapterDefaults?: boolean;
+};
+
+/** A platform call the fake saw (the SDK's `FakePlatformServer.calls` fit as they are). */
+export type ContractCall = {
+  /** The op the fake tags the call with (`send`, `edit`, `delete`, `typing`, `read`, …). */
+  op: string;
+  /** Epoch ms the fake handled it. */
+  at: number;
+  /** How it ended: `ok 200`, `status 503`, `rate_limit`, `reset_after_accept`, `delayed`, … */
+  outcome: string;
 };
 
 /** Who posts an inbound message. */
@@ -147,6 +170,22 @@ export type ContractPlatform<TConnection extends JsonValue = JsonValue> = {
    * `threadId` shows that thread only; otherwise top-level messages only.
    */
   visible(target: MessageTarget): Promise<VisibleMessage[]> | VisibleMessage[];
+  /**
+   * Every platform call the fake saw so far, oldest first (faulted ones included). Absent: the
+   * tests that bound retries by counting calls are skipped.
+   */
+  calls?(): readonly ContractCall[];
+  /**
+   * The herald origin the platform **stored** on a message the adapter sent, read from the
+   * platform's own record of it (Slack `metadata`, QA metadata) — never from what the harness
+   * attached. Absent (a platform without message metadata): the origin-on-send test is skipped.
+   */
+  storedOrigin?(message: VisibleMessage): MessageOrigin | undefined;
+  /**
+   * Ends the platform's dedupe window for every client key now: a key posted again makes a new
+   * message (`VisibleState.keyTtlMs = 0`). Absent: the window-expiry test is skipped.
+   */
+  expireKeys?(): void;
   /** Whether this bot's typing indicator shows in `target` now. Absent: typing test skipped. */
   isTyping?(target: MessageTarget): Promise<boolean> | boolean;
   /** Fault scripting in platform-neutral terms; the fake renders them in its wire format. */
@@ -247,6 +286,12 @@ export type ContractHarness<TConnection extends JsonValue = JsonValue> = {
    * `platform.inbound`; without it inbound tests are skipped.
    */
   createReceiver?(connection: TConnection, sink: ChannelReceiverSink): ChannelReceiver;
+  /**
+   * The platform's real limits, e.g. `{ maxLength: 4096 }` for Telegram (UTF-16 units): with
+   * {@link ContractPlatformOptions.adapterDefaults} the suite checks the adapter's default
+   * chunking against them. Absent: the real-maximum test is skipped.
+   */
+  platformLimits?: { maxLength: number };
   /** The adapter's account id inside the channel. @defaultValue "contract" */
   accountId?: string;
   /**
@@ -261,6 +306,7 @@ export type ContractHarness<TConnection extends JsonValue = JsonValue> = {
 /** Groups of contract tests; pass some to {@link ContractOptions.areas} to run only those. */
 export type ContractArea =
   | "send"
+  | "reply"
   | "receive"
   | "batch"
   | "edit"
@@ -279,6 +325,7 @@ export type ContractArea =
 /** Every {@link ContractArea}. */
 export const CONTRACT_AREAS: readonly ContractArea[] = [
   "send",
+  "reply",
   "batch",
   "edit",
   "retry",

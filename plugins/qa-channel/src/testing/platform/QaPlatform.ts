@@ -56,6 +56,9 @@ export type QaPlatformOptions = {
 /** The bot account a QA platform has when none are given. */
 export const DEFAULT_QA_BOT: QaBot = { id: "herald", name: "herald", token: "herald:qa-secret" };
 
+/** The QA platform's longest message text by default, in UTF-16 units. */
+export const QA_PLATFORM_MAX_TEXT = 4_000;
+
 /**
  * A running QA platform.
  *
@@ -87,7 +90,7 @@ export class QaPlatform {
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
     });
-    this.maxTextLength = options.maxTextLength ?? 4_000;
+    this.maxTextLength = options.maxTextLength ?? QA_PLATFORM_MAX_TEXT;
     this.webChat = options.webChat ?? "web";
     for (const bot of options.bots ?? [DEFAULT_QA_BOT]) this.#bots.set(bot.token, bot);
     this.createChat({ id: this.webChat, type: "direct", title: "web chat" });
