@@ -18,8 +18,13 @@ import { type SenderConfig, scheduled } from "./schedule.ts";
 
 const c = JSON.parse(process.argv[2] ?? "{}") as SenderConfig;
 const store = new SqliteStateStore({ path: join(c.stateDir, "herald.db"), synchronous: "FULL" });
-// The plugin's defaults: declared Telegram limits, `unknownSendPolicy: "hold"`, `reconcile: "off"`.
-const config = telegramConfigSchema.parse({ apiRoot: c.apiRoot, requestTimeoutMs: 5_000 });
+// The plugin's defaults (declared Telegram limits, `unknownSendPolicy: "hold"`, `reconcile:
+// "off"`) unless the run names other options.
+const config = telegramConfigSchema.parse({
+  apiRoot: c.apiRoot,
+  requestTimeoutMs: 5_000,
+  ...c.herald,
+});
 const runtime = createMessageRuntime({
   store,
   adapters: [createTelegramAdapter(config, c.token)],

@@ -28,15 +28,21 @@ export type ChatResult = {
   error?: string;
 };
 
-const SENDERS = {
-  "herald + @herald/plugin-telegram": fileURLToPath(new URL("./heraldSender.ts", import.meta.url)),
-  "Chat SDK (chat + @chat-adapter/telegram)": fileURLToPath(
-    new URL("./chatSdkSender.ts", import.meta.url),
-  ),
+const herald = fileURLToPath(new URL("./heraldSender.ts", import.meta.url));
+const chatSdk = fileURLToPath(new URL("./chatSdkSender.ts", import.meta.url));
+/** The senders compared: herald with the plugin's defaults and two opt-ins, then Chat SDK. */
+const SENDERS: Record<string, { script: string; herald?: SenderConfig["herald"] }> = {
+  "herald, plugin defaults (hold)": { script: herald },
+  'herald, reconcile: "probe"': { script: herald, herald: { reconcile: "probe" } },
+  'herald, unknownSendPolicy: "at_least_once"': {
+    script: herald,
+    herald: { unknownSendPolicy: "at_least_once" },
+  },
+  "Chat SDK (chat + @chat-adapter/telegram)": { script: chatSdk },
 };
 
 async function runSender(
-  sender: keyof typeof SENDERS,
+  sender: string,
   count: number,
   chats: number,
   dir: string,
@@ -48,7 +54,9 @@ async function runSender(
   try {
     const chatIds = Array.from({ length: chats }, () => fake.createChat({ type: "private" }).id);
     fake.resetEveryNthAcceptedSend(10);
+    const { script, herald: options } = SENDERS[sender] as (typeof SENDERS)[string];
     const config: SenderConfig = {
+      ...(options ? { herald: options } : {}),
       apiRoot: fake.apiRoot,
       token: FAKE_BOT.token,
       chatIds,
@@ -57,11 +65,11 @@ async function runSender(
     };
     const visible = () => chatIds.flatMap((id) => fake.messages(id, { authorId: FAKE_BOT.id }));
     const t0 = Date.now();
-    let child: Child = startChild(SENDERS[sender], config);
+    let child: Child = startChild(script, config);
     const half = await until(() => visible().length >= count / 2, 300_000, 20);
     if (half) {
       await kill(child);
-      child = startChild(SENDERS[sender], config);
+      child = startChild(script, config);
     }
     let own: Record<string, number> = {};
     let error: string | undefined;
@@ -109,7 +117,7 @@ export async function runChat(
   log: (line: string) => void,
 ): Promise<ChatResult[]> {
   const results: ChatResult[] = [];
-  for (const sender of Object.keys(SENDERS) as Array<keyof typeof SENDERS>) {
+  for (const sender of Object.keys(SENDERS)) {
     log(`  ${sender}: ${o.count} messages…`);
     results.push(await runSender(sender, o.count, o.chats, o.dir));
   }

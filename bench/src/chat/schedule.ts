@@ -13,6 +13,8 @@ export type SenderConfig = {
   count: number;
   /** Where the sender keeps its state across restarts (herald's store, the app's done file). */
   stateDir: string;
+  /** herald only: the plugin options under test (absent: the plugin's defaults). */
+  herald?: { unknownSendPolicy?: "hold" | "at_least_once"; reconcile?: "off" | "probe" };
 };
 
 /** Message `i` of the schedule. */
