@@ -80,3 +80,82 @@ it("serves /livez, /readyz (recovering) and webhooks while a recovered handler s
     await second.close();
   }
 });
+
+it("recovers a backlog of 200 recorded messages without waiting for the replies' delivery; /livez answers within 1 s throughout", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "herald-startup-"));
+  dirs.push(dir);
+  const path = join(dir, "state.db");
+  const source = {
+    channel: "chat",
+    accountId: "A",
+    ackPolicy: { kind: "immediate", reason: "webhook-timeout" },
+  } as const;
+  const backlog = 200;
+
+  // Run 1: every message was answered to the platform, then the process "died" mid-turn.
+  const first = benchGateway([benchAccount("chat", "A")], {
+    store: new SqliteStateStore({ path }),
+  });
+  first.gateway.onMessage(() => {
+    throw new Error("crashed mid-turn");
+  });
+  await first.gateway.start();
+  await Promise.all(
+    Array.from({ length: backlog }, async (_, i) => {
+      const t = first.gateway.runtime.receive(
+        { id: String(i), chat: `g${i}`, from: "u", text: `m${i}` },
+        source,
+      );
+      await t.done;
+    }),
+  );
+  await first.close();
+
+  // Run 2: replies go out at 40/s (5 s for the backlog); recovery must not wait for them.
+  const a = benchAccount("chat", "A", {
+    rateLimits: [{ scope: "account", limit: 40, intervalMs: 1_000 }],
+  });
+  const second = benchGateway([a], {
+    store: new SqliteStateStore({ path }),
+    http: { host: "127.0.0.1", port: 0 },
+  });
+  let runs = 0;
+  second.gateway.onMessage(async (turn) => {
+    runs += 1;
+    await turn.reply(`answer to ${turn.text}`);
+  });
+  try {
+    const t0 = Date.now();
+    await second.gateway.start();
+    expect(second.gateway.phase()).toBe("recovering");
+    const url = second.gateway.url as string;
+    let done = false;
+    const pass = second.gateway.runtime.startupRecovery().then((report) => {
+      done = true;
+      return report;
+    });
+    const livez: number[] = [];
+    while (!done) {
+      const s = Date.now();
+      const r = await fetch(`${url}/livez`);
+      await r.body?.cancel();
+      expect(r.status).toBe(200);
+      livez.push(Date.now() - s);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const report = await pass;
+    const recoveredAfterMs = Date.now() - t0;
+    expect(report).toMatchObject({ processed: backlog, deadLettered: 0 });
+    expect(Math.max(...livez)).toBeLessThan(1_000);
+    // The pass ended while most replies still waited for the rate limit (before [H20] each
+    // recovered handler held one of 8 slots until its reply was delivered: ≥ 5 s).
+    expect(a.platform.visible().length).toBeLessThan(backlog);
+    expect(recoveredAfterMs).toBeLessThan(4_000);
+    await expect
+      .poll(() => a.platform.visible().length, { timeout: 30_000, interval: 200 })
+      .toBe(backlog);
+    expect(runs).toBe(backlog);
+  } finally {
+    await second.close();
+  }
+}, 60_000);

@@ -2,8 +2,10 @@
  * A burst of Telegram updates over the webhook of a real gateway process (`herald start` with
  * the Telegram plugin in webhook mode) against the Telegram fake, with SIGKILLs mid-backlog and
  * restarts ([H20]). Every update comes from its own private chat, so each chat must end with
- * exactly one reply; the handler appends the inbound message id to a file per run, so handler
- * runs are counted across processes.
+ * exactly one reply. The handler appends `<text> <turn id> <pid>` to a file (fsynced) at the
+ * start of every run, so handler runs are counted across processes and SIGKILLs; the turn id of
+ * the run whose reply is stored (the intent carries it) tells the run that answered from a run a
+ * SIGKILL interrupted before its reply was durable.
  *
  * Used by the bounded load test (`webhookBurst.test.ts`, in `pnpm check`) and by `pnpm soak`.
  *
@@ -54,6 +56,16 @@ export type BurstReport = {
   heldNeverSent: number;
   /** Handler runs per message: how many messages ran 0, 1, 2… times. */
   handlerRuns: Record<string, number>;
+  /**
+   * Runs a SIGKILL interrupted before their reply was durable (in a killed process, and no
+   * intent carries their turn id): each is followed by the one run that answered.
+   */
+  interruptedRuns: number;
+  /**
+   * Runs neither interrupted that way nor the one whose reply is stored: a handler run again
+   * though an earlier run's reply was durable, or twice in one process (goal 0).
+   */
+  extraRuns: number;
   /** Webhook ack latency, ms (200 answers). */
   ackP50Ms: number;
   ackP99Ms: number;
@@ -96,9 +108,13 @@ export async function runWebhookBurst(o: BurstOptions): Promise<BurstReport> {
   writeFileSync(runsFile, "");
   writeFileSync(
     join(dir, "bot.mjs"),
-    `import { appendFileSync } from "node:fs";
+    `import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
 export default async function (turn) {
-  appendFileSync(${JSON.stringify(runsFile)}, turn.text + "\\n");
+  // Durable before the run goes on: a SIGKILL right after still counts this run.
+  const fd = openSync(${JSON.stringify(runsFile)}, "a");
+  writeSync(fd, turn.text + " " + turn.turnId + " " + process.pid + "\\n");
+  fsyncSync(fd);
+  closeSync(fd);
   await turn.reply("re: " + turn.text);
 }
 `,
@@ -161,6 +177,7 @@ export default async function (turn) {
   }
 
   let child: ChildProcess | undefined;
+  const killedPids = new Set<number>();
   let stderr = "";
   const livez: number[] = [];
   const spawnGateway = async (): Promise<void> => {
@@ -238,6 +255,7 @@ export default async function (turn) {
         while (killPoints.length > 0 && acked >= (killPoints[0] ?? Infinity) && !restarting) {
           killPoints.shift();
           log(`SIGKILL after ${acked} acks`);
+          if (child?.pid !== undefined) killedPids.add(child.pid);
           child?.kill("SIGKILL");
           const dead = child;
           restarting = (async () => {
@@ -279,11 +297,27 @@ export default async function (turn) {
       status: string;
       n: number;
     }[];
+    const turnsWithIntent = new Set(
+      (
+        db.prepare("SELECT turn_id FROM intents WHERE turn_id IS NOT NULL").all() as {
+          turn_id: string;
+        }[]
+      ).map((r) => r.turn_id),
+    );
     db.close();
     const intents = Object.fromEntries(rows.map((r) => [r.status, r.n]));
     const runs = new Map<string, number>();
-    for (const id of readFileSync(runsFile, "utf8").split("\n").filter(Boolean))
-      runs.set(id, (runs.get(id) ?? 0) + 1);
+    let interruptedRuns = 0;
+    let extraRuns = 0;
+    const answering = new Map<string, number>();
+    for (const line of readFileSync(runsFile, "utf8").split("\n").filter(Boolean)) {
+      const [text = "", turnId = "", pid = ""] = line.split(" ");
+      runs.set(text, (runs.get(text) ?? 0) + 1);
+      if (turnsWithIntent.has(turnId)) answering.set(text, (answering.get(text) ?? 0) + 1);
+      else if (killedPids.has(Number(pid))) interruptedRuns++;
+      else extraRuns++;
+    }
+    for (const n of answering.values()) extraRuns += n - 1;
     // Each update's text (`m<i>`) names its message: runs per message, 0 included.
     const handlerRuns: Record<string, number> = {};
     for (let i = 0; i < updates.length; i++) {
@@ -306,6 +340,8 @@ export default async function (turn) {
       heldNeverSent:
         held - Math.min(held, counts.filter((n) => n > 0).length - (intents.sent ?? 0)),
       handlerRuns,
+      interruptedRuns,
+      extraRuns,
       ackP50Ms: percentile(acks, 50),
       ackP99Ms: percentile(acks, 99),
       livezAfterRestartMs: livez,

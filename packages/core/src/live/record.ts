@@ -15,6 +15,9 @@
 import type { LivePreviewPolicy } from "../adapter/live.ts";
 import type { RenderedMessageUnit } from "../message/batch.ts";
 import type { LiveMessageState } from "../message/live.ts";
+
+export { liveIntentKey } from "../message/keys.ts";
+
 import {
   type MessageReceipt,
   type MessageReceiptPart,
@@ -99,11 +102,6 @@ export type LiveRecord = LiveMessageState & {
 /** True for a `liveState` written by this module. */
 export function isLiveRecord(state: unknown): state is LiveRecord {
   return (state as { tag?: unknown } | undefined)?.tag === LIVE_RECORD_TAG;
-}
-
-/** Key of the live intent of a session's `run`-th opening (re-opened after it ended without a final). */
-export function liveIntentKey(key: string, run: number): string {
-  return run === 1 ? `${key}:live` : `${key}:live#${run}`;
 }
 
 /** Ordering key of a live intent: its own, so the held intent never blocks its chat. */

@@ -14,7 +14,10 @@
  *   takes the next `n`: an edit back to an earlier text (A → B → A) is a new edit, never the old
  *   receipt. A send without durability uses `direct.<uuid>` for `n`.
  * - delete: `delete:<channel>:<account>:<where>`
- * - live session (the final's key): `live:<channel>:<account>:<message id>`
+ * - live session (the final's key): `live:<channel>:<account>:<message id>`; its live intent
+ *   `<session key>:live` (`:live#<run>` for a later run)
+ * - a turn's `n`-th reply to an inbound message: `reply:<channel>:<account>:<inbound id>:<n>`;
+ *   the `n`-th streamed reply (a live session key): `stream:<channel>:<account>:<inbound id>:<n>`
  * - unit keys: `<intent key>#<unit index>` for sent or edited units and for each deleted part;
  *   `<intent key>#leftover.<part index>` for parts an edit no longer needs
  *
@@ -86,4 +89,43 @@ export function defaultLiveKey(
  */
 export function unitIdempotencyKey(intentKey: string, index: number, part?: "leftover"): string {
   return part ? `${intentKey}#${part}.${index}` : `${intentKey}#${index}`;
+}
+
+/** The live intent of run `run` of the live session `key`: `<key>:live`, then `<key>:live#<run>`. */
+export function liveIntentKey(key: string, run: number): string {
+  return run === 1 ? `${key}:live` : `${key}:live#${run}`;
+}
+
+/**
+ * The key of a turn's `n`-th reply to `inbound` (one slot per inbound and `n`: a handler run
+ * again after a crash gets the reply already decided).
+ *
+ * @example
+ * replyKey(inbound, 1) // "reply:telegram:bot-1:m-42:1"
+ */
+export function replyKey(
+  inbound: Pick<ChannelMessage, "channel" | "accountId" | "id">,
+  n: number,
+): string {
+  return `reply:${inbound.channel}:${inbound.accountId ?? ""}:${inbound.id}:${n}`;
+}
+
+/** The live session key of a turn's `n`-th streamed reply to `inbound`. */
+export function streamReplyKey(
+  inbound: Pick<ChannelMessage, "channel" | "accountId" | "id">,
+  n: number,
+): string {
+  return `stream:${inbound.channel}:${inbound.accountId ?? ""}:${inbound.id}:${n}`;
+}
+
+/**
+ * The keys whose intent proves a turn's first reply to `inbound` durable: the first text reply,
+ * the first streamed reply's live intent, or its final. Once one exists the inbound message is
+ * complete (DESIGN §3 "Waiting is durable", §5): its handler is not run again.
+ */
+export function firstReplyKeys(
+  inbound: Pick<ChannelMessage, "channel" | "accountId" | "id">,
+): string[] {
+  const stream = streamReplyKey(inbound, 1);
+  return [replyKey(inbound, 1), liveIntentKey(stream, 1), stream];
 }

@@ -8,9 +8,11 @@
  *
  * @module
  */
+
 import { randomUUID } from "node:crypto";
 import { failpoint } from "../failpoint.ts";
 import { type HeraldLogger, silentLogger } from "../logger.ts";
+import { firstReplyKeys } from "../message/keys.ts";
 import type { ReceiveAckPolicy } from "../message/policy.ts";
 import { StoreUnavailableError } from "../state/errors.ts";
 import type { MessageStateStore } from "../state/MessageStateStore.ts";
@@ -109,6 +111,12 @@ class DurableReceiveRuntime implements ReceiveRuntime {
       clock: this.#clock,
       log: this.#log,
       handler: () => this.#handler,
+      replied: async (message) => {
+        for (const key of firstReplyKeys(message))
+          if (await this.#store.getIntentByIdempotencyKey(key)) return true;
+        return false;
+      },
+      track: (work) => void this.#track(work),
     };
     this.#eventDeps = {
       leases: this.#leases,

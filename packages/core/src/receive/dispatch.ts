@@ -5,6 +5,13 @@
  * `DeliveryPendingError` succeeded: its reply is stored and the delivery worker delivers it. Used by fresh deliveries
  * and by recovery alike.
  *
+ * Turn ownership (DESIGN §3 "Waiting is durable", §7): a message is complete once its first
+ * reply is durable. The commit is written then, and, since a crash may come between the reply's
+ * intent and that commit, a dispatch first looks for the reply an earlier run left
+ * (`firstReplyKeys`): when it exists the handler is not run again. A recovered dispatch returns
+ * once the message is committed: the handler may still wait for its reply's delivery, but it no
+ * longer holds a recovery slot.
+ *
  * @module
  */
 import { DeliveryPendingError } from "../delivery/errors.ts";
@@ -41,6 +48,13 @@ export type DispatchDeps = {
   log: HeraldLogger;
   /** The handler registered now (it may be set after the runtime was created). */
   handler(): ReceiveHandler | undefined;
+  /**
+   * Whether an earlier run of this message's handler left a durable reply (then the message is
+   * complete and the handler is not run again). A failed lookup runs the handler.
+   */
+  replied?(message: ChannelMessage): Promise<boolean>;
+  /** Keeps a handler that outlives its recovered dispatch tracked (for `drain`). */
+  track?(work: Promise<unknown>): void;
 };
 
 /**
@@ -51,6 +65,23 @@ export async function dispatchRecorded(
   entry: InFlightEntry,
   job: DispatchJob,
   deps: DispatchDeps,
+): Promise<ReceiveOutcome> {
+  if (!job.recovered) return runDispatch(entry, job, deps, () => {});
+  // Recovery never waits for a reply's delivery: the dispatch is done once the message commits.
+  let committed: (outcome: ReceiveOutcome) => void = () => {};
+  const early = new Promise<ReceiveOutcome>((resolve) => {
+    committed = resolve;
+  });
+  const run = runDispatch(entry, job, deps, committed);
+  deps.track?.(run);
+  return Promise.race([run, early]);
+}
+
+async function runDispatch(
+  entry: InFlightEntry,
+  job: DispatchJob,
+  deps: DispatchDeps,
+  onCommitted: (outcome: ReceiveOutcome) => void,
 ): Promise<ReceiveOutcome> {
   const { message, key } = job;
   const id = dedupeKeyString(key);
@@ -99,6 +130,7 @@ export async function dispatchRecorded(
           record: job.seq,
         });
         await mark(deps, "inbound/committed", job, undefined);
+        if (ok) onCommitted({ status: "processed", key, message, event: entry.event });
         return { ok };
       } catch (error) {
         return { error };
@@ -110,18 +142,26 @@ export async function dispatchRecorded(
   try {
     const handler = deps.handler();
     if (!handler) throw new ReceiveHandlerMissingError();
-    try {
-      await handler(ctx);
-    } catch (cause) {
-      // The reply is durable and still being delivered (DESIGN §3 "Waiting is durable"): the
-      // inbound is complete. Running the handler again (an LLM call, a tool with side effects)
-      // would only repeat its work; the delivery worker finishes the reply.
-      if (!(cause instanceof DeliveryPendingError)) throw cause;
+    if (await repliedBefore(deps, message, log)) {
       entry.ack.reached("replies_durable");
       log.info(
-        { intentId: cause.intent.id, status: cause.intent.status, attempt: job.attempt },
-        "reply stored but not delivered yet; the inbound message is complete",
+        { attempt: job.attempt, recovered: job.recovered },
+        "an earlier run's reply is durable: the message is complete, its handler is not run again",
       );
+    } else {
+      try {
+        await handler(ctx);
+      } catch (cause) {
+        // The reply is durable and still being delivered (DESIGN §3 "Waiting is durable"): the
+        // inbound is complete. Running the handler again (an LLM call, a tool with side effects)
+        // would only repeat its work; the delivery worker finishes the reply.
+        if (!(cause instanceof DeliveryPendingError)) throw cause;
+        entry.ack.reached("replies_durable");
+        log.info(
+          { intentId: cause.intent.id, status: cause.intent.status, attempt: job.attempt },
+          "reply stored but not delivered yet; the inbound message is complete",
+        );
+      }
     }
     failpoint("receive.after_dispatch");
   } catch (cause) {
@@ -172,6 +212,21 @@ export async function dispatchRecorded(
   entry.ack.reached("committed");
   log.info({ eventTypes: entry.event.eventTypes, attempt: job.attempt }, "inbound processed");
   return { status: "processed", key, message, event: entry.event };
+}
+
+/** Whether an earlier run left a durable reply; a failed lookup says no (the handler runs). */
+async function repliedBefore(
+  deps: DispatchDeps,
+  message: ChannelMessage,
+  log: HeraldLogger,
+): Promise<boolean> {
+  if (!deps.replied) return false;
+  try {
+    return await deps.replied(message);
+  } catch (error) {
+    log.warn({ error: describeError(error) }, "could not look for an earlier run's reply");
+    return false;
+  }
 }
 
 /** Appends a marker for the job's record; a failed write only costs recovery a lookup. */

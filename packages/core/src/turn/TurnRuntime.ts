@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { LiveTimers } from "../live/types.ts";
 import type { HeraldLogger } from "../logger.ts";
+import { replyKey } from "../message/keys.ts";
 import type { ChannelMessage, MessageBody } from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import { placeReply } from "../message/reply.ts";
@@ -214,7 +215,7 @@ export function createTurnRuntime(
     return deps.send(message, {
       // One slot per (channel, account, inbound, n): a handler run again after a crash gets the
       // reply already decided, even when its text now differs (DESIGN §3 "Keys").
-      idempotencyKey: `reply:${root.channel}:${root.accountId ?? ""}:${root.id}:${n}`,
+      idempotencyKey: replyKey(root, n),
       keyMatch: "slot",
       ...sendOptions,
     });

@@ -28,6 +28,7 @@ import {
   type MessageRuntime,
   placeReply,
   type ReplyPlacement,
+  streamReplyKey,
   type Turn,
   type TurnMessage,
   type TurnMessageInput,
@@ -135,7 +136,7 @@ export function createBotTurn(
         return turn.reply(content, { onDurable: () => ctx.repliesDurable(), ...placement });
       }
       streams += 1;
-      const key = `stream:${input.channel}:${input.accountId ?? ""}:${input.id}:${streams}`;
+      const key = streamReplyKey(input, streams);
       const session = await runtime.live(
         {
           channel: input.channel,
