@@ -5,9 +5,11 @@
  *
  * @module
  */
+
 import { randomUUID } from "node:crypto";
 import { type AdapterRegistration, AdapterRegistry } from "./adapter/registry.ts";
 import type { ChannelMessageAdapter } from "./adapter/types.ts";
+import { CallSlots } from "./delivery/CallSlots.ts";
 import { DeliveryWorker, leaseOwnerId } from "./delivery/DeliveryWorker.ts";
 import { DELIVERY_DEFAULTS, type DeliveryDeps, type DeliveryOptions } from "./delivery/deps.ts";
 import { RateLimitScheduler } from "./delivery/RateLimitScheduler.ts";
@@ -148,6 +150,7 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     adapterFor: (channel, accountId) => adapters.find(channel, accountId),
     requireAdapter: (channel, accountId) => adapters.get(channel, accountId),
     scheduler: new RateLimitScheduler(),
+    slots: new CallSlots(delivery.concurrency ?? DELIVERY_DEFAULTS.concurrency),
     clock: options.clock ?? Date.now,
     random: options.random ?? Math.random,
     logger: options.logger ?? silentLogger,

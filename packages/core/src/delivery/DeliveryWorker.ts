@@ -51,9 +51,6 @@ export class DeliveryWorker {
   #kicked = false;
   #nextRecoveryAt = 0;
   #lastLeaseAt = 0;
-  /** Attempts holding a delivery slot (at most `concurrency`), and those waiting for one. */
-  #active = 0;
-  readonly #slotWaiters: (() => void)[] = [];
 
   readonly #parking: NoAdapterParking;
 
@@ -173,9 +170,9 @@ export class DeliveryWorker {
 
   /**
    * Delivers an intent this process already leased (the inline path of `runtime.send`), sharing
-   * lease renewal and the `concurrency` bound with the loop: when every slot is taken it waits
-   * (still `pending`, lease renewed) for one, so in-flight platform calls never exceed
-   * `concurrency` whichever path started them.
+   * lease renewal and the `concurrency` bound (`deps.slots`, shared with sends without an intent
+   * and live calls): when every slot is taken it waits (still `pending`, lease renewed) for one,
+   * so in-flight platform calls never exceed `concurrency` whichever path started them.
    */
   deliverLeased(intent: DurableSendIntent): Promise<void> {
     return this.#track(intent);
@@ -210,7 +207,7 @@ export class DeliveryWorker {
     );
     let slot = false;
     try {
-      await this.#acquireSlot();
+      await this.#deps.slots.acquire();
       slot = true;
       const result =
         intent.status === "unknown_after_send"
@@ -223,25 +220,9 @@ export class DeliveryWorker {
       this.#emit({ type: "error", intentId: intent.id, error });
       await store.releaseLease(intent.id, owner).catch(() => false);
     } finally {
-      if (slot) this.#releaseSlot();
+      if (slot) this.#deps.slots.release();
       clearInterval(renew);
     }
-  }
-
-  /** Waits for one of the `concurrency` delivery slots (FIFO). */
-  #acquireSlot(): Promise<void> {
-    if (this.#active < this.#deps.options.concurrency) {
-      this.#active++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.#slotWaiters.push(resolve));
-  }
-
-  /** Hands the slot to the next waiter, or frees it. */
-  #releaseSlot(): void {
-    const next = this.#slotWaiters.shift();
-    if (next) next();
-    else this.#active--;
   }
 
   async #run(): Promise<void> {

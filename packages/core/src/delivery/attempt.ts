@@ -2,8 +2,9 @@
  * One delivery attempt of a leased `pending` intent (seed "Send context"; DESIGN §3–4):
  * render once → take the first call's rate-limit tokens (waiting in memory up to
  * `maxInMemoryWaitMs`, else back to the queue) → write `sending` (the platform call starts now) →
- * send the missing units,
- * saving each unit's receipt as it lands → `committing` with the receipt → `sent`. A failure is
+ * send the missing units, saving each unit's receipt as it lands (a later unit that must wait for
+ * its tokens waits as `pending`, lease kept: `sending` is only ever on the store while a platform
+ * call is about to start or in flight) → `committing` with the receipt → `sent`. A failure is
  * classified and becomes a retry (`pending` + backoff), `unknown_after_send` or `failed`.
  *
  * @module
@@ -191,6 +192,7 @@ export async function runAttempt(
   failpoint("send.after_sending");
 
   let current: RateLimitCall | undefined; // the call the last tokens were taken for
+  let status = "sending" as "sending" | "pending"; // `pending` while waiting between parts
   const outcome = await deliverUnits({
     adapter,
     ctx: sendContext(deps, sending as DurableSendIntent, attempt, signal, () => current),
@@ -199,7 +201,7 @@ export async function runAttempt(
     previous: leased.partialReceipt,
     clock: deps.clock,
     redact: deps.options.redact,
-    reserve: (unit) => {
+    reserve: async (unit) => {
       // The first call's tokens were taken before `sending`.
       if (reservedFirst && firstCall) {
         reservedFirst = false;
@@ -211,10 +213,25 @@ export async function runAttempt(
           takenAt,
           deps.clock(),
         );
-        return Promise.resolve(0);
+        return 0;
       }
       current = callOf(adapter, leased, unit);
-      return reserveTokens(deps, adapter, current, signal);
+      const scopes = adapter.capabilities.rateLimits ?? [];
+      if (deps.scheduler.reserve(scopes, current, deps.clock()) === 0) return 0;
+      // A wait between parts: `sending` would claim a platform call is about to start, and a
+      // crash in the wait would hold the message as maybe sent. Back to `pending` for the wait
+      // (lease kept, landed parts saved), `sending` again once the tokens are taken.
+      await store.transitionIntents([
+        { id: leased.id, from: "sending", to: "pending", owner, patch: {} },
+      ]);
+      status = "pending";
+      const wait = await reserveTokens(deps, adapter, current, signal);
+      if (wait > 0) return wait;
+      await store.transitionIntents([
+        { id: leased.id, from: "pending", to: "sending", owner, patch: {} },
+      ]);
+      status = "sending";
+      return 0;
     },
     onPart: async (receipt, remaining) => {
       failpoint("send.after_platform_accept");
@@ -262,20 +279,20 @@ export async function runAttempt(
 
   if (outcome.status === "deferred") {
     // A long rate-limit wait between units: back to the queue without burning the attempt.
-    const [deferred] = await store.transitionIntents([
-      {
-        id: leased.id,
-        from: "sending",
-        to: "pending",
-        owner,
-        patch: {
-          attempt: leased.attempt,
-          nextAttemptAt: deps.clock() + outcome.waitMs,
-          partialReceipt: outcome.receipt ?? null,
-          lease: "release",
-        },
-      },
-    ]);
+    const patch = {
+      attempt: leased.attempt,
+      nextAttemptAt: deps.clock() + outcome.waitMs,
+      partialReceipt: outcome.receipt ?? null,
+      lease: "release" as const,
+    };
+    const deferred =
+      status === "pending"
+        ? await store.updateIntent(leased.id, { status: "pending", owner }, patch)
+        : (
+            await store.transitionIntents([
+              { id: leased.id, from: "sending", to: "pending", owner, patch },
+            ])
+          )[0];
     return deferred as DurableSendIntent;
   }
 

@@ -109,3 +109,86 @@ describe("delivery under a backlog", () => {
     expect(maxInFlight).toBe(2);
   });
 });
+
+describe("every path that calls the platform", () => {
+  it("bounds in-flight calls by `concurrency` across durable sends, sends without an intent and live previews", async () => {
+    const platform = new FakePlatform();
+    const forward = inProcessTransport(platform);
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const h = start(
+      async (call) => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await new Promise((r) => setTimeout(r, 15));
+        try {
+          return await forward(call);
+        } finally {
+          inFlight--;
+        }
+      },
+      { concurrency: 2 },
+    );
+    await h.runtime.start();
+    const durable = Array.from({ length: 6 }, (_, i) =>
+      h.runtime.send(outboundMessage(`durable-${i}`, { target: { id: `chat-d${i}` } })),
+    );
+    const direct = Array.from({ length: 6 }, (_, i) =>
+      h.runtime.send(outboundMessage(`direct-${i}`, { target: { id: `chat-x${i}` } }), {
+        durability: "disabled",
+      }),
+    );
+    const live = Array.from({ length: 4 }, async (_, i) => {
+      const base = outboundMessage("", { target: { id: `chat-l${i}` } });
+      const session = await h.runtime.live(base, { idempotencyKey: `live-${i}`, mode: "partial" });
+      session.update(`draft ${i}`);
+      await new Promise((r) => setTimeout(r, 30));
+      session.update(`draft ${i}, longer`);
+      return session.finalize(`final ${i}`);
+    });
+    await Promise.all([...durable, ...direct, ...live]);
+    expect(platform.visible().map((m) => m.text)).toEqual(
+      expect.arrayContaining(["durable-0", "direct-5", "final 3"]),
+    );
+    expect(maxInFlight).toBe(2);
+  });
+
+  it("a later part that waits for its rate-limit tokens waits as `pending` (lease kept), not `sending`", async () => {
+    const platform = new FakePlatform();
+    store = new SqliteStateStore({ path: ":memory:" });
+    const adapter = createFakeAdapter({
+      transport: inProcessTransport(platform),
+      maxLength: 10,
+      rateLimits: [{ scope: "chat" as const, limit: 1, intervalMs: 400 }],
+    });
+    runtime = createMessageRuntime({
+      store,
+      adapters: [adapter],
+      delivery: { pollIntervalMs: 5, leaseMs: 10_000 },
+    });
+    await runtime.start();
+    const sent = runtime.send(
+      outboundMessage("aaaaaaaa bbbbbbbb cccccccc", { target: { id: "c" } }),
+    );
+    await eventually(
+      () => platform.visible().length,
+      (n) => n === 1,
+    );
+    await new Promise((r) => setTimeout(r, 100)); // well inside the 400 ms wait for part 2
+    const [waiting] = await store.listIntents({});
+    // What a SIGKILL now leaves: `pending` with part 1's receipt — recovery sends parts 2 and 3
+    // (before [H20] it was `sending`, held as "maybe sent" though no call was in flight).
+    expect(waiting?.status).toBe("pending");
+    expect(waiting?.leaseOwner).toBe(runtime.worker.owner);
+    expect(waiting?.partialReceipt?.parts).toHaveLength(1);
+    const receipt = await sent;
+    expect(receipt.parts).toHaveLength(3);
+    expect(platform.visible().map((m) => m.text)).toHaveLength(3);
+    expect(
+      platform
+        .visible()
+        .map((m) => m.text)
+        .join(""),
+    ).toBe("aaaaaaaa bbbbbbbb cccccccc");
+  });
+});

@@ -3,10 +3,12 @@
  *
  * @module
  */
+
 import type { ChannelMessageAdapter } from "../adapter/types.ts";
 import type { HeraldLogger } from "../logger.ts";
 import type { BackoffOptions } from "../message/failure.ts";
 import type { MessageStateStore } from "../state/MessageStateStore.ts";
+import type { CallSlots } from "./CallSlots.ts";
 import type { RateLimitScheduler } from "./RateLimitScheduler.ts";
 
 /** Tunables of delivery. All durations in milliseconds. */
@@ -53,6 +55,8 @@ export type DeliveryDeps = {
    */
   requireAdapter(channel: string, accountId?: string): ChannelMessageAdapter;
   scheduler: RateLimitScheduler;
+  /** Platform calls in flight, at most `options.concurrency`, on every path (`CallSlots`). */
+  slots: CallSlots;
   clock: () => number;
   random: () => number;
   logger: HeraldLogger;

@@ -87,7 +87,8 @@ export async function tryCall<T>(
   fn: () => Promise<T>,
 ): Promise<CallResult<T>> {
   try {
-    return { ok: true, value: await fn() };
+    // Bounded like every platform call (`delivery.concurrency`, shared with the worker).
+    return { ok: true, value: await ref.env.deps.slots.run(fn) };
   } catch (error) {
     return {
       ok: false,

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { setImmediate } from "node:timers/promises";
 import type { HeraldLogger } from "../logger.ts";
 import type { MessageStateStore } from "../state/MessageStateStore.ts";
 import { AckGate } from "./ack.ts";
@@ -91,6 +92,9 @@ async function recoverChannel(
   let next = 0;
   const lane = async () => {
     while (next < groups.length) {
+      // The store may answer without a macrotask in between (node:sqlite is synchronous): give
+      // I/O (webhooks, /livez) a turn between records, or a big backlog starves the process.
+      await setImmediate();
       const group = groups[next++] as ScannedRecord[];
       const latest = group[group.length - 1] as ScannedRecord;
       const verdict = await recoverOne(latest, deps);

@@ -56,35 +56,38 @@ export async function directSend(
     (await adapter.render.render(message, { idempotencyKey, capabilities: adapter.capabilities }));
   const signal = new AbortController().signal;
   let current: RateLimitCall | undefined; // the call the last tokens were taken for
-  const outcome = await deliverUnits({
-    adapter,
-    batch,
-    operation,
-    previous: undefined,
-    clock: deps.clock,
-    redact: deps.options.redact,
-    ctx: {
-      channel: message.channel,
-      message,
-      attempt: 1,
-      idempotencyKey,
-      signal,
-      log: deps.logger.child({ channel: message.channel, durable: false }),
-      reportRateLimit: (feedback) => {
-        if (current) deps.scheduler.observe(current, feedback, deps.clock());
+  // Bounded like every platform call (`delivery.concurrency`, shared with the worker and live).
+  const outcome = await deps.slots.run(() =>
+    deliverUnits({
+      adapter,
+      batch,
+      operation,
+      previous: undefined,
+      clock: deps.clock,
+      redact: deps.options.redact,
+      ctx: {
+        channel: message.channel,
+        message,
+        attempt: 1,
+        idempotencyKey,
+        signal,
+        log: deps.logger.child({ channel: message.channel, durable: false }),
+        reportRateLimit: (feedback) => {
+          if (current) deps.scheduler.observe(current, feedback, deps.clock());
+        },
+        ...(message.accountId !== undefined ? { accountId: message.accountId } : {}),
       },
-      ...(message.accountId !== undefined ? { accountId: message.accountId } : {}),
-    },
-    reserve: async (unit) => {
-      // No queue to fall back to: wait as long as the limits require.
-      current = callOf(adapter, pseudo, unit);
-      for (;;) {
-        const wait = await reserveTokens(deps, adapter, current, signal);
-        if (wait === 0) return 0;
-      }
-    },
-    onPart: async () => {},
-  });
+      reserve: async (unit) => {
+        // No queue to fall back to: wait as long as the limits require.
+        current = callOf(adapter, pseudo, unit);
+        for (;;) {
+          const wait = await reserveTokens(deps, adapter, current, signal);
+          if (wait === 0) return 0;
+        }
+      },
+      onPart: async () => {},
+    }),
+  );
   if (outcome.status === "done") return outcome.receipt;
   if (outcome.status === "failed") {
     // Not retried here, but the route that was hit waits like any other (durable sends too).
