@@ -111,9 +111,9 @@ it("recovers a backlog of 200 recorded messages without waiting for the replies'
   );
   await first.close();
 
-  // Run 2: replies go out at 40/s (5 s for the backlog); recovery must not wait for them.
+  // Run 2: replies go out at 4/s (50 s for the backlog); recovery must not wait for them.
   const a = benchAccount("chat", "A", {
-    rateLimits: [{ scope: "account", limit: 40, intervalMs: 1_000 }],
+    rateLimits: [{ scope: "account", limit: 4, intervalMs: 1_000 }],
   });
   const second = benchGateway([a], {
     store: new SqliteStateStore({ path }),
@@ -125,13 +125,14 @@ it("recovers a backlog of 200 recorded messages without waiting for the replies'
     await turn.reply(`answer to ${turn.text}`);
   });
   try {
-    const t0 = Date.now();
     await second.gateway.start();
     expect(second.gateway.phase()).toBe("recovering");
     const url = second.gateway.url as string;
     let done = false;
+    let visibleWhenRecovered = -1;
     const pass = second.gateway.runtime.startupRecovery().then((report) => {
       done = true;
+      visibleWhenRecovered = a.platform.visible().length;
       return report;
     });
     const livez: number[] = [];
@@ -144,16 +145,21 @@ it("recovers a backlog of 200 recorded messages without waiting for the replies'
       await new Promise((r) => setTimeout(r, 50));
     }
     const report = await pass;
-    const recoveredAfterMs = Date.now() - t0;
     expect(report).toMatchObject({ processed: backlog, deadLettered: 0 });
-    expect(Math.max(...livez)).toBeLessThan(1_000);
+    console.log(`recovery pass: ${visibleWhenRecovered} replies visible; /livez ms ${livez}`);
+    // Before [H20] the pass starved the event loop (the store answers without a macrotask in
+    // between): /livez waited for the whole pass (≥ 50 s here). Now it answers between records
+    // (70–220 ms on a quiet machine, the 1 s goal; the bound leaves room for a loaded one).
+    expect(livez.length).toBeGreaterThan(1);
+    expect(Math.max(...livez)).toBeLessThan(10_000);
     // The pass ended while most replies still waited for the rate limit (before [H20] each
-    // recovered handler held one of 8 slots until its reply was delivered: ≥ 5 s).
-    expect(a.platform.visible().length).toBeLessThan(backlog);
-    expect(recoveredAfterMs).toBeLessThan(4_000);
-    await expect
-      .poll(() => a.platform.visible().length, { timeout: 30_000, interval: 200 })
-      .toBe(backlog);
+    // recovered handler held one of 8 slots until its reply was delivered, so the pass ended
+    // only with the last replies).
+    expect(visibleWhenRecovered).toBeLessThan(backlog / 2);
+    // Each handler ran once, in the pass; the replies are intents the worker delivers.
+    const texts = a.platform.visible().map((m) => m.text);
+    expect(new Set(texts).size).toBe(texts.length);
+    expect(await second.store.countIntents()).toMatchObject({ failed: 0 });
     expect(runs).toBe(backlog);
   } finally {
     await second.close();
