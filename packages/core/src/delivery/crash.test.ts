@@ -16,6 +16,8 @@ const worker = fileURLToPath(new URL("./testing/crashWorker.ts", import.meta.url
 const dir = mkdtempSync(join(tmpdir(), "herald-crash-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
+/** Crash runs at once (`pnpm soak` raises it for its 1,000 runs). */
+const parallel = Math.max(1, Number(process.env.HERALD_CRASH_PARALLEL ?? 2));
 
 type Mode = "idempotent" | "reconcile" | "at_least_once";
 
@@ -153,7 +155,6 @@ describe("randomized SIGKILL at every lifecycle point", () => {
       duplicates: { idempotent: 0, reconcile: 0, at_least_once: 0 },
       maxPerIntent: 0,
     };
-    const parallel = 2;
     for (let i = 0; i < plans.length; i += parallel) {
       const results = await Promise.all(
         plans
@@ -206,10 +207,10 @@ describe("SIGKILL during a timed-out send that the platform stores late", () => 
       hit: 1 + random(3),
       lateMs: 50 + random(150),
     }));
-    for (let i = 0; i < plans.length; i += 2) {
+    for (let i = 0; i < plans.length; i += parallel) {
       const results = await Promise.all(
         plans
-          .slice(i, i + 2)
+          .slice(i, i + parallel)
           .map(async (p) => ({ p, r: await crashRun(p.mode, p.point, p.hit, 4, p.lateMs) })),
       );
       for (const { p, r } of results) {
