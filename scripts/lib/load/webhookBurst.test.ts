@@ -23,7 +23,10 @@ it("600 webhook updates, 100 connections, one SIGKILL mid-backlog: each answered
   });
   console.log(`webhook burst: ${JSON.stringify(report)}`);
   expect(report.duplicated).toBe(0);
-  expect(report.held).toBeLessThanOrEqual(concurrency);
+  // Held because the kill caught them in `sending`: at most the calls in flight. (A loaded
+  // machine may add calls the fake did not answer within the request timeout: `maybe_sent`
+  // answers, held too, and counted apart.)
+  expect(report.heldByKill).toBeLessThanOrEqual(concurrency);
   // A held reply is one the kill caught between `sending` and the platform's answer (Telegram
   // has no idempotency key: held for an operator, never blindly resent); the only unanswered
   // updates are among those.

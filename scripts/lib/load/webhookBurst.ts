@@ -52,6 +52,13 @@ export type BurstReport = {
   duplicated: number;
   /** Intents held as `unknown_after_send` at the end. */
   held: number;
+  /**
+   * Of those, the ones a SIGKILL left in `sending` (found by recovery); the rest are calls the
+   * platform did not answer in time (`maybe_sent`: a timeout or a 5xx).
+   */
+  heldByKill: number;
+  /** Held intents by failure reason (its first 80 characters). */
+  heldReasons: Record<string, number>;
   /** Held intents most recently recorded as sent by the platform (the rest were never sent). */
   heldNeverSent: number;
   /** Handler runs per message: how many messages ran 0, 1, 2… times. */
@@ -297,6 +304,22 @@ export default async function (turn) {
       status: string;
       n: number;
     }[];
+    const heldFailures = (
+      db.prepare("SELECT failure_json FROM intents WHERE status = 'unknown_after_send'").all() as {
+        failure_json: string | null;
+      }[]
+    ).map((r) => r.failure_json ?? "");
+    const heldByKill = heldFailures.filter((f) => f.includes("stopped while sending")).length;
+    const heldReasons: Record<string, number> = {};
+    for (const f of heldFailures) {
+      let reason = f;
+      try {
+        const failure = JSON.parse(f) as { kind?: string; evidence?: string; message?: string };
+        reason = `${failure.kind}/${failure.evidence}: ${failure.message ?? ""}`;
+      } catch {}
+      reason = reason.slice(0, 80);
+      heldReasons[reason] = (heldReasons[reason] ?? 0) + 1;
+    }
     const turnsWithIntent = new Set(
       (
         db.prepare("SELECT turn_id FROM intents WHERE turn_id IS NOT NULL").all() as {
@@ -337,6 +360,8 @@ export default async function (turn) {
       lost: counts.filter((n) => n === 0).length,
       duplicated: counts.filter((n) => n > 1).length,
       held,
+      heldByKill,
+      heldReasons,
       heldNeverSent:
         held - Math.min(held, counts.filter((n) => n > 0).length - (intents.sent ?? 0)),
       handlerRuns,
