@@ -22,9 +22,11 @@ export async function inboundRun(
   return Object.assign(run, { inbound: run.platform.inbound as ContractInbound });
 }
 
+/** The platform message id of an outcome that carries a message (else undefined). */
 export const idOf = (o: ReceiveOutcome) =>
   "message" in o ? o.message.platformMessageId : undefined;
 
+/** Waits for the settled outcome of inbound message `platformMessageId` (throws on timeout). */
 export function outcomeFor(run: ContractRun, platformMessageId: string) {
   return eventually(
     () => run.outcomes.find((o) => idOf(o) === platformMessageId),
