@@ -15,6 +15,7 @@
  * @packageDocumentation
  */
 import { describe } from "vitest";
+import { boundsTests } from "./boundsTests.ts";
 import { crashTests } from "./crashTests.ts";
 import { deliveryTests } from "./deliveryTests.ts";
 import { inboundTests } from "./inboundTests.ts";
@@ -78,6 +79,7 @@ export function describeChannelContract<TConnection extends JsonValue>(
         sendTests(suite);
         replyTests(suite);
         deliveryTests(suite);
+        boundsTests(suite);
         crashTests(suite);
         inboundTests(suite);
         liveTests(suite);
