@@ -87,6 +87,9 @@ console.log(
   `\n(p1) durable queues: ${N} messages, enqueue (32 calls in flight, one message each) → claim → call the fake platform over HTTP → complete, 16 workers; durable commits. SIGKILL run: ${crashN} queued, the worker process killed at half, restarted; counted on the platform per payload id`,
 );
 console.table(queueTable(queues));
+console.log(
+  "notes: every peer is at-least-once; their recovery timers were turned down for the crash run (pg-boss expireInSeconds 2 s instead of 15 min, plainjob timeout 2 s instead of 30 min — counted from enqueue time, so it also requeues jobs still running —, graphile-worker force_unlock_workers on restart, else 4 h); plainjob runs on node:sqlite through its Connection interface",
+);
 for (const store of ["SQLite", "PostgreSQL"] as const) {
   const peers = queues.filter((r) => r.store === store && !r.system.startsWith("herald"));
   const ours = queues.find((r) => r.store === store && r.system.startsWith("herald"));
@@ -106,5 +109,8 @@ console.log(
 );
 console.table(chatTable(chat));
 for (const r of chat) if (r.error) console.log(`${r.sender}: ${r.error}`);
+console.log(
+  'notes: herald\'s "lost" is what was not visible at the end: each is held for an operator (unknownSendPolicy "hold": an in-doubt send is never resent blindly; most held ones are visible, their answer was the reset) or waits behind a held message of its chat (per-chat order); Chat SDK has no queue, scheduler or send idempotency, so the app retries 429s after retry_after and network errors up to 3 times and keeps a done file for restarts; the fake numbers messages across chats, so the opt-in probe rarely finds a lost id',
+);
 rmSync(dir, { recursive: true, force: true });
 console.log(`(peers bench: ${((Date.now() - started) / 1000).toFixed(0)} s)`);
