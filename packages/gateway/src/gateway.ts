@@ -32,7 +32,7 @@ import { type BotTurn, type BotTurnOptions, createBotTurn } from "./bot/BotTurn.
 import { ConfigError } from "./config/errors.ts";
 import { AttemptLog } from "./console/attempts.ts";
 import { type ConsoleApp, createConsoleApp } from "./console/console.ts";
-import type { ConsoleOptions } from "./console/deps.ts";
+import { type ConsoleOptions, MIN_CONSOLE_TOKEN_LENGTH } from "./console/deps.ts";
 import { GatewayMetrics } from "./http/metrics.ts";
 import type { GatewayPhase } from "./http/probes.ts";
 import { CONSOLE_PATH, type HttpServerHandle, startHttpServer } from "./http/server.ts";
@@ -98,6 +98,22 @@ function consoleRedaction(
   const own = new SecretRedactor();
   own.add(token);
   return (text) => own.redact(redact ? redact(text) : text);
+}
+
+/**
+ * Refuses a console token shorter than {@link MIN_CONSOLE_TOKEN_LENGTH} (an empty one would let
+ * an empty sign-in through).
+ * @throws ConfigError at `console.token`.
+ */
+function assertConsoleToken(options: ConsoleOptions): void {
+  if (options.token.length >= MIN_CONSOLE_TOKEN_LENGTH) return;
+  throw new ConfigError("createGateway()", [
+    {
+      path: "console.token",
+      message: `the console token has ${options.token.length} characters; it needs at least ${MIN_CONSOLE_TOKEN_LENGTH}`,
+      fix: "use a random token, e.g. the output of `openssl rand -hex 24`",
+    },
+  ]);
 }
 
 /**
@@ -261,6 +277,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   let consoleApp: ConsoleApp | undefined;
   if (options.console && options.http !== false) {
+    assertConsoleToken(options.console);
     assertConsoleHost(options.http?.host ?? "127.0.0.1", options.console);
     consoleApp = createConsoleApp({
       token: options.console.token,

@@ -8,6 +8,7 @@
 import { ConfigError } from "./config/errors.ts";
 import { parseConfig } from "./config/load.ts";
 import { type HeraldConfig, receivePolicyOf } from "./config/schema.ts";
+import { MIN_CONSOLE_TOKEN_LENGTH } from "./console/deps.ts";
 import { createGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
 import { createLogger } from "./logger.ts";
 import { loadPlugins } from "./plugins/loadPlugins.ts";
@@ -109,9 +110,6 @@ export async function herald(
   });
   return wrapped;
 }
-
-/** Minimum length of the console token, in characters. */
-const MIN_CONSOLE_TOKEN_LENGTH = 16;
 
 /**
  * Reads the console token from its env var.

@@ -55,8 +55,10 @@ const ASSETS: Readonly<Record<string, Asset>> = {
 /** Registers `GET /assets/:name` on the console app (no sign-in needed: nothing secret). */
 export function registerAssets(app: Hono): void {
   app.get("/assets/:name", (c) => {
-    const asset = ASSETS[c.req.param("name")];
-    if (!asset) return c.text("not found", 404);
+    const name = c.req.param("name");
+    // Own keys only: `__proto__`, `constructor`, `toString` are not assets (a 500 before).
+    const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+    if (!asset) return c.text(`no console asset named ${JSON.stringify(name)}`, 404);
     return c.body(asset.body(), 200, {
       "content-type": `${asset.type}; charset=utf-8`,
       "cache-control": "public, max-age=3600",

@@ -14,6 +14,7 @@
 import { type Context, Hono } from "hono";
 import { setCookie } from "hono/cookie";
 import { html } from "hono/html";
+import { HTTPException } from "hono/http-exception";
 import { registerAccountRoutes } from "./accountsRoutes.ts";
 import { registerAssets } from "./assets.ts";
 import {
@@ -30,6 +31,7 @@ import { registerDeadLetterRoutes } from "./deadLetterRoutes.ts";
 import type { ConsoleDeps } from "./deps.ts";
 import { ConsoleEvents } from "./events.ts";
 import { notice, type PageContext, page } from "./layout.ts";
+import { ConsoleQueryError } from "./query.ts";
 import { registerQueueRoutes } from "./queueRoutes.ts";
 
 /** The page's Content-Security-Policy: nothing but this origin, no inline script or style. */
@@ -65,6 +67,37 @@ export function createConsoleApp(deps: ConsoleDeps): ConsoleApp {
     c.header("cache-control", c.res.headers.get("cache-control") ?? "no-store");
   });
   registerAssets(app);
+  // A bad query parameter is the caller's mistake: a 400 page naming it (never a 500).
+  app.onError((error, c) => {
+    if (error instanceof HTTPException) return error.getResponse();
+    const ctx = isSignedIn(c, deps.token) ? ctxOf() : { base };
+    if (error instanceof ConsoleQueryError)
+      return c.html(
+        page(
+          ctx,
+          "Bad request",
+          notice(
+            "error",
+            `Bad ${error.field}: ${error.message}`,
+            "Fix that parameter in the address (or use the page's filters) and load it again.",
+          ),
+        ),
+        400,
+      );
+    deps.logger.error({ err: error, path: c.req.path }, "console request failed");
+    return c.html(
+      page(
+        ctx,
+        "Error",
+        notice(
+          "error",
+          "The console could not answer this request.",
+          `The gateway's log has the details ("console request failed", ${error.name}). Reload to try again.`,
+        ),
+      ),
+      500,
+    );
+  });
   // Every POST, sign-in included: same origin only (hono's csrf: Origin / Sec-Fetch-Site).
   const refused = (c: Context, why: string) =>
     c.html(
@@ -99,7 +132,13 @@ export function createConsoleApp(deps: ConsoleDeps): ConsoleApp {
     const given = typeof form.token === "string" ? form.token : "";
     const nextRaw = typeof form.next === "string" ? form.next : "";
     // Only a path inside the console: never an open redirect.
-    const next = nextRaw.startsWith(`${base}/`) && !nextRaw.startsWith("//") ? nextRaw : `${base}/`;
+    // No control characters, spaces or backslashes either (a line break made the Location header
+    // throw: a 500).
+    const next =
+      nextRaw.startsWith(`${base}/`) &&
+      ![...nextRaw].some((ch) => ch <= " " || ch === "\u007f" || ch === "\\")
+        ? nextRaw
+        : `${base}/`;
     if (!tokenMatches(given, deps.token)) {
       deps.logger.warn({ path: c.req.path }, "console sign-in refused: wrong token");
       return c.html(page({ base }, "Sign in", loginForm(base, next, true)), 401);
@@ -154,6 +193,21 @@ export function createConsoleApp(deps: ConsoleDeps): ConsoleApp {
     setCookie(c, SESSION_COOKIE, "", { path: base, httpOnly: true, sameSite: "Strict", maxAge: 0 });
     return c.redirect(`${base}/login`, 303);
   });
+  // Anything else under the console: a page that says where to go (a bare "404 Not Found" before).
+  app.all("*", (c) =>
+    c.html(
+      page(
+        ctxOf(),
+        "Not found",
+        notice(
+          "error",
+          `No console page at ${c.req.path}.`,
+          "Use the navigation above: Queue, Held sends, Dead letters, Conversations, Accounts.",
+        ),
+      ),
+      404,
+    ),
+  );
   return {
     app,
     close: () => {

@@ -21,6 +21,7 @@ import { redacted } from "../queue/operations.ts";
 import { pager, transcript } from "./conversationView.ts";
 import type { ConsoleDeps } from "./deps.ts";
 import { csrfField, notice, type PageContext, page } from "./layout.ts";
+import { queryPositive } from "./query.ts";
 import { redirect } from "./queueRoutes.ts";
 
 /** Default events per page. */
@@ -114,12 +115,11 @@ ${
   });
 
   const windowBody = async (c: Context, ctx: PageContext, conversation: string) => {
-    const size = Math.min(
-      MAX_PAGE_SIZE,
-      Math.max(1, Number(c.req.query("size")) || DEFAULT_PAGE_SIZE),
-    );
+    const size =
+      queryPositive(c, "size", { integer: true, max: MAX_PAGE_SIZE }) ?? DEFAULT_PAGE_SIZE;
+    const asked = queryPositive(c, "to", { integer: true });
     const last = await lastSeq(deps.store, conversation);
-    const to = Math.min(last, Number(c.req.query("to")) || last);
+    const to = Math.min(last, asked ?? last);
     const from = Math.max(1, to - size + 1);
     const snapshot =
       last === 0

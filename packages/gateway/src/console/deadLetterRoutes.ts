@@ -10,7 +10,8 @@ import type { Context, Hono } from "hono";
 import { html } from "hono/html";
 import { redacted } from "../queue/operations.ts";
 import type { ConsoleDeps } from "./deps.ts";
-import { ago, csrfField, type Html, notice, type PageContext, page } from "./layout.ts";
+import { ago, csrfField, type Html, notice, type PageContext, page, rawBlock } from "./layout.ts";
+import { queryChoice } from "./query.ts";
 import { redirect } from "./queueRoutes.ts";
 
 const STATUSES: readonly DeadLetter["status"][] = ["new", "replayed", "discarded"];
@@ -23,7 +24,7 @@ function letterView(ctx: PageContext, l: DeadLetter, now: number): Html {
 <h2><code>${l.id}</code> · ${l.channel}/${l.accountId ?? "default"} · <span class="status">${l.status}${l.replayCount > 0 ? ` (${l.replayCount}× replayed)` : ""}</span> · <span class="muted">${ago(l.receivedAt, now)}</span></h2>
 <dl><dt>error</dt><dd><code>${l.error.name}${l.error.code ? ` ${l.error.code}` : ""}</code>: ${l.error.message}</dd>
 ${l.error.path ? html`<dt>field path</dt><dd><code class="field-path">${l.error.path}</code></dd>` : ""}</dl>
-<h3>Raw payload</h3><pre class="raw">${JSON.stringify(l.raw, null, 2)}</pre>
+<h3>Raw payload</h3>${rawBlock(typeof l.raw === "string" ? l.raw : JSON.stringify(l.raw, null, 2), "replay reads all of it")}
 ${
   l.status === "discarded"
     ? html`<p class="muted">discarded</p>`
@@ -39,13 +40,8 @@ export function registerDeadLetterRoutes(
 ): void {
   app.get("/deadletters", async (c) => {
     const ctx = ctxOf(c);
-    const status = c.req.query("status");
-    const letters = await deps.store.listDeadLetters({
-      ...(status && (STATUSES as readonly string[]).includes(status)
-        ? { status: status as DeadLetter["status"] }
-        : {}),
-      limit: 100,
-    });
+    const status = queryChoice(c, "status", STATUSES);
+    const letters = await deps.store.listDeadLetters({ ...(status ? { status } : {}), limit: 100 });
     const done = c.req.query("done");
     const now = deps.clock();
     const body = html`<h1>Dead letters</h1>${done ? notice("info", done) : ""}

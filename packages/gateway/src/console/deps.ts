@@ -8,9 +8,16 @@ import type { HeraldLogger, MessageRuntime, MessageStateStore } from "@herald/co
 import type { AccountHealth } from "../accounts/AccountSupervisor.ts";
 import type { AttemptLog } from "./attempts.ts";
 
+/** Minimum length of the console token, in characters (a shorter one is a `ConfigError`). */
+export const MIN_CONSOLE_TOKEN_LENGTH = 16;
+
 /** Console settings of a gateway (`createGateway({ console })`). */
 export type ConsoleOptions = {
-  /** The operator token (read from the env var `console.tokenEnv` names). */
+  /**
+   * The operator token (read from the env var `console.tokenEnv` names): at least
+   * {@link MIN_CONSOLE_TOKEN_LENGTH} characters, else `createGateway` throws a `ConfigError` at
+   * `console.token`.
+   */
   token: string;
   /**
    * Serve the console on a non-loopback `http.host` too. Off by default: the console is for

@@ -101,3 +101,21 @@ export function ago(at: number, now: number): string {
 export function notice(kind: "error" | "info", text: string, detail?: string): Html {
   return html`<div class="notice ${kind}" role="${kind === "error" ? "alert" : "status"}"><strong>${text}</strong>${detail ? html`<p>${detail}</p>` : ""}</div>`;
 }
+
+/** Most characters of one stored value (a raw payload, an intent's JSON) a page shows. */
+export const MAX_SHOWN_CHARS = 32 * 1024;
+
+/**
+ * A `<pre class="raw">` of `text` (already redacted), cut at {@link MAX_SHOWN_CHARS} with a
+ * note saying how much was left out, so a huge stored value (a 5 MB dead letter) never makes
+ * the page huge or slow.
+ */
+export function rawBlock(text: string, where: string): Html {
+  if (text.length <= MAX_SHOWN_CHARS) return html`<pre class="raw">${text}</pre>`;
+  const kib = (n: number) => `${Math.round(n / 1024).toLocaleString("en")} KiB`;
+  return html`<pre class="raw">${text.slice(0, MAX_SHOWN_CHARS)}</pre>${notice(
+    "info",
+    `Truncated: showing the first ${kib(MAX_SHOWN_CHARS)} of ${kib(text.length)}.`,
+    `The whole value is in the store; ${where}.`,
+  )}`;
+}

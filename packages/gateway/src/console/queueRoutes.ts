@@ -19,6 +19,7 @@ import { queueRows } from "../queue/queueRows.ts";
 import { timelineOf } from "./attempts.ts";
 import type { ConsoleDeps } from "./deps.ts";
 import { type Html, notice, type PageContext, page } from "./layout.ts";
+import { queryChoice, queryPositive, queryValue } from "./query.ts";
 import {
   countsBar,
   filterForm,
@@ -33,19 +34,23 @@ import {
 /** Most intents one table shows. */
 const TABLE_LIMIT = 200;
 
+/**
+ * The filter of a queue page's query.
+ * @throws ConsoleQueryError for an unknown `status` or an `age` that is not a positive number.
+ */
 function filterOf(c: Context): QueueFilter {
-  const q = (name: string) => c.req.query(name)?.trim() || undefined;
-  const status = q("status");
-  const age = Number(q("age"));
+  const status = queryChoice(c, "status", [...INTENT_STATUSES, "held"] as const);
+  const age = queryPositive(c, "age");
+  const channel = queryValue(c, "channel");
+  const account = queryValue(c, "account");
+  const target = queryValue(c, "target");
   return {
-    ...(status && ([...INTENT_STATUSES, "held"] as string[]).includes(status)
-      ? { status: status as IntentStatus | "held" }
-      : {}),
-    ...(q("channel") ? { channel: q("channel") } : {}),
-    ...(q("account") ? { account: q("account") } : {}),
-    ...(q("target") ? { target: q("target") } : {}),
-    ...(Number.isFinite(age) && age > 0 ? { olderThanMin: age } : {}),
-  } as QueueFilter;
+    ...(status ? { status } : {}),
+    ...(channel ? { channel } : {}),
+    ...(account ? { account } : {}),
+    ...(target ? { target } : {}),
+    ...(age !== undefined ? { olderThanMin: age } : {}),
+  };
 }
 
 /** Most intents one table scan reads (the store purges terminal intents, so this is generous). */

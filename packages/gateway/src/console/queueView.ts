@@ -15,7 +15,7 @@ import { html } from "hono/html";
 import { CANCELLABLE, RETRYABLE } from "../queue/operations.ts";
 import { type QueueRow, queueRows } from "../queue/queueRows.ts";
 import type { TimelineEntry } from "./attempts.ts";
-import { ago, clock, csrfField, type Html, type PageContext } from "./layout.ts";
+import { ago, clock, csrfField, type Html, type PageContext, rawBlock } from "./layout.ts";
 
 /** The queue filters (query parameters of `/queue`). */
 export type QueueFilter = {
@@ -173,7 +173,7 @@ ${i.failure ? html`<h2>Evidence</h2>${evidence(i)}` : ""}
       : html`<p class="muted">no receipt yet</p>`
   }
 ${i.liveState ? html`<h2>Live state</h2><pre>${JSON.stringify(i.liveState, null, 2)}</pre>` : ""}
-<h2>Stored intent</h2><pre class="raw">${display.json}</pre>`;
+<h2>Stored intent</h2>${rawBlock(display.json, `herald queue show ${i.id} prints it`)}`;
 }
 
 /** The held intents, each with its evidence and its two actions. */
