@@ -268,8 +268,9 @@ export class LiveSession {
     if (this.mode === "block") await stopped;
     const inFlight = this.#inFlight !== undefined;
     // The final is a reply: the turn's typing in this chat stops before it is delivered too.
-    const beforeDeliver = async () => {
+    const beforeDeliver = async (): Promise<undefined> => {
       await Promise.all([stopped, ref ? replyingInTurn(ref.base) : undefined]);
+      return undefined;
     };
     try {
       if (!ref) {

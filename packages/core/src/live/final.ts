@@ -151,7 +151,7 @@ export async function deliverFinal(
      * returns means the final is already visible (a preview call that landed meanwhile shows
      * it): the intent is committed with that receipt and nothing is sent.
      */
-    beforeDeliver?: (() => Promise<MessageReceipt | undefined | void>) | undefined;
+    beforeDeliver?: (() => Promise<MessageReceipt | undefined>) | undefined;
   },
 ): Promise<MessageReceipt> {
   const { deps, worker } = ref.env;

@@ -34,7 +34,7 @@ export type FinalizeContext = {
   key: string;
   waitMs: number;
   /** Runs once the final's intent is written, before it is delivered (see `deliverFinal`). */
-  beforeDeliver?: () => Promise<MessageReceipt | undefined | void>;
+  beforeDeliver?: () => Promise<MessageReceipt | undefined>;
   /**
    * A preview call was in flight when the session was finalized: what it shows was unknown
    * when the final was planned, so a fresh final looks again once it landed.
