@@ -50,14 +50,19 @@ export class AttemptLog {
     const i = event.intent;
     const list = this.#byIntent.get(i.id) ?? [];
     this.#byIntent.delete(i.id);
-    list.push({
+    const entry: Observed = {
       at,
       attempt: i.attempt,
       status: i.status,
       ...(i.failure
         ? { kind: i.failure.kind, evidence: i.failure.evidence, detail: i.failure.message }
         : {}),
-    });
+    };
+    // One attempt settling twice in the same status (an in-doubt send, then the hold policy
+    // deciding it) is one line: the later, fuller one.
+    const last = list.at(-1);
+    if (last && last.attempt === entry.attempt && last.status === entry.status) list.pop();
+    list.push(entry);
     this.#byIntent.set(i.id, list.slice(-this.#maxPerIntent));
     if (this.#byIntent.size > this.#maxIntents) {
       const oldest = this.#byIntent.keys().next().value;

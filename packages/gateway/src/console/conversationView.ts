@@ -98,6 +98,18 @@ function nodeView(
 </article>`;
 }
 
+/**
+ * Nodes of a turn recorded after its `turn/end` (a late activity): drawn below the end line so
+ * they never look like the tail the branch belongs to; they offer no branch themselves.
+ */
+function lateNodes(ctx: PageContext, conversation: string, t: TurnBlock): Html | string {
+  const end = t.end;
+  if (!end) return "";
+  const late = t.nodes.filter((n) => n.seq > end.seq);
+  if (late.length === 0) return "";
+  return html`<div class="late"><p class="muted">recorded after this turn's turn/end (not part of what a branch copies):</p>${late.map((n) => nodeView(ctx, conversation, n, undefined))}</div>`;
+}
+
 /** The transcript of one window: turns with their boundaries and nodes. */
 export function transcript(
   ctx: PageContext,
@@ -116,13 +128,15 @@ export function transcript(
         ? html`${clock(t.start.at)} turn/start <code>${t.turnId.slice(0, 8)}</code> <span class="muted">#${t.start.seq}</span>`
         : html`<span>turn <code>${t.turnId.slice(0, 8)}</code> began before this window</span>`
     }</div>
-${t.nodes.map((n) => nodeView(ctx, snapshot.conversation, n, bySeq.get(n.seq)))}
+${t.nodes
+  .filter((n) => !t.end || n.seq < t.end.seq)
+  .map((n) => nodeView(ctx, snapshot.conversation, n, bySeq.get(n.seq)))}
 <div class="boundary end" data-end-seq="${t.end?.seq ?? ""}">${
       t.end
         ? html`${clock(t.end.at)} turn/end <span class="outcome outcome-${t.end.outcome}">${t.end.outcome}</span> <span class="muted">#${t.end.seq}</span>`
         : html`<span class="outcome">open</span> <span class="muted">no turn/end in this window: nothing in this turn can be branched</span>`
     }</div>
-</section>`,
+${lateNodes(ctx, snapshot.conversation, t)}</section>`,
   )}</div>`;
 }
 
