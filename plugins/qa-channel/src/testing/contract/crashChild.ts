@@ -26,6 +26,8 @@ export type CrashChildConfig = {
   texts: string[];
   keyPrefix: string;
   accountId: string;
+  /** Added to the runtime's clock, in ms (a restart long after the crash). @defaultValue 0 */
+  clockOffsetMs?: number;
 };
 
 const config = JSON.parse(process.argv[2] ?? "{}") as CrashChildConfig;
@@ -38,9 +40,11 @@ if (!harness?.createAdapter) throw new Error(`${config.module.url} exports no co
 
 const adapter = harness.createAdapter(config.connection);
 const store = new SqliteStateStore({ path: config.storePath });
+const offset = config.clockOffsetMs ?? 0;
 const runtime = createMessageRuntime({
   store,
   adapters: [adapter],
+  ...(offset ? { clock: () => Date.now() + offset } : {}),
   random: () => 0.5,
   delivery: {
     workerId: "contract-crash",

@@ -10,7 +10,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type FailpointAction, runNodeChild, SqliteStateStore } from "@herald/plugin-sdk/testing";
+import {
+  type FailpointAction,
+  isHeldForOperator,
+  runNodeChild,
+  SqliteStateStore,
+} from "@herald/plugin-sdk/testing";
 import { afterAll, describe, expect, onTestFinished } from "vitest";
 import type { CrashChildConfig } from "./crashChild.ts";
 import { expectGuaranteed, guaranteeOf } from "./guarantee.ts";
@@ -161,5 +166,71 @@ export function crashTests(suite: ContractSuite): void {
           { timeout: 40_000 },
         );
       }
+
+      test(
+        "crash.key-window-expired",
+        "killed after the platform accepted; restarted after the platform's dedupe window: reconciled or held, never duplicated",
+        async (ctx) => {
+          ctx.skip(
+            !h.module,
+            "the harness has no `module`: a child process cannot rebuild its adapter",
+          );
+          dir ??= mkdtempSync(join(tmpdir(), "herald-contract-"));
+          const platform = await h.platform({ maxLength: CONTRACT_MAX_LENGTH });
+          onTestFinished(() => platform.close());
+          const delivery = h.createAdapter(platform.connection as JsonValue).capabilities.delivery;
+          const windowMs = delivery?.idempotencyWindowMs;
+          ctx.skip(
+            !delivery?.idempotencyKey || windowMs === undefined,
+            "the adapter declares no idempotency window (capabilities.delivery.idempotencyWindowMs)",
+          );
+          ctx.skip(
+            !platform.expireKeys,
+            "the fake cannot end its dedupe window (platform.expireKeys)",
+          );
+          const target = await platform.createTarget("group");
+          const base: Omit<CrashChildConfig, "phase"> = {
+            module: h.module as NonNullable<ContractHarness["module"]>,
+            connection: platform.connection,
+            storePath: join(dir, `window-${Date.now()}.db`),
+            target,
+            texts: ["outlives the window"],
+            keyPrefix: "window",
+            accountId: h.accountId ?? "contract",
+          };
+          const produce = await runNodeChild(
+            childScript,
+            [JSON.stringify({ ...base, phase: "produce" })],
+            { failpoints: { "send.after_platform_accept": "kill" }, nodeArgs },
+          );
+          expect(produce.killed, `the child was not killed: ${produce.stderr}`).toBe(true);
+          expect((await platform.visible(target)).length).toBe(1);
+          platform.expireKeys?.();
+          const drain = await runNodeChild(
+            childScript,
+            [
+              JSON.stringify({
+                ...base,
+                phase: "drain",
+                clockOffsetMs: (windowMs as number) + 60_000,
+              }),
+            ],
+            { nodeArgs },
+          );
+          expect(drain.code, `restart failed: ${drain.stderr}`).toBe(0);
+          const store = new SqliteStateStore({ path: base.storePath });
+          const [intent] = await store.listIntents();
+          await store.close();
+          const after = await platform.visible(target);
+          expect(
+            after.map((m) => normalizeSpace(m.text)),
+            "never duplicated",
+          ).toEqual(["outlives the window"]);
+          if (intent && isHeldForOperator(intent)) return;
+          expect(intent?.status, "reconciled (sent) or held").toBe("sent");
+          expect(intent?.receipt?.platformMessageIds).toEqual(after.map((m) => m.id));
+        },
+        { timeout: 40_000 },
+      );
     });
 }
