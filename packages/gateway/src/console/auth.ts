@@ -79,3 +79,44 @@ export async function csrfTokenValid(c: Context, token: string): Promise<boolean
   }
   return given !== undefined && constantTimeEqual(given, csrfToken(token));
 }
+
+/** The query parameter holding a notice's signature. */
+const NOTICE_SIG = "sig";
+
+const noticeSig = (token: string, fields: Record<string, string>) =>
+  hmacSha256Hex(token, [
+    "herald-console:notice:v1:",
+    JSON.stringify(Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : 1))),
+  ]);
+
+/**
+ * Query parameters carrying a notice to the page a POST redirects to (`done=Retried: …`,
+ * `forkError=open_turn&at=…&turn=…`), signed with the console token so that only the console
+ * itself can put text on its pages: a crafted link (`?done=Your token expired, sign in at …`)
+ * shows nothing.
+ */
+export function signedNotice(
+  token: string,
+  fields: Record<string, string>,
+): Record<string, string> {
+  return { ...fields, [NOTICE_SIG]: noticeSig(token, fields) };
+}
+
+/**
+ * The notice fields of `names` in the request's query when their signature is valid
+ * ({@link signedNotice}); undefined when absent or forged.
+ */
+export function verifiedNotice(
+  c: Context,
+  token: string,
+  names: readonly string[],
+): Record<string, string> | undefined {
+  const fields: Record<string, string> = {};
+  for (const name of names) {
+    const value = c.req.query(name);
+    if (value !== undefined) fields[name] = value;
+  }
+  const sig = c.req.query(NOTICE_SIG);
+  if (Object.keys(fields).length === 0 || sig === undefined) return undefined;
+  return constantTimeEqual(sig, noticeSig(token, fields)) ? fields : undefined;
+}

@@ -8,6 +8,7 @@ import { createMessageRuntime, SqliteStateStore, silentLogger } from "@herald/co
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../config/errors.ts";
 import { createGateway } from "../gateway.ts";
+import { herald } from "../herald.ts";
 import { GatewayMetrics } from "../http/metrics.ts";
 import { createHttpApp } from "../http/server.ts";
 import { AttemptLog } from "./attempts.ts";
@@ -153,6 +154,82 @@ describe("web console under attack", () => {
     expect(page).toContain("No console page at /console/nosuchpage");
     expect(page).toContain("Sign out"); // the navigation is there
     expect((await app().request("/console/nosuchpage")).status).toBe(401); // signed out: sign in first
+  });
+
+  it("shows only notices the console signed: a crafted ?done= or fork refusal shows nothing", async () => {
+    const lie = "Your token expired: sign in again at https://evil.example";
+    const letter = await store.putDeadLetter({
+      channel: "qa",
+      raw: {},
+      error: { name: "InvalidPayloadError", message: "bad" },
+      receivedAt: Date.now(),
+    });
+    const forged = await (await get(`/console/deadletters?done=${encodeURIComponent(lie)}`)).text();
+    expect(forged).not.toContain("evil.example");
+    const fork = await (
+      await get(
+        `/console/conversations/view?c=x&forkError=open_turn&at=1&turn=${encodeURIComponent(lie)}`,
+      )
+    ).text();
+    expect(fork).not.toContain("evil.example");
+    expect(fork).not.toContain("Cannot branch there");
+    // The console's own redirect carries a signature, and its notice shows.
+    const discard = await app().request(`${ORIGIN}/console/deadletters/${letter.id}/discard`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN, ...signedIn },
+      body: new URLSearchParams({ _csrf: csrfToken(TOKEN) }).toString(),
+    });
+    const location = discard.headers.get("location") ?? "";
+    expect(location).toContain("sig=");
+    expect(await (await get(location)).text()).toContain(`Discarded ${letter.id}.`);
+    // A signed notice with its text changed is a forgery too.
+    const tampered = location.replace(/done=[^&]*/, `done=${encodeURIComponent(lie)}`);
+    expect(await (await get(tampered)).text()).not.toContain("evil.example");
+  });
+
+  it("refuses every POST route of the console cross-site and without the CSRF token", async () => {
+    const posts = consoleApp.app.routes
+      .filter((r) => r.method === "POST" && !r.path.includes("*"))
+      .map((r) => r.path.replace(":id", "some-id"));
+    expect(posts.length).toBeGreaterThanOrEqual(8);
+    const body = new URLSearchParams({ _csrf: csrfToken(TOKEN), c: "x", atSeq: "1", token: TOKEN });
+    for (const path of posts) {
+      const cross = await app().request(`${ORIGIN}/console${path}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin: "http://evil.example",
+          ...signedIn,
+        },
+        body: body.toString(),
+      });
+      expect(cross.status, `cross-site ${path}`).toBe(403);
+      if (path === "/login") continue; // signing in needs the token, not a session
+      const noToken = await app().request(`${ORIGIN}/console${path}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin: ORIGIN,
+          ...signedIn,
+        },
+        body: new URLSearchParams({ c: "x", atSeq: "1" }).toString(),
+      });
+      expect(noToken.status, `no CSRF token ${path}`).toBe(403);
+    }
+  });
+
+  it("refuses to start with the token's env var missing or too short", async () => {
+    const config = {
+      store: { sqlite: { path: ":memory:" } },
+      channels: [],
+      http: { host: "127.0.0.1", port: 0 },
+      console: { tokenEnv: "HERALD_CONSOLE_TOKEN" },
+    };
+    const io = { notice: { write: () => true } };
+    await expect(herald(config, { env: {}, ...io })).rejects.toThrow(/console\.tokenEnv/);
+    await expect(herald(config, { env: { HERALD_CONSOLE_TOKEN: "short" }, ...io })).rejects.toThrow(
+      /at least 16/,
+    );
   });
 
   it("signs out: the cookie is cleared with the flags it was set with", async () => {

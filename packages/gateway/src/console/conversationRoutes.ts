@@ -18,6 +18,7 @@ import {
 import type { Context, Hono } from "hono";
 import { html } from "hono/html";
 import { redacted } from "../queue/operations.ts";
+import { signedNotice, verifiedNotice } from "./auth.ts";
 import { pager, transcript } from "./conversationView.ts";
 import type { ConsoleDeps } from "./deps.ts";
 import { csrfField, notice, type PageContext, page } from "./layout.ts";
@@ -158,14 +159,16 @@ ${
       first?.type === TURN_EVENT.forkOrigin
         ? (first.data as { from: string; throughSeq: number; turnId: string })
         : undefined;
-    const reason = c.req.query("forkError");
+    // Only a refusal this console signed: a crafted link cannot put text on the page.
+    const forkNotice = verifiedNotice(c, deps.token, ["forkError", "at", "turn"]);
+    const reason = forkNotice?.forkError;
     const refused =
       reason && (REASONS as readonly string[]).includes(reason)
         ? new ForkUnavailableError(
             conversation,
-            Number(c.req.query("at")) || 0,
+            Number(forkNotice?.at) || 0,
             reason as ForkUnavailableReason,
-            c.req.query("turn"),
+            forkNotice?.turn,
           )
         : undefined;
     const noCompleted = c.req.query("noCompleted") !== undefined;
@@ -204,11 +207,15 @@ ${origin ? html`<a href="${viewUrl(ctx, origin.from)}">open the original</a>` : 
       if (!(error instanceof ForkUnavailableError)) throw error;
       return redirect(
         c,
-        viewUrl(ctx, conversation, {
-          forkError: error.reason,
-          at: String(error.atSeq),
-          ...(error.turnId ? { turn: error.turnId } : {}),
-        }),
+        viewUrl(
+          ctx,
+          conversation,
+          signedNotice(deps.token, {
+            forkError: error.reason,
+            at: String(error.atSeq),
+            ...(error.turnId ? { turn: error.turnId } : {}),
+          }),
+        ),
       );
     }
   };

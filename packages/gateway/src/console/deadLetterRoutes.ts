@@ -9,6 +9,7 @@ import type { DeadLetter } from "@herald/core";
 import type { Context, Hono } from "hono";
 import { html } from "hono/html";
 import { redacted } from "../queue/operations.ts";
+import { signedNotice, verifiedNotice } from "./auth.ts";
 import type { ConsoleDeps } from "./deps.ts";
 import { ago, csrfField, type Html, notice, type PageContext, page, rawBlock } from "./layout.ts";
 import { queryChoice } from "./query.ts";
@@ -42,7 +43,7 @@ export function registerDeadLetterRoutes(
     const ctx = ctxOf(c);
     const status = queryChoice(c, "status", STATUSES);
     const letters = await deps.store.listDeadLetters({ ...(status ? { status } : {}), limit: 100 });
-    const done = c.req.query("done");
+    const done = verifiedNotice(c, deps.token, ["done"])?.done;
     const now = deps.clock();
     const body = html`<h1>Dead letters</h1>${done ? notice("info", done) : ""}
 <p>Inbound events herald could not read (unparseable or invalid platform payloads), kept instead of dropped.</p>
@@ -64,7 +65,10 @@ ${letters.length === 0 ? html`<p class="empty">no dead letters: every inbound ev
     } catch (error) {
       message = `Not replayed: ${deps.redact((error as Error).message)}`;
     }
-    return redirect(c, `${ctx.base}/deadletters?done=${encodeURIComponent(message)}`);
+    return redirect(
+      c,
+      `${ctx.base}/deadletters?${new URLSearchParams(signedNotice(deps.token, { done: message }))}`,
+    );
   });
 
   app.post("/deadletters/:id/discard", async (c) => {
@@ -77,6 +81,9 @@ ${letters.length === 0 ? html`<p class="empty">no dead letters: every inbound ev
     } catch (error) {
       message = `Not discarded: ${deps.redact((error as Error).message)}`;
     }
-    return redirect(c, `${ctx.base}/deadletters?done=${encodeURIComponent(message)}`);
+    return redirect(
+      c,
+      `${ctx.base}/deadletters?${new URLSearchParams(signedNotice(deps.token, { done: message }))}`,
+    );
   });
 }

@@ -17,6 +17,7 @@ import { html } from "hono/html";
 import { cancelIntents, intentJson, redacted, retryIntents } from "../queue/operations.ts";
 import { queueRows } from "../queue/queueRows.ts";
 import { timelineOf } from "./attempts.ts";
+import { signedNotice, verifiedNotice } from "./auth.ts";
 import type { ConsoleDeps } from "./deps.ts";
 import { type Html, notice, type PageContext, page } from "./layout.ts";
 import { queryChoice, queryPositive, queryValue } from "./query.ts";
@@ -150,7 +151,7 @@ ${filterForm(ctx, f)}
       return c.html(page(ctx, "Not found", notice("error", "No such intent."), "queue"), 404);
     const intent = redacted(stored, deps.redact);
     const row = queueRows([intent])[0];
-    const done = c.req.query("done");
+    const done = verifiedNotice(c, deps.token, ["done"])?.done;
     const body = html`${done ? notice("info", done) : ""}${intentDetail(ctx, intent, {
       status: row?.status ?? intent.status,
       op: row?.op ?? intent.operation.kind,
@@ -175,13 +176,13 @@ ${filterForm(ctx, f)}
         "console queue action",
       );
       const message = skipped
-        ? `Not ${action === "retry" ? "retried" : "cancelled"}: ${skipped.reason}`
+        ? `Not ${action === "retry" ? "retried" : "cancelled"}: ${deps.redact(skipped.reason)}`
         : action === "retry"
           ? "Retried: the intent is pending and due now."
           : "Cancelled: nothing more will be sent.";
       return redirect(
         c,
-        `${ctx.base}/queue/intents/${encodeURIComponent(id)}?done=${encodeURIComponent(message)}`,
+        `${ctx.base}/queue/intents/${encodeURIComponent(id)}?${new URLSearchParams(signedNotice(deps.token, { done: message }))}`,
       );
     });
   }
