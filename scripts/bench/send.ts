@@ -1,7 +1,6 @@
 /**
- * `pnpm bench` (send part): durable send measured side by side in one run.
- * (a) durable-send throughput vs the raw store lifecycle;
- * (b) added latency per message vs a direct adapter call to the same zero-latency fake;
+ * `pnpm bench` (send part): durable send measured side by side in one run. (a) throughput and
+ * (b) added latency are in `throughput.ts`.
  * (c) 10,000 messages over 100 chats against a fake enforcing 30/s per bot and 1/s per chat
  *     (both scaled ×SCALE): completion time vs the theoretical minimum and 429 count, next to a
  *     naive sender (everything at once, retry on 429);
@@ -21,7 +20,6 @@ import {
   inProcessTransport,
   newIntent,
   outboundMessage,
-  textReceipt,
 } from "../../packages/core/src/testing/index.ts";
 
 const { values } = parseArgs({
@@ -32,10 +30,6 @@ const SCALE = Number(values.scale);
 const dir = mkdtempSync(join(tmpdir(), "herald-bench-send-"));
 let files = 0;
 const dbPath = () => join(dir, `b${++files}.db`);
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
-};
 
 function runtimeFor(
   platform: FakePlatform,
@@ -60,86 +54,6 @@ function runtimeFor(
     delivery: { concurrency: opts.concurrency ?? 32, pollIntervalMs: 2, maxInMemoryWaitMs: 2_000 },
   });
   return { store, adapter, runtime };
-}
-
-// ── (a) throughput ───────────────────────────────────────────────────────────
-async function rawLifecycle(n: number): Promise<number> {
-  const store = new SqliteStateStore({ path: dbPath() });
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) {
-    const [r] = await store.enqueueIntents([
-      newIntent(outboundMessage(`m${i}`, { target: { id: `c${i % 100}` } })),
-    ]);
-    const id = r?.intent.id ?? "";
-    await store.leaseDueIntents({ owner: "raw", now: Date.now(), leaseMs: 60_000, limit: 1 });
-    await store.transitionIntents([{ id, owner: "raw", from: "pending", to: "sending" }]);
-    await store.transitionIntents([
-      {
-        id,
-        owner: "raw",
-        from: "sending",
-        to: "committing",
-        patch: { receipt: textReceipt([`p${i}`]) },
-      },
-    ]);
-    await store.transitionIntents([{ id, owner: "raw", from: "committing", to: "sent" }]);
-  }
-  const perSec = (n / (performance.now() - t0)) * 1000;
-  await store.close();
-  return perSec;
-}
-
-async function durableThroughput(n: number, parallel: boolean): Promise<number> {
-  const { runtime, store } = runtimeFor(new FakePlatform());
-  await runtime.start();
-  const msgs = Array.from({ length: n }, (_, i) =>
-    outboundMessage(`m${i}`, { target: { id: `c${i % 100}` } }),
-  );
-  const t0 = performance.now();
-  if (parallel) await Promise.all(msgs.map((m) => runtime.send(m)));
-  else for (const m of msgs) await runtime.send(m);
-  const perSec = (n / (performance.now() - t0)) * 1000;
-  await runtime.stop();
-  await store.close();
-  return perSec;
-}
-
-// ── (b) latency ──────────────────────────────────────────────────────────────
-async function latency(n: number, synchronous: "FULL" | "NORMAL") {
-  const platform = new FakePlatform();
-  const { runtime, store, adapter } = runtimeFor(platform, { synchronous });
-  await runtime.start();
-  const direct: number[] = [];
-  const durable: number[] = [];
-  const ctx = {
-    channel: "qa",
-    attempt: 1,
-    idempotencyKey: "k",
-    unitIdempotencyKey: "k#0",
-    signal: new AbortController().signal,
-    log: {
-      debug() {},
-      info() {},
-      warn() {},
-      error() {},
-      child() {
-        return this;
-      },
-    },
-  };
-  for (let i = 0; i < n; i++) {
-    const message = outboundMessage(`m${i}`, { target: { id: `c${i % 100}` } });
-    const unit = { index: 0, kind: "text" as const, payload: { text: `m${i}` }, required: true };
-    let t = performance.now();
-    await adapter.send.send({ ...ctx, message }, unit);
-    direct.push(performance.now() - t);
-    t = performance.now();
-    await runtime.send(message);
-    durable.push(performance.now() - t);
-  }
-  await runtime.stop();
-  await store.close();
-  return { direct, durable };
 }
 
 // ── (c) rate-limited fan-out ─────────────────────────────────────────────────
@@ -228,43 +142,6 @@ async function firstSend(backlog: number) {
   await store.close();
   return first;
 }
-
-const N = quick ? 300 : 2_000;
-const raw = await rawLifecycle(N);
-const seq = await durableThroughput(N, false);
-const par = await durableThroughput(N, true);
-console.log(`\n(a) throughput, ${N} messages, SQLite synchronous=FULL`);
-console.table([
-  {
-    path: "raw store lifecycle (5 tx/intent, one at a time)",
-    "msgs/s": Math.round(raw),
-    "ratio vs raw": "1.00",
-  },
-  {
-    path: "runtime.send, one at a time",
-    "msgs/s": Math.round(seq),
-    "ratio vs raw": (seq / raw).toFixed(2),
-  },
-  {
-    path: "runtime.send, all at once (worker concurrency 32)",
-    "msgs/s": Math.round(par),
-    "ratio vs raw": (par / raw).toFixed(2),
-  },
-]);
-
-const rows = [];
-for (const sync of ["FULL", "NORMAL"] as const) {
-  const { direct, durable } = await latency(quick ? 200 : 2_000, sync);
-  rows.push({
-    store: `synchronous=${sync}`,
-    "direct p50 ms": pct(direct, 50).toFixed(3),
-    "runtime.send p50 ms": pct(durable, 50).toFixed(3),
-    "added p50 ms": (pct(durable, 50) - pct(direct, 50)).toFixed(3),
-    "added p99 ms": (pct(durable, 99) - pct(direct, 99)).toFixed(3),
-  });
-}
-console.log("\n(b) added latency per message vs a direct adapter call (zero-latency fake)");
-console.table(rows);
 
 const M = quick ? 2_000 : 10_000;
 const chats = 100;

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { SqliteStateStore } from "../../packages/core/src/index.ts";
-import { newIntent, outboundMessage, textReceipt } from "../../packages/core/src/testing/index.ts";
+import { storeLifecycle } from "./lifecycle.ts";
 
 const { values } = parseArgs({
   options: {
@@ -36,43 +36,9 @@ async function run(name: string, synchronous: "FULL" | "NORMAL", batched: boolea
     path: join(dir, `${name.replace(/\W+/g, "-")}.db`),
     synchronous,
   });
-  const inputs = Array.from({ length: N }, (_, i) =>
-    newIntent(outboundMessage(`m${i}`, { target: { id: `chat-${i % 1000}` } })),
-  );
-  const step = batched ? B : 1;
-  const t0 = performance.now();
-  for (let i = 0; i < N; i += step) {
-    const chunk = inputs.slice(i, i + step);
-    await store.enqueueIntents(chunk);
-    const leased = await store.leaseDueIntents({
-      owner: "bench",
-      now: Date.now(),
-      leaseMs: 60_000,
-      limit: step,
-    });
-    const ids = leased.map((l) => l.id);
-    const owner = "bench";
-    await store.transitionIntents(
-      ids.map((id) => ({ id, owner, from: "pending" as const, to: "sending" as const })),
-    );
-    await store.transitionIntents(
-      ids.map((id, k) => ({
-        id,
-        owner,
-        from: "sending" as const,
-        to: "committing" as const,
-        patch: { receipt: textReceipt([`p${i + k}`]) },
-      })),
-    );
-    await store.transitionIntents(
-      ids.map((id) => ({ id, owner, from: "committing" as const, to: "sent" as const })),
-    );
-  }
-  const ms = performance.now() - t0;
-  const sent = (await store.countIntents()).sent;
+  const perSec = await storeLifecycle(store, N, batched ? B : 1);
   await store.close();
-  if (sent !== N) throw new Error(`${name}: expected ${N} sent, got ${sent}`);
-  return { name, synchronous, batched, perSec: (N / ms) * 1000, ms };
+  return { name, synchronous, batched, perSec, ms: (N / perSec) * 1000 };
 }
 
 const rows: Row[] = [];

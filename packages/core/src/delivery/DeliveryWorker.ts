@@ -180,9 +180,15 @@ export class DeliveryWorker {
 
   #track(intent: DurableSendIntent): Promise<void> {
     const existing = this.#inFlight.get(intent.id);
-    if (existing) return existing;
-    const p = this.#process(intent).finally(() => {
-      this.#inFlight.delete(intent.id);
+    // The store leases an intent only when no live lease holds it, so a lease of an intent still
+    // in flight here means its previous attempt already wrote its outcome (releasing the lease)
+    // and is only winding down (with group commit, the lease can commit in the same transaction
+    // as that outcome). Deliver the new lease after it instead of dropping it: dropped, it would
+    // sit leased by us, untouched, until the lease expired.
+    const p: Promise<void> = (
+      existing ? existing.then(() => this.#process(intent)) : this.#process(intent)
+    ).finally(() => {
+      if (this.#inFlight.get(intent.id) === p) this.#inFlight.delete(intent.id);
       this.kick();
     });
     this.#inFlight.set(intent.id, p);

@@ -40,6 +40,27 @@ switch (scenario) {
     process.kill(process.pid, "SIGKILL");
     break;
   }
+  case "group-commit-then-die": {
+    // 20 enqueues called in one tick (one group commit where the store groups); each one that
+    // resolves reports itself and calls a transition, and the process dies in the callback of
+    // the 5th resolved transition, while later writes are still queued or in flight. Every
+    // reported write must be on disk.
+    let transitions = 0;
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const key = `${arg}-${i}`;
+        const [r] = await store.enqueueIntents([
+          newIntent(outboundMessage(`g ${i}`), { idempotencyKey: key }),
+        ]);
+        process.stdout.write(`enqueued ${key}\n`);
+        const id = r?.intent.id ?? "";
+        await store.transitionIntents([{ id, from: "pending", to: "cancelled" }]);
+        process.stdout.write(`cancelled ${key}\n`);
+        if (++transitions === 5) process.kill(process.pid, "SIGKILL");
+      }),
+    );
+    break;
+  }
   default:
     throw new Error(`unknown scenario ${scenario}`);
 }

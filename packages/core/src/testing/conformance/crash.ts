@@ -91,5 +91,27 @@ export function crashTests(crash: NonNullable<StateStoreHarness["crash"]>): void
         await store.close();
       }
     });
+
+    it("keeps every concurrent write whose promise resolved before the kill (group commit)", async () => {
+      const location = await crash.location();
+      const r = runChild(crash.storeModule, location, "group-commit-then-die", "g");
+      expect(r.signal).toBe("SIGKILL");
+      const lines = r.stdout.trim().split("\n");
+      const enqueued = lines.filter((l) => l.startsWith("enqueued ")).map((l) => l.slice(9));
+      const cancelled = lines.filter((l) => l.startsWith("cancelled ")).map((l) => l.slice(10));
+      // The child died right after a later wave resolved: earlier waves are reported too.
+      expect(enqueued.length).toBeGreaterThanOrEqual(20);
+      expect(cancelled.length).toBeGreaterThanOrEqual(1);
+      const store = await open(location);
+      try {
+        for (const key of enqueued)
+          expect(await store.getIntentByIdempotencyKey(key)).toBeDefined();
+        for (const key of cancelled) {
+          expect((await store.getIntentByIdempotencyKey(key))?.status).toBe("cancelled");
+        }
+      } finally {
+        await store.close();
+      }
+    });
   });
 }

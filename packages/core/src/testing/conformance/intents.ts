@@ -186,6 +186,60 @@ export function intentTests(ctx: StoreContext): void {
       expect((await s.getIntent(a ?? ""))?.status).toBe("pending");
     });
 
+    it("applies two transitions of one intent in one call, in order", async () => {
+      const s = ctx.store();
+      await s.enqueueIntents([newIntent()]);
+      const [leased] = await s.leaseDueIntents({
+        owner: "w1",
+        now: Date.now(),
+        leaseMs: 60_000,
+        limit: 1,
+      });
+      const id = leased?.id ?? "";
+      await s.transitionIntents([{ id, from: "pending", to: "sending", owner: "w1" }]);
+      const [committing, sent] = await s.transitionIntents([
+        {
+          id,
+          from: "sending",
+          to: "committing",
+          owner: "w1",
+          patch: { receipt: textReceipt(["x1"]) },
+        },
+        { id, from: "committing", to: "sent", owner: "w1" },
+      ]);
+      expect(committing?.status).toBe("committing");
+      expect(sent).toMatchObject({ status: "sent", receipt: { platformMessageIds: ["x1"] } });
+      expect(
+        (await s.lookupReceipt({ channel: "qa", accountId: "bot-1", platformMessageId: "x1" }))
+          ?.intentId,
+      ).toBe(id);
+    });
+
+    it("keeps concurrent calls independent: one caller's conflict fails only that caller", async () => {
+      const s = ctx.store();
+      const rs = await s.enqueueIntents([newIntent(), newIntent(), newIntent()]);
+      const [a, b, c] = rs.map((r) => r.intent.id ?? "");
+      // Called in the same tick: a store that groups them into one transaction (group commit)
+      // must still apply a and c when b's compare-and-set fails.
+      const results = await Promise.allSettled([
+        s.transitionIntents([{ id: a ?? "", from: "pending", to: "cancelled" }]),
+        s.transitionIntents([{ id: b ?? "", from: "sending", to: "committing" }]),
+        s.transitionIntents([{ id: c ?? "", from: "pending", to: "cancelled" }]),
+        s.enqueueIntents([newIntent()]),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([
+        "fulfilled",
+        "rejected",
+        "fulfilled",
+        "fulfilled",
+      ]);
+      expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(IntentConflictError);
+      expect((await s.getIntent(a ?? ""))?.status).toBe("cancelled");
+      expect((await s.getIntent(b ?? ""))?.status).toBe("pending");
+      expect((await s.getIntent(c ?? ""))?.status).toBe("cancelled");
+      expect((await s.countIntents()).pending).toBe(2);
+    });
+
     it("clears optional fields patched with null and keeps the failure reason", async () => {
       const s = ctx.store();
       const [r] = await s.enqueueIntents([newIntent()]);

@@ -1,0 +1,222 @@
+/**
+ * `pnpm bench` (throughput part, [H19] items 1–2): durable sends on SQLite synchronous=FULL,
+ * measured side by side in one run against the store's own ceiling.
+ *
+ * (a) msgs/s of `runtime.send` one at a time and all at once (worker concurrency 32), with group
+ *     commit on (the default) and off (`groupCommit.maxMembers: 1`, one transaction per write,
+ *     as before [H19]), next to the raw store lifecycle one at a time and batched ×100 (the
+ *     ceiling). Goal: all at once ≥ 0.80 × the batched ceiling. Also shown: writes per
+ *     transaction and the p99 event-loop delay (`perf_hooks.monitorEventLoopDelay`) while the
+ *     sends run at full rate (goal ≤ 10 ms).
+ * (b) added latency of one `runtime.send` at a time vs a direct adapter call to the same
+ *     zero-latency fake, FULL and NORMAL (goal on FULL: p50 ≤ 1 ms, p99 ≤ 5 ms).
+ *
+ * Options: --quick (smaller sizes).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { createMessageRuntime, SqliteStateStore } from "../../packages/core/src/index.ts";
+import {
+  createFakeAdapter,
+  FakePlatform,
+  inProcessTransport,
+  outboundMessage,
+} from "../../packages/core/src/testing/index.ts";
+import { storeLifecycle } from "./lifecycle.ts";
+
+// Not strict: `pnpm bench` hands every bench the same arguments.
+const { values } = parseArgs({
+  options: { quick: { type: "boolean", default: false } },
+  strict: false,
+});
+const quick = values.quick === true;
+const dir = mkdtempSync(join(tmpdir(), "herald-bench-throughput-"));
+let files = 0;
+const dbPath = () => join(dir, `t${++files}.db`);
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+};
+const met = (ok: boolean) => (ok ? "met" : "NOT met");
+
+type Sync = "FULL" | "NORMAL";
+
+function runtimeFor(platform: FakePlatform, synchronous: Sync, groupCommit = true) {
+  const store = new SqliteStateStore({
+    path: dbPath(),
+    synchronous,
+    ...(groupCommit ? {} : { groupCommit: false as const }),
+  });
+  const adapter = createFakeAdapter({ transport: inProcessTransport(platform) });
+  const runtime = createMessageRuntime({
+    store,
+    adapters: [adapter],
+    delivery: { concurrency: 32, pollIntervalMs: 2, maxInMemoryWaitMs: 2_000 },
+  });
+  return { store, adapter, runtime };
+}
+
+// ── (a) throughput ───────────────────────────────────────────────────────────
+async function ceiling(n: number, batch: number): Promise<number> {
+  const store = new SqliteStateStore({ path: dbPath() });
+  const perSec = await storeLifecycle(store, n, batch, 100);
+  await store.close();
+  return perSec;
+}
+
+type Throughput = { perSec: number; loopP99Ms: number; loopMaxMs: number; perTx: number };
+
+async function durableThroughput(
+  n: number,
+  parallel: boolean,
+  groupCommit: boolean,
+): Promise<Throughput> {
+  const { runtime, store } = runtimeFor(new FakePlatform(), "FULL", groupCommit);
+  await runtime.start();
+  const msgs = Array.from({ length: n }, (_, i) =>
+    outboundMessage(`m${i}`, { target: { id: `c${i % 100}` } }),
+  );
+  const before = store.groupCommitStats;
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  const t0 = performance.now();
+  // A shared machine can be slow: never give up waiting (the default waitMs is 30 s).
+  const opts = { waitMs: 3_600_000 };
+  if (parallel) await Promise.all(msgs.map((m) => runtime.send(m, opts)));
+  else for (const m of msgs) await runtime.send(m, opts);
+  const perSec = (n / (performance.now() - t0)) * 1000;
+  loop.disable();
+  const after = store.groupCommitStats;
+  await runtime.stop();
+  await store.close();
+  return {
+    perSec,
+    loopP99Ms: loop.percentile(99) / 1e6,
+    loopMaxMs: loop.max / 1e6,
+    perTx: (after.members - before.members) / Math.max(1, after.groups - before.groups),
+  };
+}
+
+// ── (b) latency ──────────────────────────────────────────────────────────────
+async function latency(n: number, synchronous: Sync) {
+  const { runtime, store, adapter } = runtimeFor(new FakePlatform(), synchronous);
+  await runtime.start();
+  const direct: number[] = [];
+  const durable: number[] = [];
+  const log = {
+    debug() {},
+    info() {},
+    warn() {},
+    error() {},
+    child() {
+      return this;
+    },
+  };
+  const ctx = {
+    channel: "qa",
+    attempt: 1,
+    idempotencyKey: "k",
+    unitIdempotencyKey: "k#0",
+    signal: new AbortController().signal,
+    log,
+  };
+  for (let i = 0; i < n; i++) {
+    const message = outboundMessage(`m${i}`, { target: { id: `c${i % 100}` } });
+    const unit = { index: 0, kind: "text" as const, payload: { text: `m${i}` }, required: true };
+    let t = performance.now();
+    await adapter.send.send({ ...ctx, message }, unit);
+    direct.push(performance.now() - t);
+    t = performance.now();
+    await runtime.send(message);
+    durable.push(performance.now() - t);
+  }
+  await runtime.stop();
+  await store.close();
+  return {
+    p50: pct(durable, 50) - pct(direct, 50),
+    p99: pct(durable, 99) - pct(direct, 99),
+    directP50: pct(direct, 50),
+    durableP50: pct(durable, 50),
+  };
+}
+
+const N = quick ? 300 : 2_000;
+const B = 100;
+const load = loadavg()[0]?.toFixed(2);
+const batched = await ceiling(N, B);
+const raw = await ceiling(N, 1);
+const seq = await durableThroughput(N, false, true);
+const parOff = await durableThroughput(N, true, false);
+const par = await durableThroughput(N, true, true);
+const batchedAfter = await ceiling(N, B);
+const ceilingPerSec = (batched + batchedAfter) / 2;
+const ratio = (x: number) => (x / ceilingPerSec).toFixed(2);
+console.log(
+  `\n(a) throughput, ${N} messages, SQLite synchronous=FULL (load average ${load} at start; the ceiling is the mean of a run before and after)`,
+);
+console.table([
+  {
+    path: `store ceiling: raw lifecycle batched ×${B}`,
+    "msgs/s": Math.round(ceilingPerSec),
+    "× ceiling": "1.00",
+    "writes/tx": "",
+    "loop p99 ms": "",
+  },
+  {
+    path: "raw store lifecycle, one tx per step",
+    "msgs/s": Math.round(raw),
+    "× ceiling": ratio(raw),
+    "writes/tx": "1",
+    "loop p99 ms": "",
+  },
+  {
+    path: "runtime.send, one at a time",
+    "msgs/s": Math.round(seq.perSec),
+    "× ceiling": ratio(seq.perSec),
+    "writes/tx": seq.perTx.toFixed(1),
+    "loop p99 ms": seq.loopP99Ms.toFixed(2),
+  },
+  {
+    path: "runtime.send, all at once, group commit off",
+    "msgs/s": Math.round(parOff.perSec),
+    "× ceiling": ratio(parOff.perSec),
+    "writes/tx": parOff.perTx.toFixed(1),
+    "loop p99 ms": parOff.loopP99Ms.toFixed(2),
+  },
+  {
+    path: "runtime.send, all at once (worker concurrency 32)",
+    "msgs/s": Math.round(par.perSec),
+    "× ceiling": ratio(par.perSec),
+    "writes/tx": par.perTx.toFixed(1),
+    "loop p99 ms": par.loopP99Ms.toFixed(2),
+  },
+]);
+console.log(
+  `goal all at once ≥ 0.80 × ceiling: ${ratio(par.perSec)} (${met(par.perSec >= 0.8 * ceilingPerSec)}); group commit ×${(par.perSec / parOff.perSec).toFixed(2)} vs off. ` +
+    `goal loop p99 ≤ 10 ms at full rate: ${par.loopP99Ms.toFixed(2)} ms, max ${par.loopMaxMs.toFixed(1)} ms (${met(par.loopP99Ms <= 10)}); off: ${parOff.loopP99Ms.toFixed(2)} ms`,
+);
+
+const rows = [];
+let full: Awaited<ReturnType<typeof latency>> | undefined;
+for (const sync of ["FULL", "NORMAL"] as const) {
+  const l = await latency(quick ? 200 : 2_000, sync);
+  if (sync === "FULL") full = l;
+  rows.push({
+    store: `synchronous=${sync}`,
+    "direct p50 ms": l.directP50.toFixed(3),
+    "runtime.send p50 ms": l.durableP50.toFixed(3),
+    "added p50 ms": l.p50.toFixed(3),
+    "added p99 ms": l.p99.toFixed(3),
+  });
+}
+console.log("\n(b) added latency per message vs a direct adapter call (zero-latency fake)");
+console.table(rows);
+if (full) {
+  console.log(
+    `goal on FULL added p50 ≤ 1 ms: ${full.p50.toFixed(3)} (${met(full.p50 <= 1)}), p99 ≤ 5 ms: ${full.p99.toFixed(3)} (${met(full.p99 <= 5)})`,
+  );
+}
+rmSync(dir, { recursive: true, force: true });
