@@ -32,6 +32,12 @@ export { FailpointError, failpoint, resetFailpoints } from "./failpoint.ts";
 export * from "./live/index.ts";
 export { type HeraldLogger, silentLogger } from "./logger.ts";
 export * from "./message/index.ts";
+export {
+  CORE_MUTATIONS,
+  type CoreMutation,
+  coreMutation,
+  setCoreMutations,
+} from "./mutation.ts";
 export * from "./receive/index.ts";
 export {
   MIN_REDACTED_LENGTH,

@@ -31,12 +31,15 @@ export type {
   SqliteStateStoreOptions,
 } from "@herald/core";
 export {
+  CORE_MUTATIONS,
+  type CoreMutation,
   createMessageRuntime,
   DeliveryCancelledError,
   DeliveryFailedError,
   DeliveryPendingError,
   isHeldForOperator,
   SqliteStateStore,
+  setCoreMutations,
 } from "@herald/core";
 // The HTTP toolkit fakes are built on.
 export { type Context, Hono } from "hono";

@@ -7,14 +7,14 @@
  */
 import type { ChannelReceiver } from "@herald/plugin-sdk/channel-message";
 import { eventually, openTestRun, type ReceiveOutcome } from "@herald/plugin-sdk/testing";
-import { describe, expect, onTestFinished } from "vitest";
+import { expect, onTestFinished } from "vitest";
 import type { ContractSuite } from "./registry.ts";
 import { CONTRACT_MAX_LENGTH, normalizeSpace } from "./setup.ts";
 import type { ContractSecondAccount, JsonValue } from "./types.ts";
 
 /** Registers the `accounts` area. */
 export function accountTests(suite: ContractSuite): void {
-  const { harness: h, test } = suite;
+  const { harness: h, test, describe } = suite;
   if (suite.has("accounts"))
     describe("two accounts of one channel", () => {
       test(

@@ -6,7 +6,7 @@
  * @module
  */
 import { type DeliveryOptions, eventually } from "@herald/plugin-sdk/testing";
-import { describe, expect } from "vitest";
+import { expect } from "vitest";
 import { expectGuaranteed, guaranteeOf } from "./guarantee.ts";
 import type { ContractSuite, ContractTestContext } from "./registry.ts";
 import { CONTRACT_DELIVERY, type ContractRun, openRun, settled } from "./setup.ts";
@@ -40,7 +40,7 @@ function timeoutOf(run: ContractRun): number {
 
 /** Registers the bounded-retry (`retry`) and late-answer (`unknown_send`) tests. */
 export function boundsTests(suite: ContractSuite): void {
-  const { harness: h, test } = suite;
+  const { harness: h, test, describe } = suite;
   if (suite.has("retry"))
     describe("bounded retries", () => {
       // kills: 5xx classified as not_dispatched; retries not bounded by maxAttempts

@@ -16,7 +16,7 @@ import {
   runNodeChild,
   SqliteStateStore,
 } from "@herald/plugin-sdk/testing";
-import { afterAll, describe, expect, onTestFinished } from "vitest";
+import { afterAll, expect, onTestFinished } from "vitest";
 import type { CrashChildConfig } from "./crashChild.ts";
 import { expectGuaranteed, guaranteeOf } from "./guarantee.ts";
 import type { ContractSuite } from "./registry.ts";
@@ -91,7 +91,7 @@ const CASES: CrashCase[] = [
 
 /** Registers the `crash` area (child processes killed by failpoints). */
 export function crashTests(suite: ContractSuite): void {
-  const { harness: h, test } = suite;
+  const { harness: h, test, describe } = suite;
   if (suite.has("crash"))
     describe("recovery after a killed process", () => {
       let dir: string | undefined;

@@ -5,7 +5,7 @@
  * @module
  */
 import { DeliveryFailedError, eventually } from "@herald/plugin-sdk/testing";
-import { describe, expect } from "vitest";
+import { expect } from "vitest";
 import { capabilityGuarantee, expectGuaranteed, guaranteeOf } from "./guarantee.ts";
 import type { ContractSuite } from "./registry.ts";
 import { CONTRACT_MAX_LENGTH, normalizeSpace, openRun, settled } from "./setup.ts";
@@ -16,7 +16,7 @@ const texts = async (visible: Promise<Array<{ text: string }>>) =>
 
 /** Registers the `retry`, `rate_limit`, `unknown_send` and `ordering` areas. */
 export function deliveryTests(suite: ContractSuite): void {
-  const { harness: h, test } = suite;
+  const { harness: h, test, describe } = suite;
   if (suite.has("retry"))
     describe("retry and backoff", () => {
       test(

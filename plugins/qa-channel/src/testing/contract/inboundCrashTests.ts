@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runNodeChild } from "@herald/plugin-sdk/testing";
-import { afterAll, describe, expect, onTestFinished } from "vitest";
+import { afterAll, expect, onTestFinished } from "vitest";
 import { CHILD_NODE_ARGS, childScript } from "./childProcess.ts";
 import type { ReceiveCrashChildConfig } from "./receiveCrashChild.ts";
 import type { ContractSuite } from "./registry.ts";
@@ -48,7 +48,7 @@ const TEXTS = ["first of three", "second of three", "third of three"];
 
 /** Registers the inbound crash tests (`receive` area). */
 export function inboundCrashTests(suite: ContractSuite): void {
-  const { harness: h, test } = suite;
+  const { harness: h, test, describe } = suite;
   if (!suite.has("receive")) return;
   describe("inbound across a killed process", () => {
     let dir: string | undefined;

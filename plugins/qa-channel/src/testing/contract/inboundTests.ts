@@ -6,7 +6,7 @@
  */
 import { gatewayFailureOrigin } from "@herald/plugin-sdk/channel-message";
 import { eventually } from "@herald/plugin-sdk/testing";
-import { describe, expect } from "vitest";
+import { expect } from "vitest";
 import { accountTests } from "./accountTests.ts";
 import { inboundCrashTests } from "./inboundCrashTests.ts";
 import { inboundRun, outcomeFor } from "./inboundRun.ts";
@@ -16,7 +16,7 @@ import { webhookAuthTests } from "./webhookAuthTests.ts";
 
 /** Registers the `receive`, `origin` and `dedupe` areas (through the channel's real receiver). */
 export function inboundTests(suite: ContractSuite): void {
-  const { harness: h, test } = suite;
+  const { harness: h, test, describe } = suite;
   if (suite.has("receive"))
     describe("receive", () => {
       test(

@@ -16,6 +16,7 @@
  */
 import { describe } from "vitest";
 import { boundsTests } from "./boundsTests.ts";
+import { classifyTests } from "./classifyTests.ts";
 import { crashTests } from "./crashTests.ts";
 import { deliveryTests } from "./deliveryTests.ts";
 import { inboundTests } from "./inboundTests.ts";
@@ -33,6 +34,22 @@ import {
 
 export { type DiscoveredHarness, discoverWorkspaceHarnesses } from "./discover.ts";
 export { capabilityGuarantee, guaranteeOf } from "./guarantee.ts";
+export {
+  CHANNEL_MUTANTS,
+  CLASSIFY_MUTANTS,
+  KEY_MUTANTS,
+  LIVE_MUTANTS,
+  RECEIVE_MUTANTS,
+  SEND_MUTANTS,
+} from "./mutants/catalog.ts";
+export {
+  describeMutantCatalog,
+  formatMutantSummary,
+  type MutantCatalogOptions,
+  type MutantCatalogResult,
+} from "./mutants/describe.ts";
+export { mutantHarness, mutantHarnessFromModule } from "./mutants/harness.ts";
+export type { Mutant, MutantKind } from "./mutants/types.ts";
 export type {
   ContractKill,
   ContractSuite,
@@ -83,6 +100,7 @@ export function describeChannelContract<TConnection extends JsonValue>(
         crashTests(suite);
         inboundTests(suite);
         liveTests(suite);
+        classifyTests(suite);
       },
       timeoutMs,
     );

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runNodeChild } from "@herald/plugin-sdk/testing";
-import { afterAll, describe, expect, onTestFinished } from "vitest";
+import { afterAll, expect, onTestFinished } from "vitest";
 import { CHILD_NODE_ARGS, childScript } from "./childProcess.ts";
 import type { LiveCrashChildConfig } from "./liveCrashChild.ts";
 import type { ContractSuite } from "./registry.ts";
@@ -54,7 +54,7 @@ const FINAL = "Here is the whole answer, once.";
 
 /** Registers the live crash tests (`live` area). */
 export function liveCrashTests(suite: ContractSuite): void {
-  const { harness: h, test } = suite;
+  const { harness: h, test, describe } = suite;
   if (!suite.has("live")) return;
   describe("live sessions across a killed process", () => {
     let dir: string | undefined;

@@ -6,7 +6,7 @@
  * @module
  */
 import { eventually } from "@herald/plugin-sdk/testing";
-import { describe, expect } from "vitest";
+import { expect } from "vitest";
 import { liveCrashTests } from "./liveCrashTests.ts";
 import { nativeStreamTests } from "./nativeStreamTests.ts";
 import type { ContractSuite, ContractTestContext } from "./registry.ts";
@@ -22,7 +22,7 @@ function skipUnlessEditable(run: ContractRun, ctx: ContractTestContext): void {
 
 /** Registers the `live` area. */
 export function liveTests(suite: ContractSuite): void {
-  const { harness: h, test } = suite;
+  const { harness: h, test, describe } = suite;
   if (suite.has("live"))
     describe("live messages", () => {
       test(

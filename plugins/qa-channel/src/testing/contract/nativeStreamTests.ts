@@ -8,7 +8,7 @@
  * @module
  */
 import { eventually } from "@herald/plugin-sdk/testing";
-import { describe, expect } from "vitest";
+import { expect } from "vitest";
 import type { ContractSuite, ContractTestContext } from "./registry.ts";
 import { type ContractRun, normalizeSpace, openRun } from "./setup.ts";
 
@@ -18,7 +18,7 @@ function skipUnlessStreams(run: ContractRun, ctx: ContractTestContext): void {
 
 /** Registers the native stream tests (`live` area). */
 export function nativeStreamTests(suite: ContractSuite): void {
-  const { harness: h, test } = suite;
+  const { harness: h, test, describe } = suite;
   if (!suite.has("live")) return;
   describe("native stream", () => {
     test(

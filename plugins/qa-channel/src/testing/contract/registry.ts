@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { it } from "vitest";
+import { describe, it } from "vitest";
 import type { ContractArea, ContractHarness } from "./types.ts";
 
 /** What a contract test body gets. */
@@ -66,6 +66,11 @@ export type ContractSuite = {
    * @throws TypeError on a duplicate id.
    */
   test(id: string, title: string, fn: ContractTestFn, options?: ContractTestOptions): void;
+  /**
+   * Groups tests under a title (Vitest's `describe`). Use it instead of importing `describe`:
+   * a run with `only` flattens the groups (Vitest fails a group left without tests).
+   */
+  describe(title: string, fn: () => void): void;
 };
 
 class ContractSkipInMutantRun extends Error {
@@ -92,6 +97,7 @@ export function registerContract(
   const suite: ContractSuite = {
     harness,
     has: (area) => registration.areas.has(area),
+    describe: (title, fn) => (only ? fn() : describe(title, fn)),
     test(id, title, fn, options = {}) {
       if (ids.has(id)) throw new TypeError(`duplicate contract test id "${id}"`);
       ids.add(id);
@@ -131,6 +137,7 @@ export function registerContract(
     },
   };
   register(suite);
+  // With `only`, groups are flattened (`suite.describe` runs its body now): every test is known.
   const unknown = [...(only ?? [])].filter((id) => !ids.has(id));
   if (unknown.length > 0) {
     throw new TypeError(

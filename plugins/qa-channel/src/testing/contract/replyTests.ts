@@ -13,7 +13,7 @@ import {
   type ReplyPlacement,
 } from "@herald/plugin-sdk/channel-message";
 import { eventually, type VisibleMessage } from "@herald/plugin-sdk/testing";
-import { describe, expect } from "vitest";
+import { expect } from "vitest";
 import type { ContractSuite, ContractTestContext } from "./registry.ts";
 import { type ContractRun, maxLengthOf, normalizeSpace, openRun, wordsOfLength } from "./setup.ts";
 
@@ -58,7 +58,7 @@ async function replyInParts(run: ContractRun, inbound: ChannelMessage, placement
 
 /** Registers the `reply` area. */
 export function replyTests(suite: ContractSuite): void {
-  const { harness: h, test } = suite;
+  const { harness: h, test, describe } = suite;
   if (!suite.has("reply")) return;
   describe("replies and threads", () => {
     // kills: reply relation or thread dropped on chunk 2+

@@ -4,7 +4,7 @@
  * @module
  */
 import { gatewayFailureOrigin, type MessageTarget } from "@herald/plugin-sdk/channel-message";
-import { describe, expect } from "vitest";
+import { expect } from "vitest";
 import type { ContractSuite } from "./registry.ts";
 import {
   type ContractRun,
@@ -25,7 +25,7 @@ const texts = async (run: ContractRun, target: MessageTarget) =>
 
 /** Registers the `send`, `batch`, `edit`, `render` areas and origin on send. */
 export function sendTests(suite: ContractSuite): void {
-  const { harness: h, test } = suite;
+  const { harness: h, test, describe } = suite;
   if (suite.has("send"))
     describe("send and receipts", () => {
       test(

@@ -320,7 +320,8 @@ export type ContractArea =
   | "live"
   | "render"
   | "accounts"
-  | "secrets";
+  | "secrets"
+  | "classify";
 
 /** Every {@link ContractArea}. */
 export const CONTRACT_AREAS: readonly ContractArea[] = [
@@ -340,6 +341,7 @@ export const CONTRACT_AREAS: readonly ContractArea[] = [
   "render",
   "accounts",
   "secrets",
+  "classify",
 ];
 
 /** Options of `describeChannelContract`. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { describe, expect } from "vitest";
+import { expect } from "vitest";
 import { inboundRun, outcomeFor } from "./inboundRun.ts";
 import type { ContractSuite } from "./registry.ts";
 import { openRun, settled } from "./setup.ts";
@@ -21,7 +21,7 @@ const FORGE_TITLES: Record<ContractForgeKind, string> = {
 
 /** Registers the webhook authentication (`receive`) and `secrets` tests. */
 export function webhookAuthTests(suite: ContractSuite): void {
-  const { harness: h, test } = suite;
+  const { harness: h, test, describe } = suite;
   if (suite.has("receive"))
     describe("webhook authentication", () => {
       for (const kind of FORGE_KINDS) {

@@ -1,0 +1,114 @@
+/**
+ * Runs a mutant catalog as Vitest tests: a **control** (the unmutated harness passes every
+ * killing test), then each mutant against exactly the test it names, in `expect: "failure"`
+ * mode — a mutant whose test passes has **survived** and fails the run. A summary (count, each
+ * mutant → the test that killed it and how, survivors, mutants still awaiting their test) is
+ * printed after the catalog ran.
+ *
+ * @module
+ */
+import { setCoreMutations } from "@herald/plugin-sdk/testing";
+import { afterAll, beforeAll, describe } from "vitest";
+import { describeChannelContract } from "../index.ts";
+import type { ContractKill } from "../registry.ts";
+import type { ContractHarness } from "../types.ts";
+import { mutantHarness } from "./harness.ts";
+import type { Mutant } from "./types.ts";
+
+/** Options of {@link describeMutantCatalog}. */
+export type MutantCatalogOptions = {
+  /** Per-test timeout in ms (a mutant that hangs past it is killed by timeout). @defaultValue 20_000 */
+  timeoutMs?: number;
+  /** Where the summary goes. @defaultValue console.log */
+  print?: (summary: string) => void;
+};
+
+/** What a catalog run found. */
+export type MutantCatalogResult = {
+  killed: Array<{ mutant: Mutant; kill: ContractKill }>;
+  /** Mutants whose killing test passed (or never reported a kill). */
+  survived: Mutant[];
+  /** Mutants whose killing test is not in the suite yet (not counted as killed). */
+  awaiting: Mutant[];
+};
+
+/** Formats a catalog result as the printed summary. */
+export function formatMutantSummary(name: string, result: MutantCatalogResult): string {
+  const total = result.killed.length + result.survived.length + result.awaiting.length;
+  const lines = [
+    `mutant catalog (${name}): ${total} mutants, ${result.killed.length} killed, ` +
+      `${result.survived.length} survived, ${result.awaiting.length} awaiting their killing test`,
+    ...result.killed.map(
+      ({ mutant, kill }) =>
+        `  killed   ${mutant.id} → ${kill.testId} (${kill.by}: ${kill.message.slice(0, 100)})`,
+    ),
+    ...result.survived.map((m) => `  SURVIVED ${m.id} → ${m.killedBy} passed against it`),
+    ...result.awaiting.map(
+      (m) => `  awaiting ${m.id} → ${m.killedBy} (not in the suite yet; ${m.awaiting})`,
+    ),
+  ];
+  return lines.join("\n");
+}
+
+/**
+ * Registers the catalog for `base` under `describe("mutant catalog: <name>")`.
+ *
+ * @param base - the real, unmutated harness (its `module` lets crash-test children rebuild a
+ *   mutant).
+ * @param mutants - the mutants to run; each `killedBy` must name a contract test (an unknown id
+ *   fails the collection) unless the mutant is marked `awaiting`.
+ * @throws TypeError on duplicate mutant ids.
+ */
+export function describeMutantCatalog(
+  base: ContractHarness,
+  mutants: readonly Mutant[],
+  options: MutantCatalogOptions = {},
+): void {
+  const ids = new Set<string>();
+  for (const m of mutants) {
+    if (ids.has(m.id)) throw new TypeError(`duplicate mutant id "${m.id}"`);
+    ids.add(m.id);
+  }
+  const runnable = mutants.filter((m) => !m.awaiting);
+  const kills = new Map<string, ContractKill>();
+  const timeouts = options.timeoutMs ? { timeoutMs: options.timeoutMs } : {};
+  describe(`mutant catalog: ${base.name}`, () => {
+    describeChannelContract(base, {
+      ...timeouts,
+      only: [...new Set(runnable.map((m) => m.killedBy))],
+      variant: "control: the unmutated adapter passes every killing test",
+    });
+    for (const mutant of runnable) {
+      describe(`mutant ${mutant.id}`, () => {
+        if (mutant.core) {
+          let restore: (() => void) | undefined;
+          beforeAll(() => {
+            restore = setCoreMutations(mutant.core ?? []);
+          });
+          afterAll(() => restore?.());
+        }
+        describeChannelContract(mutantHarness(base, mutant), {
+          ...timeouts,
+          only: [mutant.killedBy],
+          expect: "failure",
+          onKill: (kill) => kills.set(mutant.id, kill),
+        });
+      });
+    }
+    afterAll(() => {
+      const result: MutantCatalogResult = { killed: [], survived: [], awaiting: [] };
+      for (const mutant of mutants) {
+        const kill = kills.get(mutant.id);
+        if (mutant.awaiting) result.awaiting.push(mutant);
+        else if (kill) result.killed.push({ mutant, kill });
+        else result.survived.push(mutant);
+      }
+      (options.print ?? console.log)(formatMutantSummary(base.name, result));
+      if (result.survived.length > 0) {
+        throw new Error(
+          `mutants survived: ${result.survived.map((m) => `${m.id} (${m.killedBy})`).join(", ")}`,
+        );
+      }
+    });
+  });
+}
