@@ -30,15 +30,47 @@ function resolveExport(target: ExportTarget, conditions: readonly string[]): str
   return undefined;
 }
 
+/** A workspace plugin whose contract harness cannot be found: the run must not pass without it. */
+export class ContractDiscoveryError extends Error {
+  override name = "ContractDiscoveryError";
+}
+
+/** The nearest name among `names` to `wanted` (case-insensitive edit distance ≤ 3), if any. */
+function nearest(wanted: string, names: readonly string[]): string | undefined {
+  const distance = (a: string, b: string): number => {
+    const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= a.length; i++) {
+      let prev = row[0] ?? 0;
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const cur = row[j] ?? 0;
+        row[j] = Math.min(cur + 1, (row[j - 1] ?? 0) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+        prev = cur;
+      }
+    }
+    return row[b.length] ?? 0;
+  };
+  let best: { name: string; d: number } | undefined;
+  for (const name of names) {
+    const d = distance(wanted.toLowerCase(), name.toLowerCase());
+    if (d <= 3 && (!best || d < best.d)) best = { name, d };
+  }
+  return best?.name;
+}
+
 /**
- * Loads the harnesses of every plugin under `<root>/<pluginsDir>/*`.
+ * Loads the harnesses of every plugin under `<root>/<pluginsDir>/*`. Every plugin there must
+ * ship one: a folder with a `package.json` and no `./testing` export, or a `./testing` module
+ * without a `contractHarness` export, fails the run with the fix (a misnamed export must not
+ * leave a plugin silently untested). A package that is not a channel opts out with
+ * `"herald": { "contractSuite": false }` in its `package.json`.
  *
  * @param options.root - the workspace root.
  * @param options.pluginsDir - folder holding the plugins. @defaultValue "plugins"
  * @param options.conditions - export conditions tried in order.
  *   @defaultValue ["herald-source", "import", "default"] (sources first: no stale builds)
- * @returns harnesses sorted by package name; plugins without a `./testing` export or without
- *   `contractHarness` are left out.
+ * @returns harnesses sorted by package name.
+ * @throws ContractDiscoveryError naming every plugin without a harness and the fix.
  * @throws Error when a `./testing` module fails to load (a broken harness must not be skipped).
  */
 export async function discoverWorkspaceHarnesses(options: {
@@ -49,6 +81,7 @@ export async function discoverWorkspaceHarnesses(options: {
   const base = resolve(options.root, options.pluginsDir ?? "plugins");
   const conditions = options.conditions ?? ["herald-source", "import", "default"];
   const found: DiscoveredHarness[] = [];
+  const problems: string[] = [];
   for (const entry of readdirSync(base, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
     const dir = join(base, entry.name);
@@ -57,12 +90,38 @@ export async function discoverWorkspaceHarnesses(options: {
     const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
       name: string;
       exports?: Record<string, ExportTarget>;
+      herald?: { contractSuite?: boolean };
     };
+    if (manifest.herald?.contractSuite === false) continue;
     const target = resolveExport(manifest.exports?.["./testing"], conditions);
-    if (!target) continue;
-    const mod = (await import(resolve(dir, target))) as { contractHarness?: ContractHarness };
-    if (!mod.contractHarness) continue;
-    found.push({ packageName: manifest.name, dir, harness: mod.contractHarness });
+    if (!target) {
+      problems.push(
+        `${manifest.name} (${dir}): package.json has no "./testing" export — add ` +
+          `exports["./testing"] pointing at a module that exports \`contractHarness\` ` +
+          `(or set "herald": { "contractSuite": false } if it is not a channel)`,
+      );
+      continue;
+    }
+    const file = resolve(dir, target);
+    const mod = (await import(file)) as Record<string, unknown>;
+    const harness = mod.contractHarness as ContractHarness | undefined;
+    if (!harness || typeof harness.createAdapter !== "function") {
+      const close = nearest("contractHarness", Object.keys(mod));
+      problems.push(
+        `${manifest.name}: ${file} exports no \`contractHarness\`` +
+          (close ? ` (found \`${close}\`: rename it to \`contractHarness\`)` : "") +
+          (harness ? " (it has no createAdapter)" : "") +
+          ` — export the plugin's ContractHarness as \`export const contractHarness = …\``,
+      );
+      continue;
+    }
+    found.push({ packageName: manifest.name, dir, harness });
+  }
+  if (problems.length > 0) {
+    throw new ContractDiscoveryError(
+      `contract suite: ${problems.length} workspace plugin(s) without a contract harness:\n` +
+        problems.map((p) => `  - ${p}`).join("\n"),
+    );
   }
   return found.sort((a, b) => a.packageName.localeCompare(b.packageName));
 }

@@ -14,7 +14,7 @@
  *
  * @packageDocumentation
  */
-import { describe } from "vitest";
+import { afterAll, describe } from "vitest";
 import { boundsTests } from "./boundsTests.ts";
 import { classifyTests } from "./classifyTests.ts";
 import { crashTests } from "./crashTests.ts";
@@ -32,7 +32,11 @@ import {
   type JsonValue,
 } from "./types.ts";
 
-export { type DiscoveredHarness, discoverWorkspaceHarnesses } from "./discover.ts";
+export {
+  ContractDiscoveryError,
+  type DiscoveredHarness,
+  discoverWorkspaceHarnesses,
+} from "./discover.ts";
 export { capabilityGuarantee, guaranteeOf } from "./guarantee.ts";
 export {
   CHANNEL_MUTANTS,
@@ -84,6 +88,16 @@ export function describeChannelContract<TConnection extends JsonValue>(
   const title = `channel contract: ${harness.name}${options.variant ? ` (${options.variant})` : ""}`;
   const timeoutMs = options.timeoutMs ?? 20_000;
   describe(title, { timeout: timeoutMs }, () => {
+    // Vitest's default reporter shows no skip reason for a passing file: print them here.
+    const skipped: Array<{ testId: string; reason: string }> = [];
+    let ran = 0;
+    afterAll(() => {
+      if (options.expect === "failure" || skipped.length === 0) return;
+      console.log(
+        `${title}: ${ran - skipped.length} tests ran, ${skipped.length} skipped:\n` +
+          skipped.map((s) => `  skipped ${s.testId}: ${s.reason}`).join("\n"),
+      );
+    });
     registerContract(
       h,
       {
@@ -91,6 +105,10 @@ export function describeChannelContract<TConnection extends JsonValue>(
         ...(options.only ? { only: options.only } : {}),
         ...(options.expect ? { expect: options.expect } : {}),
         ...(options.onKill ? { onKill: options.onKill } : {}),
+        onSkip: (skip) => skipped.push(skip),
+        onRun: () => {
+          ran += 1;
+        },
       },
       (suite) => {
         sendTests(suite);

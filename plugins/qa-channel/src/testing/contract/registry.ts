@@ -47,6 +47,10 @@ export type ContractRegistration = {
   expect?: "pass" | "failure";
   /** Called with each kill in `expect: "failure"` mode. */
   onKill?(kill: ContractKill): void;
+  /** Called when a test skips itself (`ctx.skip` with a true condition), with its reason. */
+  onSkip?(skip: { testId: string; reason: string }): void;
+  /** Called when a test body starts (`expect: "pass"` mode). */
+  onRun?(): void;
 };
 
 /** Per-test options. */
@@ -105,7 +109,13 @@ export function registerContract(
       const timeout = options.timeout ?? defaultTimeoutMs;
       if (registration.expect !== "failure") {
         it(`${title} [${id}]`, { timeout }, async (ctx) => {
-          await fn({ skip: (condition, reason) => ctx.skip(condition, reason) });
+          registration.onRun?.();
+          await fn({
+            skip: (condition, reason) => {
+              if (condition) registration.onSkip?.({ testId: id, reason });
+              ctx.skip(condition, reason);
+            },
+          });
         });
         return;
       }

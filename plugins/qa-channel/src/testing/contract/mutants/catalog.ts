@@ -20,7 +20,6 @@ import {
 } from "./wrap.ts";
 
 const H16_SEND = "h16-send";
-const H16_LIVE = "h16-live-inbound";
 
 /** Classification mutants: one wrong answer of `classifyError` each. */
 export const CLASSIFY_MUTANTS: readonly Mutant[] = [
@@ -296,8 +295,7 @@ export const SEND_MUTANTS: readonly Mutant[] = [
     id: "thread.dropped-on-later-chunks",
     kind: "thread-reply",
     description: "chunks 2..n of a multi-part reply leave the thread",
-    killedBy: "thread.every-chunk",
-    awaiting: H16_SEND,
+    killedBy: "crash.thread-multi-part",
     adapter: (a) =>
       mutateSendContext(a, (ctx, index) => {
         if (index === 0) return ctx;
@@ -322,7 +320,7 @@ export const SEND_MUTANTS: readonly Mutant[] = [
     id: "edit.returns-a-new-target",
     kind: "edit-target",
     description: "an edit's receipt names another message: the next edit misses the original",
-    killedBy: "live.finalize-in-place",
+    killedBy: "live.many-updates",
     adapter: (a) => {
       const send = a.send;
       const edit = send.edit;
@@ -394,8 +392,7 @@ export const RECEIVE_MUTANTS: readonly Mutant[] = [
     id: "watermark.before-ack",
     kind: "watermark",
     description: "the receiver advances its watermark before the event's work is acked",
-    killedBy: "inbound.crash-after-record",
-    awaiting: H16_LIVE,
+    killedBy: "receive.crash-after-record",
     sink: watermarkBeforeAck,
   },
 ];
@@ -407,7 +404,6 @@ export const LIVE_MUTANTS: readonly Mutant[] = [
     kind: "preview-cleanup",
     description: "core: after a fresh final, the previews are not deleted (core mutation)",
     killedBy: "live.fresh-final",
-    awaiting: H16_LIVE,
     core: ["live.keep-previews-after-fresh-final"],
   },
   {
@@ -424,8 +420,7 @@ export const LIVE_MUTANTS: readonly Mutant[] = [
     id: "typing.after-stop",
     kind: "typing",
     description: "a typing refresh already scheduled fires after stop: the indicator comes back",
-    killedBy: "live.typing-after-stop",
-    awaiting: H16_LIVE,
+    killedBy: "live.no-typing-after-stop",
     adapter: (a) => {
       const typing = a.live?.typing;
       if (!a.live || !typing) return a;
