@@ -19,8 +19,6 @@ import {
   watermarkBeforeAck,
 } from "./wrap.ts";
 
-const H16_SEND = "h16-send";
-
 /** Classification mutants: one wrong answer of `classifyError` each. */
 export const CLASSIFY_MUTANTS: readonly Mutant[] = [
   {
@@ -243,7 +241,7 @@ export const KEY_MUTANTS: readonly Mutant[] = [
     kind: "idempotency-key",
     description:
       "the key names the conversation and part, not the operation: later messages vanish",
-    killedBy: "ordering.send-order",
+    killedBy: "send.distinct-operations",
     adapter: (a) =>
       mutateSendContext(a, (ctx, index) => ({
         ...ctx,
@@ -272,8 +270,7 @@ export const SEND_MUTANTS: readonly Mutant[] = [
     id: "origin.not-encoded-on-send",
     kind: "origin",
     description: "the send path drops the message's herald origin (no native metadata sent)",
-    killedBy: "origin.send-path",
-    awaiting: H16_SEND,
+    killedBy: "origin.stored-on-send",
     adapter: (a) =>
       mutateSendContext(a, (ctx) => {
         const { origin: _dropped, ...message } = ctx.message;
@@ -308,8 +305,7 @@ export const SEND_MUTANTS: readonly Mutant[] = [
     id: "reply.relation-dropped",
     kind: "thread-reply",
     description: "the reply-to relation is dropped: the answer does not quote the question",
-    killedBy: "send.reply-relation",
-    awaiting: H16_SEND,
+    killedBy: "reply.quote-multi-part",
     adapter: (a) =>
       mutateSendContext(a, (ctx) => {
         const { relation: _dropped, ...message } = ctx.message;
@@ -317,10 +313,42 @@ export const SEND_MUTANTS: readonly Mutant[] = [
       }),
   },
   {
+    id: "reply.reference-on-every-chunk",
+    kind: "thread-reply",
+    description: "every part is sent as if it were part 1: chunks 2..n repeat the reply reference",
+    killedBy: "reply.quote-multi-part",
+    adapter: (a) => {
+      const send = a.send;
+      return {
+        ...a,
+        send: {
+          ...send,
+          send: async (ctx, unit) => ({
+            ...(await send.send.call(send, ctx, { ...unit, index: 0 })),
+            index: unit.index,
+          }),
+        },
+      };
+    },
+  },
+  {
+    id: "thread.dropped-on-later-chunks-live",
+    kind: "thread-reply",
+    description: "chunks 2..n of a multi-part reply in a thread are posted to the conversation",
+    killedBy: "reply.thread-multi-part",
+    adapter: (a) =>
+      mutateSendContext(a, (ctx, index) => {
+        if (index === 0) return ctx;
+        const { threadId: _t, parentId: _p, ...target } = ctx.message.target;
+        const { relation: _r, ...message } = ctx.message;
+        return { ...ctx, message: { ...message, target: { ...target, kind: "group" } } };
+      }),
+  },
+  {
     id: "edit.returns-a-new-target",
     kind: "edit-target",
     description: "an edit's receipt names another message: the next edit misses the original",
-    killedBy: "live.many-updates",
+    killedBy: "edit.twice-from-receipt",
     adapter: (a) => {
       const send = a.send;
       const edit = send.edit;

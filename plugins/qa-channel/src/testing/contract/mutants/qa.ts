@@ -10,6 +10,7 @@ import { QaApiError } from "../../../errors.ts";
 import { createQaAdapter } from "../../../index.ts";
 import { createSend } from "../../../send.ts";
 import { type QaConnection, testConfig } from "../../harness.ts";
+import { QA_PLATFORM_MAX_TEXT } from "../../platform/QaPlatform.ts";
 import type { Mutant } from "./types.ts";
 
 const qa = (connection: unknown) => connection as QaConnection;
@@ -49,11 +50,14 @@ export const QA_MUTANTS: readonly Mutant[] = [
   {
     id: "chunk.limit-above-platform-max",
     kind: "chunk-limit",
-    description: "the adapter chunks to a limit above the platform's real maximum",
-    killedBy: "batch.receipts",
+    description: "the adapter's default text limit is above the platform's real maximum",
+    killedBy: "render.platform-max",
     adapter: (_a, connection) => {
       const c = qa(connection);
-      return createQaAdapter(testConfig({ ...c, maxLength: c.maxLength * 2 }), c.token);
+      return createQaAdapter(
+        testConfig({ ...c, maxLength: (c.maxLength ?? QA_PLATFORM_MAX_TEXT) * 2 }),
+        c.token,
+      );
     },
   },
   {
