@@ -50,6 +50,9 @@ export const SECOND_FAKE_BOT: FakeBotAccount = {
 /** The webhook secret token of contract runs in webhook mode (Telegram's `secret_token`). */
 export const CONTRACT_WEBHOOK_SECRET = "contract-webhook-secret_T0ken";
 
+/** The Bot API message fields that carry media. */
+const MEDIA_FIELDS = ["photo", "document", "voice", "audio", "video", "sticker"] as const;
+
 /** What the adapter needs to reach a fake (JSON, for crash-test children). */
 export type TelegramConnection = {
   apiRoot: string;
@@ -98,6 +101,7 @@ export type TelegramContractPlatform = {
   visible(target: MessageTarget): VisibleMessage[];
   isTyping(target: MessageTarget): boolean;
   calls(): readonly FakeCallRecord[];
+  attachmentsOf(message: VisibleMessage): Array<{ kind: string; source: string }>;
   readonly faults: {
     failNext(fault: PlatformFault, target?: FaultTarget): unknown;
     refuseConnections(): Promise<() => Promise<void>>;
@@ -167,6 +171,14 @@ export function telegramContractPlatform(
       }),
     faults: fake.faults,
     calls: () => fake.server.calls,
+    attachmentsOf(message) {
+      const id = Number(message.id.slice(message.id.lastIndexOf(":") + 1));
+      const json = fake.stored.get(id)?.json ?? {};
+      return MEDIA_FIELDS.flatMap((kind) => {
+        const file = json[kind] as { file_id?: string } | undefined;
+        return file?.file_id ? [{ kind, source: file.file_id }] : [];
+      });
+    },
     inbound: {
       async post(target, message) {
         const from =

@@ -105,6 +105,33 @@ export function sendTests(suite: ContractSuite): void {
       );
     });
 
+  if (suite.has("send"))
+    describe("attachments", () => {
+      test(
+        "send.attachment-remote-url",
+        "a message with a remote-URL image and text: the platform stores the image from that URL and shows the text",
+        async (ctx) => {
+          const run = await openRun(h);
+          ctx.skip(
+            !run.adapter.capabilities.attachments?.remoteUrl,
+            "capabilities.attachments.remoteUrl not declared",
+          );
+          const attachmentsOf = run.platform.attachmentsOf?.bind(run.platform);
+          ctx.skip(!attachmentsOf, "the fake platform does not expose attachments (attachmentsOf)");
+          const read = attachmentsOf as NonNullable<typeof attachmentsOf>;
+          const target = await run.platform.createTarget("group");
+          const url = "http://127.0.0.1:9/cat.png";
+          const receipt = await run.runtime.send(
+            run.message(target, "a cat", { attachments: [{ kind: "image", url }] }),
+          );
+          const visible = await run.visible(target);
+          expect(receipt.platformMessageIds).toEqual(visible.map((m) => m.id));
+          expect(visible.flatMap((m) => read(m).map((a) => a.source))).toEqual([url]);
+          expect(normalizeSpace(visible.map((m) => m.text).join(" "))).toBe("a cat");
+        },
+      );
+    });
+
   if (suite.has("origin"))
     describe("origin on send", () => {
       // kills: origin not encoded on send

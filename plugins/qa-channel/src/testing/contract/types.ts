@@ -182,6 +182,12 @@ export type ContractPlatform<TConnection extends JsonValue = JsonValue> = {
    */
   storedOrigin?(message: VisibleMessage): MessageOrigin | undefined;
   /**
+   * The attachments the platform stored on a message the adapter sent, from the platform's own
+   * record: each its platform kind (`photo`, `document`, …) and its source as sent (a URL or a
+   * file id). Absent: the attachment test is skipped.
+   */
+  attachmentsOf?(message: VisibleMessage): Array<{ kind: string; source: string }>;
+  /**
    * Ends the platform's dedupe window for every client key now: a key posted again makes a new
    * message (`VisibleState.keyTtlMs = 0`). Absent: the window-expiry test is skipped.
    */
