@@ -5,7 +5,9 @@
  *
  * @module
  */
-import type { ContractHarness, ContractHarnessModule } from "./types.ts";
+import type { ChannelMessageAdapter } from "@herald/plugin-sdk/channel-message";
+import { SqliteStateStore } from "@herald/plugin-sdk/testing";
+import type { ContractHarness, ContractHarnessModule, JsonValue } from "./types.ts";
 
 /**
  * Loads the harness a {@link ContractHarnessModule} names.
@@ -33,4 +35,35 @@ export async function waitUntil(done: () => Promise<boolean>, timeoutMs: number)
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return true;
+}
+
+/** What every crash child's config (JSON in argv[2]) carries. */
+export type ChildBaseConfig = {
+  module: ContractHarnessModule;
+  connection: JsonValue;
+  storePath: string;
+  accountId: string;
+};
+
+/** What {@link openChild} gives a child script. */
+export type OpenedChild<T extends ChildBaseConfig> = {
+  config: T;
+  harness: ContractHarness;
+  adapter: ChannelMessageAdapter;
+  store: SqliteStateStore;
+};
+
+/**
+ * A child script's start: the config the parent handed in `process.argv[2]` (JSON), the harness
+ * it names, that harness's adapter on `config.connection` and the SQLite store at
+ * `config.storePath`.
+ *
+ * @throws Error when the module names no contract harness (see {@link loadHarness}).
+ */
+export async function openChild<T extends ChildBaseConfig>(): Promise<OpenedChild<T>> {
+  const config = JSON.parse(process.argv[2] ?? "{}") as T;
+  const harness = await loadHarness(config.module);
+  const adapter = harness.createAdapter(config.connection);
+  const store = new SqliteStateStore({ path: config.storePath });
+  return { config, harness, adapter, store };
 }

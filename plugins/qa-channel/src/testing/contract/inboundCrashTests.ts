@@ -9,12 +9,10 @@
  *
  * @module
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runNodeChild } from "@herald/plugin-sdk/testing";
-import { afterAll, expect, onTestFinished } from "vitest";
-import { CHILD_NODE_ARGS, childScript } from "./childProcess.ts";
+import { expect, onTestFinished } from "vitest";
+import { crashDir, expectKilledAt, runCrashChild } from "./crashRun.ts";
 import type { ReceiveCrashChildConfig } from "./receiveCrashChild.ts";
 import type { ContractSuite } from "./registry.ts";
 import { CONTRACT_MAX_LENGTH } from "./setup.ts";
@@ -51,10 +49,7 @@ export function inboundCrashTests(suite: ContractSuite): void {
   const { harness: h, test, describe } = suite;
   if (!suite.has("receive")) return;
   describe("inbound across a killed process", () => {
-    let dir: string | undefined;
-    afterAll(() => {
-      if (dir) rmSync(dir, { recursive: true, force: true });
-    });
+    const dir = crashDir("herald-contract-receive-");
     for (const c of CASES) {
       test(
         c.id,
@@ -71,13 +66,12 @@ export function inboundCrashTests(suite: ContractSuite): void {
             inbound?.connectWebhook !== undefined,
             "webhook receiver: deliveries go to a handler in this process, not to a killed child",
           );
-          dir ??= mkdtempSync(join(tmpdir(), "herald-contract-receive-"));
           const target = await platform.createTarget("group");
           const ids: string[] = [];
           for (const text of TEXTS) {
             ids.push((await inbound?.post(target, { text }))?.platformMessageId ?? "");
           }
-          const stem = join(dir, `${c.failpoint}-${Date.now()}`);
+          const stem = join(dir(), `${c.failpoint}-${Date.now()}`);
           const base: Omit<ReceiveCrashChildConfig, "phase"> = {
             module: h.module as ContractHarnessModule,
             connection: platform.connection,
@@ -89,26 +83,20 @@ export function inboundCrashTests(suite: ContractSuite): void {
           writeFileSync(base.logPath, "");
           const handled = () => readFileSync(base.logPath, "utf8").split("\n").filter(Boolean);
 
-          const first = await runNodeChild(
-            childScript("receiveCrashChild"),
-            [JSON.stringify({ ...base, phase: "first" })],
-            { failpoints: { [c.failpoint]: "kill" }, nodeArgs: CHILD_NODE_ARGS },
+          const first = await runCrashChild(
+            "receiveCrashChild",
+            { ...base, phase: "first" },
+            c.failpoint,
           );
           if (!first.killed && c.unreachable) {
             expect(first.code, `the first child failed: ${first.stderr}`).toBe(0);
             ctx.skip(true, c.unreachable);
           }
-          expect(first.killed, `the child was not killed at ${c.failpoint}: ${first.stderr}`).toBe(
-            true,
-          );
+          expectKilledAt(first, c.failpoint);
           // Only the first message can have been handled: the others were still running.
           expect(ids.slice(0, 1)).toEqual(expect.arrayContaining(handled()));
 
-          const restart = await runNodeChild(
-            childScript("receiveCrashChild"),
-            [JSON.stringify({ ...base, phase: "restart" })],
-            { nodeArgs: CHILD_NODE_ARGS },
-          );
+          const restart = await runCrashChild("receiveCrashChild", { ...base, phase: "restart" });
           expect(restart.code, `restart failed: ${restart.stderr}`).toBe(0);
           const all = handled();
           const missing = ids.filter((id) => !all.includes(id));

@@ -14,20 +14,11 @@
  * @module
  */
 import type { MessageTarget } from "@herald/plugin-sdk/channel-message";
-import {
-  createMessageRuntime,
-  isHeldForOperator,
-  SqliteStateStore,
-} from "@herald/plugin-sdk/testing";
-import { loadHarness, waitUntil } from "./childHarness.ts";
-import type { ContractHarnessModule, JsonValue } from "./types.ts";
+import { createMessageRuntime, isHeldForOperator } from "@herald/plugin-sdk/testing";
+import { type ChildBaseConfig, openChild, waitUntil } from "./childHarness.ts";
 
 /** What the parent hands the child (JSON in argv[2]). */
-export type LiveCrashChildConfig = {
-  module: ContractHarnessModule;
-  connection: JsonValue;
-  storePath: string;
-  accountId: string;
+export type LiveCrashChildConfig = ChildBaseConfig & {
   phase: "stream" | "rerun";
   target: MessageTarget;
   /** The session's idempotency key. */
@@ -39,10 +30,7 @@ export type LiveCrashChildConfig = {
   finalize: "fresh" | "in_place";
 };
 
-const config = JSON.parse(process.argv[2] ?? "{}") as LiveCrashChildConfig;
-const harness = await loadHarness(config.module);
-const adapter = harness.createAdapter(config.connection);
-const store = new SqliteStateStore({ path: config.storePath });
+const { config, adapter, store } = await openChild<LiveCrashChildConfig>();
 const runtime = createMessageRuntime({
   store,
   adapters: [{ accountId: config.accountId, adapter }],

@@ -7,12 +7,9 @@
  *
  * @module
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runNodeChild } from "@herald/plugin-sdk/testing";
-import { afterAll, expect, onTestFinished } from "vitest";
-import { CHILD_NODE_ARGS, childScript } from "./childProcess.ts";
+import { expect, onTestFinished } from "vitest";
+import { crashDir, expectKilledAt, runCrashChild } from "./crashRun.ts";
 import type { LiveCrashChildConfig } from "./liveCrashChild.ts";
 import type { ContractSuite } from "./registry.ts";
 import { CONTRACT_MAX_LENGTH, normalizeSpace } from "./setup.ts";
@@ -57,10 +54,7 @@ export function liveCrashTests(suite: ContractSuite): void {
   const { harness: h, test, describe } = suite;
   if (!suite.has("live")) return;
   describe("live sessions across a killed process", () => {
-    let dir: string | undefined;
-    afterAll(() => {
-      if (dir) rmSync(dir, { recursive: true, force: true });
-    });
+    const dir = crashDir("herald-contract-live-");
     for (const c of CASES) {
       test(
         c.id,
@@ -79,12 +73,11 @@ export function liveCrashTests(suite: ContractSuite): void {
             c.finalize === "fresh" && !adapter.send.delete,
             "the channel cannot delete messages (send.delete): a fresh final leaves the preview",
           );
-          dir ??= mkdtempSync(join(tmpdir(), "herald-contract-live-"));
           const target = await platform.createTarget("direct");
           const base: Omit<LiveCrashChildConfig, "phase"> = {
             module: h.module as ContractHarnessModule,
             connection: platform.connection,
-            storePath: join(dir, `${c.failpoint}-${Date.now()}.db`),
+            storePath: join(dir(), `${c.failpoint}-${Date.now()}.db`),
             accountId: h.accountId ?? "contract",
             target,
             key: `live-crash-${c.id}`,
@@ -92,23 +85,17 @@ export function liveCrashTests(suite: ContractSuite): void {
             final: FINAL,
             finalize: c.finalize,
           };
-          const first = await runNodeChild(
-            childScript("liveCrashChild"),
-            [JSON.stringify({ ...base, phase: "stream" })],
-            { failpoints: { [c.failpoint]: "kill" }, nodeArgs: CHILD_NODE_ARGS },
+          const first = await runCrashChild(
+            "liveCrashChild",
+            { ...base, phase: "stream" },
+            c.failpoint,
           );
-          expect(first.killed, `the child was not killed at ${c.failpoint}: ${first.stderr}`).toBe(
-            true,
-          );
+          expectKilledAt(first, c.failpoint);
           expect((await platform.visible(target)).length, "a preview was visible").toBeGreaterThan(
             0,
           );
 
-          const rerun = await runNodeChild(
-            childScript("liveCrashChild"),
-            [JSON.stringify({ ...base, phase: "rerun" })],
-            { nodeArgs: CHILD_NODE_ARGS },
-          );
+          const rerun = await runCrashChild("liveCrashChild", { ...base, phase: "rerun" });
           expect(rerun.code, `restart failed: ${rerun.stderr}`).toBe(0);
           const visible = (await platform.visible(target)).map((m) => normalizeSpace(m.text));
           expect(

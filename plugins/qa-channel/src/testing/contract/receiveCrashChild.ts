@@ -16,31 +16,19 @@
  * @module
  */
 import { appendFileSync, readFileSync } from "node:fs";
-import {
-  createMessageRuntime,
-  createReceiverSink,
-  SqliteStateStore,
-} from "@herald/plugin-sdk/testing";
-import { loadHarness, waitUntil } from "./childHarness.ts";
-import type { ContractHarnessModule, JsonValue } from "./types.ts";
+import { createMessageRuntime, createReceiverSink } from "@herald/plugin-sdk/testing";
+import { type ChildBaseConfig, openChild, waitUntil } from "./childHarness.ts";
 
 /** What the parent hands the child (JSON in argv[2]). */
-export type ReceiveCrashChildConfig = {
-  module: ContractHarnessModule;
-  connection: JsonValue;
-  storePath: string;
+export type ReceiveCrashChildConfig = ChildBaseConfig & {
   logPath: string;
-  accountId: string;
   phase: "first" | "restart";
   /** Platform message ids the parent posted. */
   expect: string[];
 };
 
-const config = JSON.parse(process.argv[2] ?? "{}") as ReceiveCrashChildConfig;
-const harness = await loadHarness(config.module);
+const { config, harness, adapter, store } = await openChild<ReceiveCrashChildConfig>();
 if (!harness.createReceiver) throw new Error(`${harness.name}: the harness has no createReceiver`);
-const adapter = harness.createAdapter(config.connection);
-const store = new SqliteStateStore({ path: config.storePath });
 const runtime = createMessageRuntime({
   store,
   adapters: [{ accountId: config.accountId, adapter }],

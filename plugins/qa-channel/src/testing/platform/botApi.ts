@@ -5,17 +5,15 @@
  *
  * @module
  */
-import type { z } from "@herald/plugin-sdk/channel-message";
-import { type Context, type FakePlatformEnv, streamSSE } from "@herald/plugin-sdk/testing";
+import { streamSSE } from "@herald/plugin-sdk/testing";
 import {
   type QaWireEvent,
   qaEditBodySchema,
   qaPostBodySchema,
   qaTypingBodySchema,
 } from "../../wire.ts";
+import { apiKit, type QaContext } from "./apiKit.ts";
 import type { QaBot, QaPlatform } from "./QaPlatform.ts";
-
-type C = Context<FakePlatformEnv>;
 
 /** How often an idle event stream sends a comment line, in ms (keeps proxies from closing it). */
 const HEARTBEAT_MS = 15_000;
@@ -23,31 +21,7 @@ const HEARTBEAT_MS = 15_000;
 /** Registers the bot API on the platform's server. */
 export function registerBotApi(platform: QaPlatform): void {
   const { server, state } = platform;
-  const fail = (status: number, code: string, description: string) =>
-    server.error({ status, code, description });
-
-  const authed =
-    (handler: (c: C, bot: QaBot) => Promise<Response> | Response) =>
-    async (c: C): Promise<Response> => {
-      const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
-      const bot = platform.botByToken(token);
-      if (!bot) return fail(401, "unauthorized", "missing or unknown bot token");
-      return handler(c, bot);
-    };
-
-  async function body<T>(c: C, schema: z.ZodType<T>): Promise<T | Response> {
-    let json: unknown;
-    try {
-      json = await c.req.json();
-    } catch {
-      return fail(400, "bad_request", "body is not JSON");
-    }
-    const parsed = schema.safeParse(json);
-    if (parsed.success) return parsed.data;
-    const issue = parsed.error.issues[0];
-    const path = issue?.path.map(String).join(".") || "body";
-    return fail(400, "bad_request", `${path}: ${issue?.message}`);
-  }
+  const { fail, authed, body } = apiKit(platform);
 
   function checkText(text: string): Response | undefined {
     if (text.trim() === "") return fail(400, "text_empty", "message text is empty");
@@ -61,7 +35,7 @@ export function registerBotApi(platform: QaPlatform): void {
     return undefined;
   }
 
-  function ownMessage(c: C, bot: QaBot) {
+  function ownMessage(c: QaContext, bot: QaBot) {
     const chat = c.req.param("chat") ?? "";
     const m = state.get(c.req.param("id") ?? "");
     if (!platform.chat(chat)) return fail(404, "chat_not_found", `chat ${chat} not found`);

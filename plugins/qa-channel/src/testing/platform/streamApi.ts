@@ -8,43 +8,34 @@
  * @module
  */
 import type { z } from "@herald/plugin-sdk/channel-message";
-import type { Context, FakePlatformEnv } from "@herald/plugin-sdk/testing";
 import { qaEditBodySchema, qaPostBodySchema, qaStreamStopBodySchema } from "../../wire.ts";
+import { apiKit, type QaContext } from "./apiKit.ts";
 import type { QaBot, QaPlatform } from "./QaPlatform.ts";
-
-type C = Context<FakePlatformEnv>;
 
 /** Registers the stream API; `open` holds the ids of streams not stopped yet. */
 export function registerStreamApi(platform: QaPlatform): void {
   const { server, state } = platform;
   const open = new Set<string>();
-  const fail = (status: number, code: string, description: string) =>
-    server.error({ status, code, description });
-
-  const authed =
-    (handler: (c: C, bot: QaBot) => Promise<Response> | Response) =>
-    async (c: C): Promise<Response> => {
-      const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
-      const bot = platform.botByToken(token);
-      if (!bot) return fail(401, "unauthorized", "missing or unknown bot token");
-      return handler(c, bot);
-    };
-
-  async function body<T>(c: C, schema: z.ZodType<T>): Promise<T | Response> {
-    const parsed = schema.safeParse(await c.req.json().catch(() => undefined));
-    if (parsed.success) return parsed.data;
-    const issue = parsed.error.issues[0];
-    return fail(400, "bad_request", `${issue?.path.join(".") || "body"}: ${issue?.message}`);
-  }
+  const { fail, authed, body } = apiKit(platform);
 
   /** The bot's stream message `:id` in `:chat`, or the error answer. */
-  function ownStream(c: C, bot: QaBot) {
+  function ownStream(c: QaContext, bot: QaBot) {
     const chat = c.req.param("chat") ?? "";
     const m = state.get(c.req.param("id") ?? "");
     if (!m || m.deleted || m.chat !== chat) return fail(404, "message_not_found", "no such stream");
     if (m.author.id !== bot.id)
       return fail(403, "forbidden", "bots stream only their own messages");
     return m;
+  }
+
+  /** The open stream `:id` the bot owns and the request body, or the error answer. */
+  async function openStream<T>(c: QaContext, bot: QaBot, schema: z.ZodType<T>) {
+    const m = ownStream(c, bot);
+    if (m instanceof Response) return m;
+    const input = await body(c, schema);
+    if (input instanceof Response) return input;
+    if (!open.has(m.id)) return fail(409, "stream_stopped", "the stream was stopped");
+    return { m, input };
   }
 
   function tooLong(text: string): Response | undefined {
@@ -83,11 +74,9 @@ export function registerStreamApi(platform: QaPlatform): void {
     "/api/v1/chats/:chat/streams/:id/append",
     "stream_append",
     authed(async (c, bot) => {
-      const m = ownStream(c, bot);
-      if (m instanceof Response) return m;
-      const input = await body(c, qaEditBodySchema);
-      if (input instanceof Response) return input;
-      if (!open.has(m.id)) return fail(409, "stream_stopped", "the stream was stopped");
+      const found = await openStream(c, bot, qaEditBodySchema);
+      if (found instanceof Response) return found;
+      const { m, input } = found;
       const text = m.text + input.text;
       const long = tooLong(text);
       if (long) return long;
@@ -101,11 +90,9 @@ export function registerStreamApi(platform: QaPlatform): void {
     "/api/v1/chats/:chat/streams/:id/stop",
     "stream_stop",
     authed(async (c, bot) => {
-      const m = ownStream(c, bot);
-      if (m instanceof Response) return m;
-      const input = await body(c, qaStreamStopBodySchema);
-      if (input instanceof Response) return input;
-      if (!open.has(m.id)) return fail(409, "stream_stopped", "the stream was stopped");
+      const found = await openStream(c, bot, qaStreamStopBodySchema);
+      if (found instanceof Response) return found;
+      const { m, input } = found;
       if (input.text) {
         const long = tooLong(m.text + input.text);
         if (long) return long;
