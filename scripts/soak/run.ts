@@ -47,7 +47,7 @@ if (burst) {
   });
   console.log(
     [
-      `  lost ${report.lost} · duplicated ${report.duplicated} · held ${report.held}, ${report.heldByKill} of them left in \`sending\` by a kill (goal ≤ ${report.kills} kills × concurrency 16), ${report.heldNeverSent} never sent`,
+      `  lost ${report.lost} · duplicated ${report.duplicated} · held ${report.held}, left in \`sending\` by the kills ${report.sendingAtKill.reduce((a, b) => a + b, 0)} (${report.sendingAtKill.join("+")}; goal ≤ ${report.kills} kills × concurrency 16), ${report.heldNeverSent} never sent`,
       `  handler runs per message: ${JSON.stringify(report.handlerRuns)} · interrupted by a kill before the reply was durable ${report.interruptedRuns} · run again after a durable reply ${report.extraRuns} (goal 0)`,
       `  webhook ack p50 ${report.ackP50Ms} ms · p99 ${report.ackP99Ms} ms (goal ≤ 500 ms)`,
       `  /livez after each restart (ms): ${report.livezAfterRestartMs.join(", ")} (goal ≤ 1000)`,

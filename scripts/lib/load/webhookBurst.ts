@@ -53,10 +53,11 @@ export type BurstReport = {
   /** Intents held as `unknown_after_send` at the end. */
   held: number;
   /**
-   * Of those, the ones a SIGKILL left in `sending` (found by recovery); the rest are calls the
-   * platform did not answer in time (`maybe_sent`: a timeout or a 5xx).
+   * Intents each SIGKILL left in `sending` (counted in the store between the kill and the
+   * restart): what a kill can leave "maybe sent". The rest of `held` are calls the platform
+   * answered with a 5xx or not in time (`maybe_sent` answers, the faulty sends among them).
    */
-  heldByKill: number;
+  sendingAtKill: number[];
   /** Held intents by failure reason (its first 80 characters). */
   heldReasons: Record<string, number>;
   /** Held intents most recently recorded as sent by the platform (the rest were never sent). */
@@ -185,6 +186,7 @@ export default async function (turn) {
 
   let child: ChildProcess | undefined;
   const killedPids = new Set<number>();
+  const sendingAtKill: number[] = [];
   let stderr = "";
   const livez: number[] = [];
   const spawnGateway = async (): Promise<void> => {
@@ -268,6 +270,13 @@ export default async function (turn) {
           restarting = (async () => {
             if (dead && dead.exitCode === null && dead.signalCode === null)
               await new Promise((r) => dead.once("exit", r));
+            // What the kill left "maybe sent": the intents in `sending` now.
+            const db = new DatabaseSync(dbPath);
+            const row = db
+              .prepare("SELECT count(*) AS n FROM intents WHERE status = 'sending'")
+              .get() as { n: number };
+            db.close();
+            sendingAtKill.push(row.n);
             await spawnGateway();
           })().finally(() => {
             restarting = undefined;
@@ -309,7 +318,6 @@ export default async function (turn) {
         failure_json: string | null;
       }[]
     ).map((r) => r.failure_json ?? "");
-    const heldByKill = heldFailures.filter((f) => f.includes("stopped while sending")).length;
     const heldReasons: Record<string, number> = {};
     for (const f of heldFailures) {
       let reason = f;
@@ -360,7 +368,7 @@ export default async function (turn) {
       lost: counts.filter((n) => n === 0).length,
       duplicated: counts.filter((n) => n > 1).length,
       held,
-      heldByKill,
+      sendingAtKill,
       heldReasons,
       heldNeverSent:
         held - Math.min(held, counts.filter((n) => n > 0).length - (intents.sent ?? 0)),
