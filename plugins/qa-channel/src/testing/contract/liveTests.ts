@@ -8,6 +8,7 @@
 import { eventually } from "@herald/plugin-sdk/testing";
 import { expect } from "vitest";
 import { liveCrashTests } from "./liveCrashTests.ts";
+import { expectUpdatedInPlace, oneVisible, startLive, typingProbe } from "./liveKit.ts";
 import { nativeStreamTests } from "./nativeStreamTests.ts";
 import type { ContractSuite, ContractTestContext } from "./registry.ts";
 import { type ContractRun, maxLengthOf, normalizeSpace, openRun, wordsOfLength } from "./setup.ts";
@@ -31,11 +32,7 @@ export function liveTests(suite: ContractSuite): void {
         async (ctx) => {
           const run = await openRun(h);
           skipUnlessEditable(run, ctx);
-          const target = await run.platform.createTarget("direct");
-          const live = await run.runtime.live(
-            { channel: run.adapter.id, target },
-            { idempotencyKey: "live-1" },
-          );
+          const { target, live } = await startLive(run, "direct", { idempotencyKey: "live-1" });
           live.update("Thinking");
           const [preview] = await eventually(
             () => run.visible(target),
@@ -61,17 +58,9 @@ export function liveTests(suite: ContractSuite): void {
         const run = await openRun(h);
         skipUnlessEditable(run, ctx);
         ctx.skip(!run.adapter.send.delete, "the channel cannot delete messages (send.delete)");
-        const target = await run.platform.createTarget("group");
-        const live = await run.runtime.live(
-          { channel: run.adapter.id, target },
-          { idempotencyKey: "live-2" },
-        );
+        const { target, live } = await startLive(run, "group", { idempotencyKey: "live-2" });
         live.update("Working on it");
-        await eventually(
-          () => run.visible(target),
-          (v) => v.length === 1,
-          { what: "the preview" },
-        );
+        await oneVisible(run, target, "the preview");
         await live.cancel("aborted");
         expect(await run.visible(target)).toEqual([]);
       });
@@ -83,11 +72,7 @@ export function liveTests(suite: ContractSuite): void {
           const run = await openRun(h);
           skipUnlessEditable(run, ctx);
           const max = maxLengthOf(run.adapter);
-          const target = await run.platform.createTarget("direct");
-          const live = await run.runtime.live(
-            { channel: run.adapter.id, target },
-            { idempotencyKey: "live-3" },
-          );
+          const { target, live } = await startLive(run, "direct", { idempotencyKey: "live-3" });
           const text = wordsOfLength(max * 2.5, "s");
           for (let end = 40; end < text.length; end += 40) {
             live.update(text.slice(0, end));
@@ -107,28 +92,12 @@ export function liveTests(suite: ContractSuite): void {
         async (ctx) => {
           const run = await openRun(h);
           skipUnlessEditable(run, ctx);
-          const target = await run.platform.createTarget("direct");
-          const live = await run.runtime.live(
-            { channel: run.adapter.id, target },
-            { idempotencyKey: "live-many" },
-          );
+          const { target, live } = await startLive(run, "direct", { idempotencyKey: "live-many" });
           const steps = ["Step one", "Step one, two", "Step one, two, three", "Step one to four"];
-          let firstId: string | undefined;
-          for (const text of steps) {
-            live.update(text);
-            const [shown] = await eventually(
-              () => run.visible(target),
-              (v) => v.length === 1 && normalizeSpace(v[0]?.text ?? "") === text,
-              { what: `the preview to show "${text}"` },
-            );
-            firstId ??= shown?.id;
-            expect(shown?.id, "every update edits the first preview").toBe(firstId);
-          }
-          const receipt = await live.finalize("Step one to four, done.");
-          expect((await run.visible(target)).map((m) => [m.id, normalizeSpace(m.text)])).toEqual([
-            [firstId, "Step one to four, done."],
-          ]);
-          expect(receipt.primaryPlatformMessageId).toBe(firstId);
+          await expectUpdatedInPlace(run, target, live, steps, "Step one to four, done.", {
+            noun: "the preview",
+            sameMessage: "every update edits the first preview",
+          });
         },
       );
 
@@ -140,19 +109,14 @@ export function liveTests(suite: ContractSuite): void {
           const run = await openRun(h);
           skipUnlessEditable(run, ctx);
           ctx.skip(!run.adapter.send.delete, "the channel cannot delete messages (send.delete)");
-          const target = await run.platform.createTarget("group");
           // `staleAfterMs: 0`: every preview is already older than the edit window, so core
           // must send the final fresh (core live/finish.ts, "the preview is stale").
-          const live = await run.runtime.live(
-            { channel: run.adapter.id, target },
-            { idempotencyKey: "live-fresh", staleAfterMs: 0 },
-          );
+          const { target, live } = await startLive(run, "group", {
+            idempotencyKey: "live-fresh",
+            staleAfterMs: 0,
+          });
           live.update("A draft that goes stale");
-          const [preview] = await eventually(
-            () => run.visible(target),
-            (v) => v.length === 1,
-            { what: "the preview" },
-          );
+          const [preview] = await oneVisible(run, target, "the preview");
           const receipt = await live.finalize("The fresh final answer.");
           const visible = await eventually(
             () => run.visible(target),
@@ -176,11 +140,10 @@ export function liveTests(suite: ContractSuite): void {
         "block mode sends each finished paragraph once, as its own message",
         async () => {
           const run = await openRun(h);
-          const target = await run.platform.createTarget("group");
-          const live = await run.runtime.live(
-            { channel: run.adapter.id, target },
-            { idempotencyKey: "live-4", mode: "block" },
-          );
+          const { target, live } = await startLive(run, "group", {
+            idempotencyKey: "live-4",
+            mode: "block",
+          });
           live.update("First paragraph.\n\nSecond");
           live.update("First paragraph.\n\nSecond paragraph.\n\nThird");
           await live.finalize("First paragraph.\n\nSecond paragraph.\n\nThird paragraph.");
@@ -198,15 +161,11 @@ export function liveTests(suite: ContractSuite): void {
         "shows the typing indicator while a live session runs and hides it at the end",
         async (ctx) => {
           const run = await openRun(h);
-          const isTyping = run.platform.isTyping?.bind(run.platform);
-          ctx.skip(!run.adapter.live?.typing, "the adapter has no typing indicator (live.typing)");
-          ctx.skip(!isTyping, "the fake platform cannot show typing (isTyping)");
-          const typing = isTyping as NonNullable<typeof isTyping>;
-          const target = await run.platform.createTarget("direct");
-          const live = await run.runtime.live(
-            { channel: run.adapter.id, target },
-            { idempotencyKey: "live-5", mode: "block" },
-          );
+          const typing = typingProbe(run, ctx);
+          const { target, live } = await startLive(run, "direct", {
+            idempotencyKey: "live-5",
+            mode: "block",
+          });
           await eventually(
             () => typing(target),
             (on) => on,
@@ -227,21 +186,17 @@ export function liveTests(suite: ContractSuite): void {
         // kills: typing after stop
         async (ctx) => {
           const run = await openRun(h);
-          const isTyping = run.platform.isTyping?.bind(run.platform);
-          ctx.skip(!run.adapter.live?.typing, "the adapter has no typing indicator (live.typing)");
-          ctx.skip(!isTyping, "the fake platform cannot show typing (isTyping)");
-          const typing = isTyping as NonNullable<typeof isTyping>;
+          const typing = typingProbe(run, ctx);
           // A platform that cannot hide the indicator (no `typing.stop`) lets it lapse by
           // itself: only a reply ends it there, so only the finalize case is checked.
           const ends = run.adapter.live?.typing?.stop
             ? (["finalize", "cancel"] as const)
             : (["finalize"] as const);
           for (const end of ends) {
-            const target = await run.platform.createTarget("direct");
-            const live = await run.runtime.live(
-              { channel: run.adapter.id, target },
-              { idempotencyKey: `live-typing-${end}`, mode: "block" },
-            );
+            const { target, live } = await startLive(run, "direct", {
+              idempotencyKey: `live-typing-${end}`,
+              mode: "block",
+            });
             await eventually(
               () => typing(target),
               (on) => on,

@@ -9,6 +9,7 @@
  */
 import { eventually } from "@herald/plugin-sdk/testing";
 import { expect } from "vitest";
+import { expectUpdatedInPlace, oneVisible, startLive } from "./liveKit.ts";
 import type { ContractSuite, ContractTestContext } from "./registry.ts";
 import { type ContractRun, normalizeSpace, openRun } from "./setup.ts";
 
@@ -27,30 +28,17 @@ export function nativeStreamTests(suite: ContractSuite): void {
       async (ctx) => {
         const run = await openRun(h);
         skipUnlessStreams(run, ctx);
-        const target = await run.platform.createTarget("direct");
-        const live = await run.runtime.live(
-          { channel: run.adapter.id, target },
-          { idempotencyKey: "native-1", mode: "native", typing: false },
-        );
+        const { target, live } = await startLive(run, "direct", {
+          idempotencyKey: "native-1",
+          mode: "native",
+          typing: false,
+        });
         expect(live.mode).toBe("native");
         const steps = ["Counting", "Counting one", "Counting one two", "Counting one two three"];
-        let streamId: string | undefined;
-        for (const text of steps) {
-          live.update(text);
-          const [shown] = await eventually(
-            () => run.visible(target),
-            (v) => v.length === 1 && normalizeSpace(v[0]?.text ?? "") === text,
-            { what: `the stream to show "${text}"` },
-          );
-          streamId ??= shown?.id;
-          expect(shown?.id, "the stream grows in one message").toBe(streamId);
-        }
-        const final = "Counting one two three, done.";
-        const receipt = await live.finalize(final);
-        expect((await run.visible(target)).map((m) => [m.id, normalizeSpace(m.text)])).toEqual([
-          [streamId, final],
-        ]);
-        expect(receipt.primaryPlatformMessageId).toBe(streamId);
+        await expectUpdatedInPlace(run, target, live, steps, "Counting one two three, done.", {
+          noun: "the stream",
+          sameMessage: "the stream grows in one message",
+        });
       },
     );
 
@@ -61,17 +49,13 @@ export function nativeStreamTests(suite: ContractSuite): void {
         const run = await openRun(h);
         skipUnlessStreams(run, ctx);
         ctx.skip(!run.adapter.send.delete, "the channel cannot delete messages (send.delete)");
-        const target = await run.platform.createTarget("group");
-        const live = await run.runtime.live(
-          { channel: run.adapter.id, target },
-          { idempotencyKey: "native-2", mode: "native", typing: false },
-        );
+        const { target, live } = await startLive(run, "group", {
+          idempotencyKey: "native-2",
+          mode: "native",
+          typing: false,
+        });
         live.update("Partial answer");
-        const [stream] = await eventually(
-          () => run.visible(target),
-          (v) => v.length === 1,
-          { what: "the stream message" },
-        );
+        const [stream] = await oneVisible(run, target, "the stream message");
         await live.idle();
         // Refused for good (4xx: never applied), however often core retries the stop.
         run.platform.faults.failNext(
