@@ -8,6 +8,7 @@
  * @module
  */
 import type { z } from "@herald/plugin-sdk/channel-message";
+import type { PlatformOp, VisibleMessage } from "@herald/plugin-sdk/testing";
 import { qaEditBodySchema, qaPostBodySchema, qaStreamStopBodySchema } from "../../wire.ts";
 import { apiKit, type QaContext } from "./apiKit.ts";
 import type { QaBot, QaPlatform } from "./QaPlatform.ts";
@@ -69,37 +70,45 @@ export function registerStreamApi(platform: QaPlatform): void {
     }),
   );
 
-  server.route(
-    "POST",
-    "/api/v1/chats/:chat/streams/:id/append",
-    "stream_append",
-    authed(async (c, bot) => {
-      const found = await openStream(c, bot, qaEditBodySchema);
-      if (found instanceof Response) return found;
-      const { m, input } = found;
-      const text = m.text + input.text;
-      const long = tooLong(text);
-      if (long) return long;
-      state.edit(m.id, text);
-      return c.json({ ok: true });
-    }),
-  );
+  /** Appends `extra` to the stream message `m`, or answers `text_too_long` (nothing changed). */
+  function grow(m: VisibleMessage, extra: string): Response | undefined {
+    const long = tooLong(m.text + extra);
+    if (long) return long;
+    state.edit(m.id, m.text + extra);
+    return undefined;
+  }
 
-  server.route(
-    "POST",
-    "/api/v1/chats/:chat/streams/:id/stop",
-    "stream_stop",
-    authed(async (c, bot) => {
-      const found = await openStream(c, bot, qaStreamStopBodySchema);
-      if (found instanceof Response) return found;
-      const { m, input } = found;
-      if (input.text) {
-        const long = tooLong(m.text + input.text);
-        if (long) return long;
-        state.edit(m.id, m.text + input.text);
-      }
-      open.delete(m.id);
-      return c.json({ ok: true });
-    }),
-  );
+  /** A route on the bot's open stream `:id` (see {@link openStream}) with a `schema` body. */
+  function streamRoute<T>(
+    action: string,
+    op: PlatformOp,
+    schema: z.ZodType<T>,
+    handler: (c: QaContext, m: VisibleMessage, input: T) => Response,
+  ): void {
+    server.route(
+      "POST",
+      `/api/v1/chats/:chat/streams/:id/${action}`,
+      op,
+      authed(async (c, bot) => {
+        const found = await openStream(c, bot, schema);
+        if (found instanceof Response) return found;
+        return handler(c, found.m, found.input);
+      }),
+    );
+  }
+
+  streamRoute("append", "stream_append", qaEditBodySchema, (c, m, input) => {
+    const refused = grow(m, input.text);
+    if (refused) return refused;
+    return c.json({ ok: true });
+  });
+
+  streamRoute("stop", "stream_stop", qaStreamStopBodySchema, (c, m, input) => {
+    if (input.text) {
+      const refused = grow(m, input.text);
+      if (refused) return refused;
+    }
+    open.delete(m.id);
+    return c.json({ ok: true });
+  });
 }
