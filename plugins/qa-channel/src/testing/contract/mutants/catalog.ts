@@ -420,8 +420,8 @@ export const RECEIVE_MUTANTS: readonly Mutant[] = [
     id: "watermark.before-ack",
     kind: "watermark",
     description: "the receiver advances its watermark before the event's work is acked",
-    killedBy: "receive.crash-after-record",
-    sink: watermarkBeforeAck,
+    killedBy: "receive.crash-after-watermark",
+    sink: (sink) => watermarkBeforeAck(sink),
   },
 ];
 

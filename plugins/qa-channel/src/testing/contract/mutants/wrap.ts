@@ -119,10 +119,25 @@ export function swallowDeleteErrors(adapter: ChannelMessageAdapter): ChannelMess
   };
 }
 
-/** A receiver sink whose watermark trackers complete every id as soon as it is tracked. */
-export function watermarkBeforeAck(sink: ChannelReceiverSink): ChannelReceiverSink {
+/**
+ * A receiver sink whose watermark trackers complete every id as soon as it is tracked, before
+ * the event's work is acked. The work itself starts `workDelayMs` later (a slow handler), so the
+ * early watermark is always persisted first — the mutant is killed deterministically.
+ */
+export function watermarkBeforeAck(
+  sink: ChannelReceiverSink,
+  workDelayMs = 200,
+): ChannelReceiverSink {
   return new Proxy(sink, {
     get(target, prop, receiver) {
+      if (prop === "receive") {
+        return (...args: Parameters<ChannelReceiverSink["receive"]>) => {
+          const later = new Promise((resolve) => setTimeout(resolve, workDelayMs)).then(() =>
+            target.receive(...args),
+          );
+          return { ack: later.then((t) => t.ack), done: later.then((t) => t.done) };
+        };
+      }
       if (prop !== "watermark") return Reflect.get(target, prop, receiver);
       return (...args: Parameters<ChannelReceiverSink["watermark"]>) => {
         const tracker = target.watermark(...args);
