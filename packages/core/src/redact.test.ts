@@ -23,6 +23,15 @@ describe("redactSecrets", () => {
     expect(redactSecrets(`a ${TOKEN}\n b`, [`${TOKEN}\n`])).toBe(`a ${REDACTED} b`);
   });
 
+  it("redacts the JSON-escaped form: a secret with quotes, backslashes or newlines inside a stored JSON value", () => {
+    const key = '{"type":"service_account","private_key":"-----BEGIN\\nabc\\n-----END"}\nline2';
+    const stored = JSON.stringify({ failure: { message: `bad credentials ${key}` } }, null, 2);
+    const out = redactSecrets(stored, [key]);
+    expect(out).not.toContain("service_account");
+    expect(out).not.toContain("line2");
+    expect(JSON.parse(out).failure.message).toBe("bad credentials [redacted]");
+  });
+
   it("leaves secrets shorter than six characters alone", () => {
     expect(secretForms("  abc \n")).toEqual([]);
     expect(redactSecrets("abc abc", ["abc"])).toBe("abc abc");

@@ -4,7 +4,8 @@
  * {@link REDACTED}. A secret is matched in every form it can take on the way out: as configured
  * (often with a trailing newline from a k8s secret or an `.env` file), trimmed (what a client
  * sends after `.trim()`), and URL-encoded (inside a request URL, e.g. Telegram's
- * `/bot<token>/`), and form-encoded (`+` for spaces).
+ * `/bot<token>/`), form-encoded (`+` for spaces), and JSON-escaped (inside a stored value printed
+ * as JSON, e.g. a service-account key with quotes and `\n` in it).
  *
  * @module
  */
@@ -20,8 +21,8 @@ export const MIN_REDACTED_LENGTH = 6;
 
 /**
  * Every form of `secret` that may appear in output: raw, trimmed (both ends and the end only),
- * and each of those URL-encoded (`encodeURIComponent`) and form-encoded
- * (`application/x-www-form-urlencoded`). Longest first, so a longer form is replaced whole
+ * and each of those URL-encoded (`encodeURIComponent`), form-encoded
+ * (`application/x-www-form-urlencoded`) and JSON-escaped (`JSON.stringify` without the quotes). Longest first, so a longer form is replaced whole
  * before a shorter one inside it.
  *
  * @returns `[]` for a secret shorter than {@link MIN_REDACTED_LENGTH} once trimmed.
@@ -34,6 +35,9 @@ export function secretForms(secret: string): string[] {
     forms.add(p);
     forms.add(encodeURIComponent(p));
     forms.add(new URLSearchParams({ s: p }).toString().slice(2));
+    // Inside a JSON string (a stored intent or dead letter as `queue show` prints it): quotes,
+    // backslashes and newlines escaped.
+    forms.add(JSON.stringify(p).slice(1, -1));
   }
   return [...forms].sort((a, b) => b.length - a.length);
 }

@@ -4,7 +4,7 @@
  * field), huge dead letters (truncated with a note), a console token too short for
  * `createGateway`, header injection through the sign-in `next`, and secrets in every page.
  */
-import { createMessageRuntime, SqliteStateStore, silentLogger } from "@herald/core";
+import { createMessageRuntime, redactSecrets, SqliteStateStore, silentLogger } from "@herald/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../config/errors.ts";
 import { createGateway } from "../gateway.ts";
@@ -230,6 +230,32 @@ describe("web console under attack", () => {
     await expect(herald(config, { env: { HERALD_CONSOLE_TOKEN: "short" }, ...io })).rejects.toThrow(
       /at least 16/,
     );
+  });
+
+  it("redacts a secret with quotes and newlines in a dead letter as queue show does", async () => {
+    const key = '{"type":"service_account","private_key":"-----BEGIN\\nk\\n-----END"}';
+    consoleApp.close();
+    const runtime = createMessageRuntime({ store, adapters: [], logger: silentLogger });
+    consoleApp = createConsoleApp({
+      token: TOKEN,
+      base: "/console",
+      store,
+      runtime,
+      accounts: () => [],
+      redact: (text) => redactSecrets(text, [key, TOKEN]),
+      logger: silentLogger,
+      attempts: new AttemptLog(),
+      clock: () => Date.now(),
+    });
+    await store.putDeadLetter({
+      channel: "qa",
+      raw: { credentials: key },
+      error: { name: "InvalidPayloadError", message: `cannot use ${key}` },
+      receivedAt: Date.now(),
+    });
+    const page = await (await get("/console/deadletters")).text();
+    expect(page).not.toContain("service_account");
+    expect(page).toContain("[redacted]");
   });
 
   it("signs out: the cookie is cleared with the flags it was set with", async () => {
