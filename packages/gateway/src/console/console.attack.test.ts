@@ -154,6 +154,10 @@ describe("web console under attack", () => {
     expect(page).toContain("No console page at /console/nosuchpage");
     expect(page).toContain("Sign out"); // the navigation is there
     expect((await app().request("/console/nosuchpage")).status).toBe(401); // signed out: sign in first
+    // The live event stream needs the session too (it would tell an outsider when the queue moves).
+    const events = await app().request("/console/events");
+    expect(events.status).toBe(401);
+    expect(events.headers.get("content-type")).not.toContain("text/event-stream");
   });
 
   it("shows only notices the console signed: a crafted ?done= or fork refusal shows nothing", async () => {
