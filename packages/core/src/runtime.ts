@@ -145,13 +145,14 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
   );
   const delivery = options.delivery ?? {};
   const workerId = delivery.workerId ?? randomUUID().slice(0, 8);
+  const clock = options.clock ?? Date.now;
   const deps: DeliveryDeps = {
     store: options.store,
     adapterFor: (channel, accountId) => adapters.find(channel, accountId),
     requireAdapter: (channel, accountId) => adapters.get(channel, accountId),
-    scheduler: new RateLimitScheduler(),
+    scheduler: new RateLimitScheduler({ clock, shared: options.store.sharedLimits }),
     slots: new CallSlots(delivery.concurrency ?? DELIVERY_DEFAULTS.concurrency),
-    clock: options.clock ?? Date.now,
+    clock,
     random: options.random ?? Math.random,
     logger: options.logger ?? silentLogger,
     workerId,

@@ -5,6 +5,7 @@
  *
  * @module
  */
+
 import type {
   DeadLetter,
   DedupeAcquireResult,
@@ -24,6 +25,7 @@ import type {
   NewLedgerEvent,
   NewSendIntent,
   ReceiptRecord,
+  SharedLimitStore,
   WatermarkKey,
 } from "@herald/core";
 import { Db } from "./db.ts";
@@ -35,6 +37,7 @@ import { enqueueIntents } from "./sql/enqueue.ts";
 import * as inbound from "./sql/inbound.ts";
 import { assertLeasable, leaseDueIntents, releaseLease, renewLease } from "./sql/lease.ts";
 import * as ledger from "./sql/ledger.ts";
+import { checkLoopPair, SlotRegistry, settleTokens, takeTokens } from "./sql/limits.ts";
 import * as queries from "./sql/queries.ts";
 import { purgeTerminalIntents, transitionIntents, updateIntent } from "./sql/transitions.ts";
 
@@ -117,6 +120,19 @@ export class PostgresStateStore implements MessageStateStore {
   readonly schema: string;
   readonly #ctx: Ctx;
   readonly #migrateTo: number;
+  readonly #slots = new SlotRegistry();
+  /**
+   * Rate-limit buckets and loop-guard counts shared by every process on this database
+   * (`rate_limit_slots`, `loop_guard_pairs`; see `sql/limits.ts`). The runtime uses them
+   * instead of per-process memory, so N gateways together respect each declared bucket.
+   */
+  readonly sharedLimits: SharedLimitStore = {
+    takeTokens: (buckets) => this.#do("takeTokens", (ctx) => takeTokens(ctx, this.#slots, buckets)),
+    settleTokens: (tokens, delayMs) =>
+      this.#do("settleTokens", (ctx) => settleTokens(ctx, tokens, delayMs)),
+    checkLoopPair: (pair, rule) =>
+      this.#do("checkLoopPair", (ctx) => checkLoopPair(ctx, pair, rule)),
+  };
   #opening: Promise<void> | undefined;
 
   /**

@@ -133,6 +133,25 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE ${t.intents} ADD COLUMN first_dispatch json;
     `,
   },
+  {
+    version: 3,
+    description: "rate-limit buckets and loop-guard counts shared by every process",
+    sql: (t) => `
+      CREATE TABLE ${t.rateSlots} (
+        bucket text NOT NULL,
+        slot integer NOT NULL,
+        free_at bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (bucket, slot)
+      );
+      CREATE TABLE ${t.loopPairs} (
+        pair text PRIMARY KEY,
+        times bigint[] NOT NULL DEFAULT '{}',
+        cooldown_until bigint NOT NULL DEFAULT 0,
+        seen_at bigint NOT NULL
+      );
+      CREATE INDEX loop_guard_pairs_seen ON ${t.loopPairs} (seen_at);
+    `,
+  },
 ];
 
 /** The newest schema version this build knows. */

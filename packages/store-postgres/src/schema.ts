@@ -23,6 +23,10 @@ export type Tables = {
   readonly ledger: string;
   readonly ledgerHeads: string;
   readonly deadLetters: string;
+  /** Token slots of shared rate-limit buckets. */
+  readonly rateSlots: string;
+  /** Loop-guard counts per pair. */
+  readonly loopPairs: string;
 };
 
 /**
@@ -50,6 +54,8 @@ export function tablesOf(schema: string): Tables {
     ledger: q("ledger"),
     ledgerHeads: q("ledger_heads"),
     deadLetters: q("dead_letters"),
+    rateSlots: q("rate_limit_slots"),
+    loopPairs: q("loop_guard_pairs"),
   };
 }
 

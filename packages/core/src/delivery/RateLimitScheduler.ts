@@ -14,13 +14,16 @@
  *    hit unless the adapter names a wider scope — for the retry-after, or the retry policy's
  *    backoff when the platform gave none (Google Chat).
  *
+ * Calls that must wait queue in one line per scheduler ({@link RateLimitScheduler.acquire}):
+ * one timer wakes them, in arrival order, when the earliest bucket refills.
+ *
  * All times are epoch ms and all durations ms. State is per process (one scheduler per runtime,
- * keys per channel and account); several gateway processes sharing one bot account each enforce
- * the full limit: configure `limit / processes` in that case.
+ * keys per channel and account).
  *
  * @module
  */
 import type { RateLimitCall, RateLimitFeedback, RateLimitScope } from "../message/rateLimit.ts";
+import type { SharedLimitStore, SharedToken } from "../state/sharedLimits.ts";
 import {
   applies,
   bucketKey,
@@ -30,10 +33,17 @@ import {
   scopeKey,
 } from "./ratelimit/keys.ts";
 import { hasWindow, ObservedBucket } from "./ratelimit/observed.ts";
+import {
+  type Acquired,
+  type TakeTry,
+  WaiterQueue,
+  type WaiterTimers,
+} from "./ratelimit/waiters.ts";
 import { SlidingWindow } from "./ratelimit/window.ts";
 
 export { defaultRateLimitRoute, rateLimitCall } from "./ratelimit/call.ts";
 export { type RateLimitScopeKind, scopeKey } from "./ratelimit/keys.ts";
+export type { Acquired, WaiterTimers } from "./ratelimit/waiters.ts";
 
 /** Options of {@link RateLimitScheduler}. */
 export type RateLimitSchedulerOptions = {
@@ -42,6 +52,28 @@ export type RateLimitSchedulerOptions = {
    * @defaultValue 1 % of the interval + 1 ms
    */
   marginMs?: (intervalMs: number) => number;
+  /** Clock of {@link RateLimitScheduler.acquire} (epoch ms). @defaultValue Date.now */
+  clock?: () => number;
+  /** Timers of {@link RateLimitScheduler.acquire}'s line. @defaultValue the global timers (unref'd) */
+  timers?: WaiterTimers;
+  /**
+   * Keep the declared buckets of {@link RateLimitScheduler.acquire} in the store, shared by
+   * every process on it (`MessageStateStore.sharedLimits`, PostgreSQL). Header feedback and
+   * 429 pauses stay per process; so do the buckets of {@link RateLimitScheduler.reserve}
+   * (live previews).
+   */
+  shared?: SharedLimitStore | undefined;
+};
+
+const defaultTimers: WaiterTimers = {
+  setTimeout(fn, ms) {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return t;
+  },
+  clearTimeout(handle) {
+    clearTimeout(handle as ReturnType<typeof setTimeout>);
+  },
 };
 
 /** Reserve/observe/pause operations between two sweeps of forgotten state. */
@@ -62,10 +94,75 @@ export class RateLimitScheduler {
   readonly #routeBucket = new Map<string, string>();
   readonly #pausedUntil = new Map<string, number>();
   readonly #margin: (intervalMs: number) => number;
+  readonly #line: WaiterQueue;
+  readonly #shared: SharedLimitStore | undefined;
   #ops = 0;
 
   constructor(options: RateLimitSchedulerOptions = {}) {
     this.#margin = options.marginMs ?? ((intervalMs) => Math.ceil(intervalMs * 0.01) + 1);
+    this.#line = new WaiterQueue(options.clock ?? Date.now, options.timers ?? defaultTimers);
+    this.#shared = options.shared;
+  }
+
+  /** True when declared buckets are kept in the store (shared by every process on it). */
+  get shared(): boolean {
+    return this.#shared !== undefined;
+  }
+
+  /** Calls waiting in {@link acquire}'s line. */
+  get waiting(): number {
+    return this.#line.size;
+  }
+
+  /**
+   * Waits in line for one token from every bucket that covers the call: first come, first
+   * served among the calls whose buckets all have tokens, woken by one timer exactly when the
+   * earliest bucket refills (no polling, no sleeping per call).
+   *
+   * @param options.maxWaitMs - give up when the wait would end later than this (ms from now).
+   * @returns `{ waitMs: 0, takenAt }` (epoch ms, for {@link restamp}) once the tokens were
+   *   taken; `{ waitMs }` (ms, ≥ 1; nothing taken) when the wait is longer than `maxWaitMs` or
+   *   `options.signal` aborted.
+   */
+  acquire(
+    scopes: readonly RateLimitScope[],
+    call: RateLimitCall,
+    options: { maxWaitMs: number; signal?: AbortSignal | undefined },
+  ): Promise<Acquired> {
+    const { take, buckets } = this.#taker(scopes, call);
+    return this.#line.acquire(take, buckets, options.maxWaitMs, options.signal);
+  }
+
+  /**
+   * Like {@link acquire} without waiting: takes the tokens now when they are there and no
+   * earlier waiter is held by one of the call's buckets. @returns `{ waitMs: 0, takenAt }`, or
+   * `{ waitMs }` (ms; nothing taken).
+   */
+  tryAcquire(scopes: readonly RateLimitScope[], call: RateLimitCall): Promise<Acquired> {
+    const { take, buckets } = this.#taker(scopes, call);
+    return this.#line.tryNow(take, buckets);
+  }
+
+  #taker(
+    scopes: readonly RateLimitScope[],
+    call: RateLimitCall,
+  ): { take: (now: number) => TakeTry | Promise<TakeTry>; buckets: string[] } {
+    const buckets = [
+      ...scopes.filter((s) => applies(s, call)).map((s) => bucketKey(s, call)),
+      this.#bucketOf(call),
+    ];
+    const shared = this.#shared;
+    const take = shared
+      ? (now: number) => this.#takeShared(shared, scopes, call, now)
+      : (now: number): TakeTry => {
+          this.#tick(now);
+          const { wait, windows, observed, blockedBy } = this.#wait(scopes, call, now);
+          if (wait > 0) return { waitMs: wait, blockedBy };
+          for (const w of windows) w.take(now);
+          observed?.take(now);
+          return { waitMs: 0 };
+        };
+    return { take, buckets };
   }
 
   /** Like {@link reserve} but takes nothing: how many ms until the call could go (0 = now). */
@@ -111,6 +208,65 @@ export class RateLimitScheduler {
     }
   }
 
+  async #takeShared(
+    shared: SharedLimitStore,
+    scopes: readonly RateLimitScope[],
+    call: RateLimitCall,
+    now: number,
+  ): Promise<TakeTry> {
+    this.#tick(now);
+    const bucket = this.#bucketOf(call);
+    let wait = this.#pausedMs(call, bucket, now);
+    const observed = this.#observed.size > 0 ? this.#observed.get(bucket) : undefined;
+    if (observed) wait = Math.max(wait, observed.waitMs(now));
+    if (wait > 0) return { waitMs: wait };
+    const buckets = scopes
+      .filter((scope) => applies(scope, call))
+      .map((scope) => ({
+        key: bucketKey(scope, call),
+        limit: scope.limit,
+        windowMs: scope.intervalMs + this.#margin(scope.intervalMs),
+      }));
+    if (buckets.length === 0) {
+      observed?.take(now);
+      return { waitMs: 0 };
+    }
+    const got = await shared.takeTokens(buckets);
+    if (got.tokens === undefined) return { waitMs: got.waitMs, blockedBy: got.blockedBy };
+    observed?.take(now);
+    return { waitMs: 0, tokens: got.tokens };
+  }
+
+  /**
+   * Called when the platform answered a call whose tokens were stamped `startedAt`: the
+   * platform counted the call somewhere between its start and `answeredAt`, so its tokens are
+   * counted from no earlier than `answeredAt` minus the margin (a call stalled between start and
+   * arrival — a busy event loop, a slow connect — cannot make the next one arrive early).
+   *
+   * @param startedAt - the stamp the tokens carry (from {@link acquire} or {@link restamp}).
+   * @param answeredAt - epoch ms when the answer (or error) arrived.
+   */
+  settle(
+    scopes: readonly RateLimitScope[],
+    call: RateLimitCall,
+    startedAt: number,
+    answeredAt: number,
+    shared?: { takenAt: number; tokens: readonly SharedToken[] },
+  ): void {
+    let delay = 0;
+    for (const scope of scopes) {
+      if (!applies(scope, call)) continue;
+      const at = answeredAt - this.#margin(scope.intervalMs);
+      if (shared) delay = Math.max(delay, Math.max(at, startedAt) - shared.takenAt);
+      else if (at > startedAt) this.#windows.get(bucketKey(scope, call))?.restamp(startedAt, at);
+    }
+    // A settle that fails leaves the tokens where they were taken (a call that ends within its
+    // window is then counted from its start, as without a store).
+    if (shared && this.#shared && shared.tokens.length > 0 && delay > 0) {
+      this.#shared.settleTokens(shared.tokens, delay).catch(() => {});
+    }
+  }
+
   /**
    * Records what the platform's response said about the call's bucket (header feedback). With
    * `bucket`, the call's route joins that bucket (shared with other routes reported in it).
@@ -128,6 +284,7 @@ export class RateLimitScheduler {
     const known = this.#observed.get(key);
     if (known) known.update(remaining, resetAt, now, this.#margin(feedback.resetAfterMs));
     else this.#observed.set(key, new ObservedBucket(remaining, resetAt));
+    if (this.#line.size > 0) this.#line.wake(); // a new window may let waiters go sooner
   }
 
   /** How long (ms) the call is paused by a 429, 0 when not paused. */
@@ -170,9 +327,15 @@ export class RateLimitScheduler {
     scopes: readonly RateLimitScope[],
     call: RateLimitCall,
     now: number,
-  ): { wait: number; windows: SlidingWindow[]; observed: ObservedBucket | undefined } {
+  ): {
+    wait: number;
+    windows: SlidingWindow[];
+    observed: ObservedBucket | undefined;
+    blockedBy: string | undefined;
+  } {
     const bucket = this.#bucketOf(call);
     let wait = this.#pausedMs(call, bucket, now);
+    let blockedBy: string | undefined;
     const windows: SlidingWindow[] = [];
     for (const scope of scopes) {
       if (!applies(scope, call)) continue;
@@ -182,12 +345,22 @@ export class RateLimitScheduler {
         w = new SlidingWindow(scope.limit, scope.intervalMs + this.#margin(scope.intervalMs));
         this.#windows.set(key, w);
       }
-      wait = Math.max(wait, w.waitMs(now));
+      const w2 = w.waitMs(now);
+      if (w2 > wait) {
+        wait = w2;
+        blockedBy = key;
+      }
       windows.push(w);
     }
     const observed = this.#observed.size > 0 ? this.#observed.get(bucket) : undefined;
-    if (observed) wait = Math.max(wait, observed.waitMs(now));
-    return { wait, windows, observed };
+    if (observed) {
+      const w2 = observed.waitMs(now);
+      if (w2 > wait) {
+        wait = w2;
+        blockedBy = bucket;
+      }
+    }
+    return { wait, windows, observed, blockedBy };
   }
 
   /** Forgets idle windows, reset buckets and past pauses now and then (memory stays bounded). */

@@ -18,6 +18,7 @@ import type { RateLimitCall } from "../message/rateLimit.ts";
 import { deliveredUnitIndexes, type MessageReceipt } from "../message/receipt.ts";
 import { redactUrls } from "../redact.ts";
 import { sleep } from "../sleep.ts";
+import type { SharedToken } from "../state/sharedLimits.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { backToUnknown, failAttempt, staleKeyReplay } from "./failAttempt.ts";
 import { withFirstDispatch } from "./gate.ts";
@@ -28,8 +29,10 @@ import { deliverUnits } from "./units.ts";
 export { sleep };
 
 /**
- * Waits (in memory, up to `maxInMemoryWaitMs`) for the rate-limit tokens of one call.
- * @param taken - told the epoch ms the tokens were taken at (see `RateLimitScheduler.restamp`).
+ * Waits in the scheduler's line (in memory, up to `maxInMemoryWaitMs`) for the rate-limit
+ * tokens of one call; the line wakes exactly when the tokens come back (no sleep per attempt).
+ * @param taken - told the epoch ms the tokens were taken at (see `RateLimitScheduler.restamp`),
+ *   and the tokens when the buckets are shared in the store.
  * @returns 0 when the tokens were taken; otherwise the remaining wait in ms (nothing taken).
  */
 export async function reserveTokens(
@@ -37,20 +40,14 @@ export async function reserveTokens(
   adapter: ChannelMessageAdapter,
   call: RateLimitCall,
   signal: AbortSignal,
-  taken?: (at: number) => void,
+  taken?: (at: number, tokens?: readonly SharedToken[]) => void,
 ): Promise<number> {
-  const scopes = adapter.capabilities.rateLimits ?? [];
-  const deadline = deps.clock() + deps.options.maxInMemoryWaitMs;
-  for (;;) {
-    const now = deps.clock();
-    const wait = deps.scheduler.reserve(scopes, call, now);
-    if (wait === 0) {
-      taken?.(now);
-      return 0;
-    }
-    if (now + wait > deadline || signal.aborted) return Math.max(wait, 1);
-    await sleep(wait, signal);
-  }
+  const got = await deps.scheduler.acquire(adapter.capabilities.rateLimits ?? [], call, {
+    maxWaitMs: deps.options.maxInMemoryWaitMs,
+    signal,
+  });
+  if (got.takenAt !== undefined) taken?.(got.takenAt, got.tokens);
+  return got.waitMs;
 }
 
 /**
@@ -146,9 +143,11 @@ export async function runAttempt(
   // attempt: the intent goes back to the queue (`nextAttemptAt`) holding no tokens.
   const firstCall = firstCallOf(adapter, leased, batch);
   let takenAt = 0;
+  let firstTokens: readonly SharedToken[] | undefined;
   if (firstCall) {
-    const wait = await reserveTokens(deps, adapter, firstCall, signal, (at) => {
+    const wait = await reserveTokens(deps, adapter, firstCall, signal, (at, tokens) => {
       takenAt = at;
+      firstTokens = tokens;
     });
     if (wait > 0) {
       return store.updateIntent(
@@ -193,6 +192,9 @@ export async function runAttempt(
 
   let current: RateLimitCall | undefined; // the call the last tokens were taken for
   let status = "sending" as "sending" | "pending"; // `pending` while waiting between parts
+  let startedAt = 0; // when that call started (its tokens' stamp)
+  let shared: { takenAt: number; tokens: readonly SharedToken[] } | undefined; // store-kept tokens
+  const scopes = adapter.capabilities.rateLimits ?? [];
   const outcome = await deliverUnits({
     adapter,
     ctx: sendContext(deps, sending as DurableSendIntent, attempt, signal, () => current),
@@ -207,17 +209,21 @@ export async function runAttempt(
         reservedFirst = false;
         current = firstCall;
         // ... and count from now, when the call starts, not from the reservation.
-        deps.scheduler.restamp(
-          adapter.capabilities.rateLimits ?? [],
-          firstCall,
-          takenAt,
-          deps.clock(),
-        );
+        startedAt = deps.clock();
+        deps.scheduler.restamp(scopes, firstCall, takenAt, startedAt);
+        shared = firstTokens && { takenAt, tokens: firstTokens };
         return 0;
       }
       current = callOf(adapter, leased, unit);
-      const scopes = adapter.capabilities.rateLimits ?? [];
-      if (deps.scheduler.reserve(scopes, current, deps.clock()) === 0) return 0;
+      const taken = (at: number, tokens?: readonly SharedToken[]) => {
+        startedAt = at;
+        shared = tokens && { takenAt: at, tokens };
+      };
+      const now = await deps.scheduler.tryAcquire(scopes, current);
+      if (now.takenAt !== undefined) {
+        taken(now.takenAt, now.tokens);
+        return 0;
+      }
       // A wait between parts: `sending` would claim a platform call is about to start, and a
       // crash in the wait would hold the message as maybe sent. Back to `pending` for the wait
       // (lease kept, landed parts saved), `sending` again once the tokens are taken.
@@ -225,13 +231,16 @@ export async function runAttempt(
         { id: leased.id, from: "sending", to: "pending", owner, patch: {} },
       ]);
       status = "pending";
-      const wait = await reserveTokens(deps, adapter, current, signal);
+      const wait = await reserveTokens(deps, adapter, current, signal, taken);
       if (wait > 0) return wait;
       await store.transitionIntents([
         { id: leased.id, from: "pending", to: "sending", owner, patch: {} },
       ]);
       status = "sending";
       return 0;
+    },
+    answered: () => {
+      if (current) deps.scheduler.settle(scopes, current, startedAt, deps.clock(), shared);
     },
     onPart: async (receipt, remaining) => {
       failpoint("send.after_platform_accept");

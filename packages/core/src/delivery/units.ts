@@ -42,6 +42,12 @@ export type DeliverUnitsParams = {
    * now; a positive number (ms) when the wait is too long to hold in memory (the unit is not sent).
    */
   reserve(unit: RenderedMessageUnit, index: number): Promise<number>;
+  /**
+   * Called when the platform call the last `reserve` was for has answered (or failed): its
+   * tokens are then counted from no earlier than the answer minus the margin
+   * (`RateLimitScheduler.settle`).
+   */
+  answered?: (() => void) | undefined;
   /** Called after every landed part with the merged receipt so far. */
   onPart(receipt: MessageReceipt, remaining: number): Promise<void>;
   clock: () => number;
@@ -100,7 +106,7 @@ export async function deliverUnits(p: DeliverUnitsParams): Promise<UnitsOutcome>
     if (waitMs > 0) return { status: "deferred", receipt, waitMs };
     let part: MessageReceiptPart;
     try {
-      part = await callUnit(adapter, ctx, unit, operation);
+      part = await callUnit(adapter, ctx, unit, operation).finally(p.answered);
     } catch (error) {
       const failure =
         error instanceof UnsupportedOperation
@@ -192,7 +198,7 @@ async function deleteAll(p: DeliverUnitsParams, skipped: DeliveryFailure[]): Pro
       unitIdempotencyKey: unitIdempotencyKey(p.ctx.idempotencyKey, part.index),
     };
     try {
-      await adapter.send.delete(ctx, part);
+      await adapter.send.delete(ctx, part).finally(p.answered);
     } catch (error) {
       const failure = classify(adapter, error, ctx, p.clock(), p.redact);
       if (failure.kind !== "not_found") return { status: "failed", receipt: undefined, failure };
@@ -217,7 +223,7 @@ async function deleteLeftovers(p: DeliverUnitsParams, batch: RenderedMessageBatc
       unitIdempotencyKey: unitIdempotencyKey(p.ctx.idempotencyKey, part.index, "leftover"),
     };
     try {
-      await adapter.send.delete(ctx, part);
+      await adapter.send.delete(ctx, part).finally(p.answered);
     } catch (error) {
       p.ctx.log.warn(
         { err: error, platformMessageId: part.platformMessageId },

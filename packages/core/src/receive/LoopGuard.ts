@@ -1,9 +1,11 @@
 /**
  * The per-pair loop guard: stops two bots that answer each other forever (CASES C11).
  *
- * State is in memory, per process, on purpose: it bounds a conversation's cost, it does not
- * guard correctness. With N gateway processes sharing a store, a loop is bounded by N × the
- * limit per window instead of the limit; a restart forgets running cooldowns.
+ * It bounds a conversation's cost, it does not guard correctness. With a store that shares
+ * limits (`MessageStateStore.sharedLimits`, PostgreSQL) the counts and cooldowns live in the
+ * store, so N gateway processes together allow `maxEvents` per window and a restart keeps
+ * running cooldowns; otherwise (SQLite, one process) they are in memory. When the store cannot
+ * be reached the pair is counted in memory for that event.
  *
  * @module
  */
@@ -28,6 +30,8 @@ export type LoopGuardOptions = {
   maxPairs?: number;
 };
 
+import type { SharedLimitStore } from "../state/sharedLimits.ts";
+
 /** Verdict for one event. */
 export type LoopGuardVerdict =
   | { action: "accept" }
@@ -46,12 +50,35 @@ export class LoopGuard {
   readonly cooldownMs: number;
   readonly maxPairs: number;
   readonly #pairs = new Map<string, PairState>();
+  readonly #shared: SharedLimitStore | undefined;
 
-  constructor(options: LoopGuardOptions = {}) {
+  /** @param shared - keep the counts in the store, shared by every process on it. */
+  constructor(options: LoopGuardOptions = {}, shared?: SharedLimitStore) {
     this.maxEvents = options.maxEvents ?? 10;
     this.windowMs = options.windowMs ?? 60_000;
     this.cooldownMs = options.cooldownMs ?? 300_000;
     this.maxPairs = options.maxPairs ?? 10_000;
+    this.#shared = shared;
+  }
+
+  /**
+   * Like {@link check}, in the store when it shares limits (every process counts the pair
+   * together; times on the store's clock), else in memory at `now`.
+   */
+  async verdict(pair: string, now: number): Promise<LoopGuardVerdict> {
+    if (!this.#shared) return this.check(pair, now);
+    try {
+      const v = await this.#shared.checkLoopPair(pair, {
+        maxEvents: this.maxEvents,
+        windowMs: this.windowMs,
+        cooldownMs: this.cooldownMs,
+      });
+      return v.action === "accept"
+        ? v
+        : { action: "drop", reason: "loop_guard", cooldownUntil: v.cooldownUntil };
+    } catch {
+      return this.check(pair, now);
+    }
   }
 
   /**

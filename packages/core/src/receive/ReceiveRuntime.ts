@@ -125,7 +125,10 @@ class DurableReceiveRuntime implements ReceiveRuntime {
       handler: () => this.#eventHandler,
     };
     this.#policies = new InboundPolicies(options, options.policies);
-    this.#loopGuard = options.loopGuard === false ? undefined : new LoopGuard(options.loopGuard);
+    this.#loopGuard =
+      options.loopGuard === false
+        ? undefined
+        : new LoopGuard(options.loopGuard, this.#store.sharedLimits);
     this.deadLetters = {
       list: (query = {}) => this.#store.listDeadLetters({ status: "new", ...query }),
       replay: (id) => this.#replay(id),

@@ -40,7 +40,7 @@ export async function preflight(
       return { action: "drop", reason: "preflight", detail: verdict.reason };
   }
   if (event.isBotAuthor && policy.loopGuard) {
-    const verdict = policy.loopGuard.check(loopPair(message, event, adapter), now);
+    const verdict = await policy.loopGuard.verdict(loopPair(message, event, adapter), now);
     if (verdict.action === "drop")
       return {
         action: "drop",

@@ -10,6 +10,7 @@
  */
 import type { DurableSendIntent, IntentStatus } from "../message/intent.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
+import type { SharedLimitStore } from "./sharedLimits.ts";
 import type {
   DeadLetter,
   DedupeAcquireResult,
@@ -29,6 +30,11 @@ import type {
 } from "./types.ts";
 
 export interface MessageStateStore {
+  /**
+   * Rate-limit buckets and loop-guard counts shared by every process on this store, when the
+   * store can share them (`PostgresStateStore`); absent: they stay in process memory (SQLite).
+   */
+  readonly sharedLimits?: SharedLimitStore | undefined;
   // ── send intents ────────────────────────────────────────────────────────────
   /**
    * Enqueues intents in one transaction. An intent whose idempotency key already exists is not

@@ -1,5 +1,6 @@
 export * from "./errors.ts";
 export type { MessageStateStore } from "./MessageStateStore.ts";
+export type * from "./sharedLimits.ts";
 export {
   SQLITE_MIGRATIONS,
   SQLITE_SCHEMA_VERSION,

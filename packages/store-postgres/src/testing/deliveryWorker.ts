@@ -18,6 +18,8 @@ type Config = {
   workerId: string;
   concurrency?: number;
   leaseMs?: number;
+  /** Declared rate limits (`capabilities.rateLimits`), shared through the store. */
+  rateLimits?: Parameters<typeof createFakeAdapter>[0]["rateLimits"];
 };
 const config = JSON.parse(process.argv[2] ?? "{}") as Config;
 
@@ -27,7 +29,13 @@ const store = await PostgresStateStore.connect({
 });
 const runtime = createMessageRuntime({
   store,
-  adapters: [createFakeAdapter({ transport: httpTransport(config.platformUrl), idempotent: true })],
+  adapters: [
+    createFakeAdapter({
+      transport: httpTransport(config.platformUrl),
+      idempotent: true,
+      ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
+    }),
+  ],
   delivery: {
     workerId: config.workerId,
     concurrency: config.concurrency ?? 8,

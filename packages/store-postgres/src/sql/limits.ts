@@ -1,0 +1,214 @@
+/**
+ * Rate-limit buckets and loop-guard counts shared by every process on the store
+ * (`SharedLimitStore` of `@herald/core`; docs/concepts/scaling.md "Shared rate limits").
+ *
+ * A bucket of `limit` calls per window is `limit` rows of `rate_limit_slots`, one per token,
+ * each holding when it frees (`free_at`, epoch ms on the database's clock — the processes'
+ * clocks need not agree). Taking a call's tokens is one statement: for each bucket it locks one
+ * free slot (`FOR UPDATE SKIP LOCKED`, so processes taking tokens at once pick different slots
+ * instead of queueing on one row) and, only when every bucket had one, leases them all until
+ * now + window. A slot is thus used at most once per window, whoever uses it, and a bucket
+ * never lets more than `limit` calls into any window across processes.
+ *
+ * @module
+ */
+import type { SharedBucket, SharedLoopRule, SharedTake, SharedToken } from "@herald/core";
+import type { Ctx } from "./context.ts";
+
+const NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+
+/** Slots idle this long are deleted now and then (a missing slot is a free one). */
+const IDLE_SLOT_MS = 3_600_000;
+
+/** Keys may hold NUL (core's separator), which PostgreSQL text cannot: escape `%` and NUL. */
+const enc = (key: string) => key.replaceAll("%", "%25").replaceAll("\u0000", "%00");
+const dec = (key: string) => key.replaceAll("%00", "\u0000").replaceAll("%25", "%");
+
+/** Per-store memory of the buckets whose slots exist (created once per process). */
+export class SlotRegistry {
+  readonly #known = new Map<string, number>();
+  #takes = 0;
+
+  /** The buckets whose slots must be created first. */
+  missing(buckets: readonly SharedBucket[]): SharedBucket[] {
+    return buckets.filter((b) => (this.#known.get(b.key) ?? 0) < b.limit);
+  }
+
+  created(buckets: readonly SharedBucket[]): void {
+    for (const b of buckets) this.#known.set(b.key, Math.max(this.#known.get(b.key) ?? 0, b.limit));
+  }
+
+  /** True every 4096th take: time to sweep idle slots. */
+  sweepDue(): boolean {
+    this.#takes += 1;
+    return this.#takes % 4096 === 0;
+  }
+
+  forget(): void {
+    this.#known.clear();
+  }
+}
+
+/** Takes one token from every bucket or none (see the module). */
+export async function takeTokens(
+  ctx: Ctx,
+  slots: SlotRegistry,
+  buckets: readonly SharedBucket[],
+): Promise<SharedTake> {
+  const { t } = ctx;
+  for (const b of buckets) {
+    if (!Number.isInteger(b.limit) || b.limit < 1 || !(b.windowMs >= 0)) {
+      throw new TypeError(
+        `shared bucket ${JSON.stringify(b.key)}: limit must be a positive integer and windowMs ≥ 0 (got ${b.limit}, ${b.windowMs})`,
+      );
+    }
+  }
+  const missing = slots.missing(buckets);
+  if (missing.length > 0) {
+    await ctx.db.query(
+      `INSERT INTO ${t.rateSlots} (bucket, slot)
+       SELECT r.bucket, g FROM unnest($1::text[], $2::int[]) AS r(bucket, lim),
+         generate_series(0, r.lim - 1) AS g
+       ON CONFLICT DO NOTHING`,
+      [missing.map((b) => enc(b.key)), missing.map((b) => b.limit)],
+    );
+    slots.created(missing);
+  }
+  if (slots.sweepDue()) {
+    await ctx.db.query(`DELETE FROM ${t.rateSlots} WHERE free_at < ${NOW_MS} - $1`, [IDLE_SLOT_MS]);
+    slots.forget();
+  }
+  const { rows } = await ctx.db.query<{
+    bucket: string;
+    slot: number | null;
+    free_at: string | null;
+    wait: string | null;
+  }>(
+    `WITH now AS MATERIALIZED (SELECT ${NOW_MS} AS ms),
+     req AS (SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[]) AS r(bucket, lim, win)),
+     picked AS (
+       SELECT r.bucket, r.win, p.slot FROM req AS r CROSS JOIN LATERAL (
+         SELECT s.slot FROM ${t.rateSlots} AS s
+         WHERE s.bucket = r.bucket AND s.slot < r.lim AND s.free_at <= (SELECT ms FROM now)
+         ORDER BY s.free_at LIMIT 1
+         FOR UPDATE OF s SKIP LOCKED
+       ) AS p
+     ),
+     complete AS (SELECT count(*) = $4 AS yes FROM picked),
+     upd AS (
+       UPDATE ${t.rateSlots} AS s SET free_at = (SELECT ms FROM now) + picked.win
+       FROM picked, complete
+       WHERE complete.yes AND s.bucket = picked.bucket AND s.slot = picked.slot
+       RETURNING s.bucket, s.slot, s.free_at
+     )
+     SELECT bucket, slot, free_at::text, NULL::text AS wait FROM upd
+     UNION ALL
+     SELECT r.bucket, NULL, NULL,
+       ((SELECT min(s.free_at) FROM ${t.rateSlots} AS s WHERE s.bucket = r.bucket AND s.slot < r.lim)
+         - (SELECT ms FROM now))::text
+     FROM req AS r WHERE NOT (SELECT yes FROM complete)`,
+    [
+      buckets.map((b) => enc(b.key)),
+      buckets.map((b) => b.limit),
+      buckets.map((b) => Math.ceil(b.windowMs)),
+      buckets.length,
+    ],
+  );
+  const taken = rows.filter((r) => r.slot !== null);
+  if (taken.length === buckets.length) {
+    const win = new Map(buckets.map((b) => [b.key, Math.ceil(b.windowMs)]));
+    return {
+      waitMs: 0,
+      tokens: taken.map((r) => ({
+        key: dec(r.bucket),
+        slot: Number(r.slot),
+        freeAt: Number(r.free_at),
+        windowMs: win.get(dec(r.bucket)) ?? 0,
+      })),
+    };
+  }
+  // Not every bucket had a free slot: the one that frees last holds the call.
+  let blockedBy = buckets[0]?.key ?? "";
+  let wait = 1;
+  for (const r of rows) {
+    const w = Number(r.wait ?? 1);
+    if (w > wait) {
+      wait = w;
+      blockedBy = dec(r.bucket);
+    }
+  }
+  return { waitMs: Math.max(1, wait), blockedBy };
+}
+
+/** Moves taken tokens `delayMs` later (only slots still holding that lease). */
+export async function settleTokens(
+  ctx: Ctx,
+  tokens: readonly SharedToken[],
+  delayMs: number,
+): Promise<void> {
+  if (tokens.length === 0 || !(delayMs > 0)) return;
+  await ctx.db.query(
+    `UPDATE ${ctx.t.rateSlots} AS s SET free_at = v.free_at + $4
+     FROM unnest($1::text[], $2::int[], $3::bigint[]) AS v(bucket, slot, free_at)
+     WHERE s.bucket = v.bucket AND s.slot = v.slot AND s.free_at = v.free_at`,
+    [
+      tokens.map((k) => enc(k.key)),
+      tokens.map((k) => k.slot),
+      tokens.map((k) => k.freeAt),
+      Math.ceil(delayMs),
+    ],
+  );
+}
+
+/**
+ * Counts one bot-authored event of a pair for every process (the rule of core's `LoopGuard`):
+ * under a row lock, events older than the window are dropped, the event that would exceed
+ * `maxEvents` starts the cooldown, and events during it are dropped.
+ */
+export async function checkLoopPair(
+  ctx: Ctx,
+  pair: string,
+  rule: SharedLoopRule,
+): Promise<{ action: "accept" } | { action: "drop"; cooldownUntil: number }> {
+  const { t } = ctx;
+  return ctx.db.tx(async (client) => {
+    const { rows } = await client.query<{ times: string; cooldown_until: string; now: string }>(
+      `INSERT INTO ${t.loopPairs} (pair, seen_at) VALUES ($1, ${NOW_MS})
+       ON CONFLICT (pair) DO UPDATE SET seen_at = excluded.seen_at
+       RETURNING array_to_json(times)::text AS times, cooldown_until::text, seen_at::text AS now`,
+      [enc(pair)],
+    );
+    const row = rows[0];
+    const now = Number(row?.now ?? 0);
+    let times = (JSON.parse(row?.times ?? "[]") as number[]).map(Number);
+    let cooldownUntil = Number(row?.cooldown_until ?? 0);
+    let verdict: { action: "accept" } | { action: "drop"; cooldownUntil: number };
+    if (now < cooldownUntil) verdict = { action: "drop", cooldownUntil };
+    else {
+      if (cooldownUntil !== 0) {
+        cooldownUntil = 0;
+        times = [];
+      }
+      times = times.filter((at) => now - at < rule.windowMs);
+      if (times.length >= rule.maxEvents) {
+        cooldownUntil = now + rule.cooldownMs;
+        times = [];
+        verdict = { action: "drop", cooldownUntil };
+      } else {
+        times.push(now);
+        verdict = { action: "accept" };
+      }
+    }
+    await client.query(
+      `UPDATE ${t.loopPairs} SET times = $2::bigint[], cooldown_until = $3 WHERE pair = $1`,
+      [enc(pair), times, cooldownUntil],
+    );
+    // Pairs quiet for longer than a window and a cooldown are forgotten (1 in 64 checks).
+    if (Math.random() < 1 / 64) {
+      await client.query(`DELETE FROM ${t.loopPairs} WHERE seen_at < $1`, [
+        now - rule.windowMs - rule.cooldownMs,
+      ]);
+    }
+    return verdict;
+  });
+}

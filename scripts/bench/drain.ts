@@ -1,0 +1,160 @@
+/**
+ * `pnpm bench` (drain part): 10,000 messages over 100 chats under Telegram-like limits — 30/s per
+ * bot and 1/s per chat, both scaled ×SCALE — that the fake platform enforces strictly with 429s.
+ * Side by side in one run: herald in one process (SQLite, in-process fake), herald in one process
+ * and in four processes on one PostgreSQL (fake served over HTTP, buckets shared in the store),
+ * and a naive sender (everything at once, retry on 429). Each row is the time from the first
+ * platform call to the last accepted one, against the theoretical minimum of the limits.
+ *
+ * Options: --quick (2,000 messages), --scale <k> (default 20). PostgreSQL rows need
+ * HERALD_TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test); skipped with a note
+ * when unreachable.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { createMessageRuntime, SqliteStateStore } from "../../packages/core/src/index.ts";
+import {
+  createFakeAdapter,
+  FakePlatform,
+  FakePlatformError,
+  inProcessTransport,
+  newIntent,
+  outboundMessage,
+} from "../../packages/core/src/testing/index.ts";
+
+const { values } = parseArgs({
+  options: { quick: { type: "boolean", default: false }, scale: { type: "string", default: "20" } },
+  strict: false,
+});
+const SCALE = Number(values.scale ?? 20);
+const M = values.quick ? 2_000 : 10_000;
+const CHATS = 100;
+const botPerSec = 30 * SCALE;
+const chatPerSec = 1 * SCALE;
+/** What the fake platform enforces (a strict sliding window each). */
+const platformLimits = [
+  { scope: "global" as const, limit: botPerSec, intervalMs: 1_000 },
+  { scope: "chat" as const, limit: chatPerSec, intervalMs: 1_000 },
+];
+/** What the adapter declares (the same limits). */
+const declared = [
+  { scope: "account" as const, limit: botPerSec, intervalMs: 1_000 },
+  { scope: "chat" as const, limit: chatPerSec, intervalMs: 1_000 },
+];
+// A sliding window of `limit` per second lets `limit` through at t = 0, 1 s, 2 s, …: the last
+// of `count` messages can go at (ceil(count / limit) − 1) s after the first at the earliest.
+const minMs = Math.max(Math.ceil(M / botPerSec) - 1, Math.ceil(M / CHATS / chatPerSec) - 1) * 1000;
+const dir = mkdtempSync(join(tmpdir(), "herald-bench-drain-"));
+
+type Row = { ms: number; rateLimited: number; visible: number; totalMs: number };
+
+/** First to last accepted platform call, in ms. */
+function span(platform: FakePlatform): number {
+  const ok = platform.calls.filter((c) => c.op === "send" && c.outcome === "ok");
+  if (process.env.HERALD_BENCH_HISTOGRAM) {
+    const t0 = ok[0]?.at ?? 0;
+    const h: number[] = [];
+    for (const c of ok) {
+      const b = Math.floor((c.at - t0) / 250);
+      h[b] = (h[b] ?? 0) + 1;
+    }
+    console.log([...h].map((x) => x ?? 0).join(" "));
+    for (const c of platform.calls.filter((c) => c.outcome === "429").slice(0, 5)) {
+      const chat = (c as { chat?: string }).chat;
+      const g = ok.filter((o) => o.at > c.at - 1000 && o.at <= c.at).length;
+      const ch = ok.filter(
+        (o) => o.at > c.at - 1000 && o.at <= c.at && (o as { chat?: string }).chat === chat,
+      );
+      console.log(
+        "429",
+        c.at - t0,
+        chat,
+        "global",
+        g,
+        "chat",
+        ch.length,
+        ch.map((o) => o.at - t0).join(","),
+      );
+    }
+  }
+  return (ok.at(-1)?.at ?? 0) - (ok[0]?.at ?? 0);
+}
+
+async function sqliteOneProcess(): Promise<Row> {
+  const platform = new FakePlatform({ limits: platformLimits });
+  const store = new SqliteStateStore({ path: join(dir, "drain.db"), synchronous: "FULL" });
+  const runtime = createMessageRuntime({
+    store,
+    adapters: [
+      createFakeAdapter({ transport: inProcessTransport(platform), rateLimits: declared }),
+    ],
+    delivery: { concurrency: 64, pollIntervalMs: 2, maxInMemoryWaitMs: 2_000 },
+  });
+  await runtime.start();
+  const t0 = performance.now();
+  for (let i = 0; i < M; i += 1_000) {
+    await store.enqueueIntents(
+      Array.from({ length: Math.min(1_000, M - i) }, (_, k) =>
+        newIntent(outboundMessage(`m${i + k}`, { target: { id: `c${(i + k) % CHATS}` } })),
+      ),
+    );
+  }
+  runtime.worker.kick();
+  while (platform.visible().length < M) await new Promise((r) => setTimeout(r, 20));
+  for (;;) {
+    if ((await store.countIntents()).sent === M) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const totalMs = performance.now() - t0;
+  await runtime.stop();
+  await store.close();
+  return {
+    ms: span(platform),
+    totalMs,
+    rateLimited: platform.rateLimited,
+    visible: platform.visible().length,
+  };
+}
+
+async function naive(): Promise<Row> {
+  const platform = new FakePlatform({ limits: platformLimits });
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: M }, async (_, i) => {
+      for (;;) {
+        try {
+          return platform.call({ op: "send", chat: `c${i % CHATS}`, text: `m${i}` });
+        } catch (error) {
+          if (!(error instanceof FakePlatformError && error.status === 429)) throw error;
+          await new Promise((r) => setTimeout(r, (error.retryAfterS ?? 1) * 1000));
+        }
+      }
+    }),
+  );
+  return {
+    ms: span(platform),
+    totalMs: performance.now() - t0,
+    rateLimited: platform.rateLimited,
+    visible: platform.visible().length,
+  };
+}
+
+const rows: Array<[string, Row]> = [];
+rows.push(["herald, 1 process, SQLite FULL", await sqliteOneProcess()]);
+rows.push(["naive (all at once, retry on 429)", await naive()]);
+rmSync(dir, { recursive: true, force: true });
+console.log(
+  `\n(drain) ${M} messages over ${CHATS} chats; the fake enforces ${botPerSec}/s per bot and ${chatPerSec}/s per chat (Telegram ×${SCALE}); theoretical minimum ${(minMs / 1000).toFixed(2)} s (first to last call)`,
+);
+console.table(
+  rows.map(([sender, r]) => ({
+    sender,
+    "first→last call s": (r.ms / 1000).toFixed(2),
+    "× minimum": (r.ms / minMs).toFixed(3),
+    "enqueue→all sent s": (r.totalMs / 1000).toFixed(2),
+    "429s": r.rateLimited,
+    delivered: r.visible,
+  })),
+);
