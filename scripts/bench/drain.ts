@@ -10,10 +10,14 @@
  * HERALD_TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test); skipped with a note
  * when unreachable.
  */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import pg from "pg";
 import { createMessageRuntime, SqliteStateStore } from "../../packages/core/src/index.ts";
 import {
   createFakeAdapter,
@@ -22,7 +26,9 @@ import {
   inProcessTransport,
   newIntent,
   outboundMessage,
+  serveFakePlatform,
 } from "../../packages/core/src/testing/index.ts";
+import { PostgresStateStore } from "../../packages/store-postgres/src/index.ts";
 
 const { values } = parseArgs({
   options: { quick: { type: "boolean", default: false }, scale: { type: "string", default: "20" } },
@@ -47,6 +53,8 @@ const declared = [
 // of `count` messages can go at (ceil(count / limit) − 1) s after the first at the earliest.
 const minMs = Math.max(Math.ceil(M / botPerSec) - 1, Math.ceil(M / CHATS / chatPerSec) - 1) * 1000;
 const dir = mkdtempSync(join(tmpdir(), "herald-bench-drain-"));
+const PG_URL = process.env.HERALD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const workerScript = fileURLToPath(new URL("./worker.ts", import.meta.url));
 
 type Row = { ms: number; rateLimited: number; visible: number; totalMs: number };
 
@@ -118,6 +126,76 @@ async function sqliteOneProcess(): Promise<Row> {
   };
 }
 
+function startWorker(config: object): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--conditions=herald-source", workerScript, JSON.stringify(config)],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    child.stdout?.once("data", () => resolve(child));
+    child.once("error", reject);
+  });
+}
+
+/** N gateway processes on one PostgreSQL schema, over HTTP to one fake platform. */
+async function postgresProcesses(processes: number): Promise<Row> {
+  const schema = `herald_bench_${randomBytes(4).toString("hex")}`;
+  const store = await PostgresStateStore.connect({ connectionString: PG_URL, schema });
+  const platform = new FakePlatform({ idempotent: true, limits: platformLimits });
+  const server = await serveFakePlatform(platform);
+  const t0 = performance.now();
+  for (let i = 0; i < M; i += 1_000) {
+    await store.enqueueIntents(
+      Array.from({ length: Math.min(1_000, M - i) }, (_, k) =>
+        newIntent(outboundMessage(`m${i + k}`, { target: { id: `c${(i + k) % CHATS}` } })),
+      ),
+    );
+  }
+  const children = await Promise.all(
+    Array.from({ length: processes }, (_, w) =>
+      startWorker({
+        store: "postgres",
+        location: PG_URL,
+        schema,
+        platformUrl: server.url,
+        workerId: `d${w}`,
+        concurrency: Math.ceil(64 / processes),
+        rateLimits: declared,
+      }),
+    ),
+  );
+  while (platform.visible().length < M) await new Promise((r) => setTimeout(r, 20));
+  const totalMs = performance.now() - t0;
+  for (const c of children) c.kill("SIGTERM");
+  await Promise.all(
+    children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r)))),
+  );
+  await server.close();
+  await store.close();
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+  return {
+    ms: span(platform),
+    totalMs,
+    rateLimited: platform.rateLimited,
+    visible: platform.visible().length,
+  };
+}
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function naive(): Promise<Row> {
   const platform = new FakePlatform({ limits: platformLimits });
   const t0 = performance.now();
@@ -142,11 +220,16 @@ async function naive(): Promise<Row> {
 }
 
 const rows: Array<[string, Row]> = [];
+const load = loadavg()[0]?.toFixed(1);
 rows.push(["herald, 1 process, SQLite FULL", await sqliteOneProcess()]);
+if (await postgresReachable()) {
+  rows.push(["herald, 1 process, PostgreSQL (HTTP)", await postgresProcesses(1)]);
+  rows.push(["herald, 4 processes, PostgreSQL (HTTP), shared buckets", await postgresProcesses(4)]);
+} else console.log(`(PostgreSQL at ${PG_URL} unreachable: PostgreSQL rows skipped)`);
 rows.push(["naive (all at once, retry on 429)", await naive()]);
 rmSync(dir, { recursive: true, force: true });
 console.log(
-  `\n(drain) ${M} messages over ${CHATS} chats; the fake enforces ${botPerSec}/s per bot and ${chatPerSec}/s per chat (Telegram ×${SCALE}); theoretical minimum ${(minMs / 1000).toFixed(2)} s (first to last call)`,
+  `\n(drain) ${M} messages over ${CHATS} chats; the fake enforces ${botPerSec}/s per bot and ${chatPerSec}/s per chat (Telegram ×${SCALE}); theoretical minimum ${(minMs / 1000).toFixed(2)} s (first to last call); ${availableParallelism()} cores, load average ${load} at the start (a shared machine slows every row)`,
 );
 console.table(
   rows.map(([sender, r]) => ({

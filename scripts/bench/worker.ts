@@ -15,6 +15,8 @@ type Config = {
   platformUrl: string;
   workerId: string;
   concurrency: number;
+  /** Declared rate limits of the fake adapter (the drain bench). */
+  rateLimits?: Parameters<typeof createFakeAdapter>[0]["rateLimits"];
 };
 const config = JSON.parse(process.argv[2] ?? "{}") as Config;
 const store: MessageStateStore =
@@ -27,7 +29,13 @@ const store: MessageStateStore =
       });
 const runtime = createMessageRuntime({
   store,
-  adapters: [createFakeAdapter({ transport: httpTransport(config.platformUrl), idempotent: true })],
+  adapters: [
+    createFakeAdapter({
+      transport: httpTransport(config.platformUrl),
+      idempotent: true,
+      ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
+    }),
+  ],
   delivery: { workerId: config.workerId, concurrency: config.concurrency, pollIntervalMs: 5 },
 });
 await runtime.start();
