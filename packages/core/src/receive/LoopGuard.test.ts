@@ -131,3 +131,36 @@ describe("C11 · two bots ping-pong (Discord)", () => {
     expect(posts).toBeGreaterThanOrEqual(100);
   });
 });
+
+describe("LoopGuard with limits shared in the store", () => {
+  const rule = { maxEvents: 2, windowMs: 60_000, cooldownMs: 300_000 };
+  const failing = {
+    takeTokens: () => Promise.reject(new Error("unused")),
+    settleTokens: () => Promise.resolve(),
+    checkLoopPair: () => Promise.reject(new Error("store unavailable")),
+  };
+
+  it("asks the store with its rule and maps a drop to a loop_guard verdict", async () => {
+    const asked: unknown[] = [];
+    const guard = new LoopGuard(rule, {
+      ...failing,
+      checkLoopPair: (pair, r) => {
+        asked.push([pair, r]);
+        return Promise.resolve({ action: "drop", cooldownUntil: 42 });
+      },
+    });
+    expect(await guard.verdict("p", 0)).toEqual({
+      action: "drop",
+      reason: "loop_guard",
+      cooldownUntil: 42,
+    });
+    expect(asked).toEqual([["p", rule]]);
+  });
+
+  it("counts in memory when the store cannot be reached", async () => {
+    const guard = new LoopGuard(rule, failing);
+    expect((await guard.verdict("p", 0)).action).toBe("accept");
+    expect((await guard.verdict("p", 1)).action).toBe("accept");
+    expect((await guard.verdict("p", 2)).action).toBe("drop");
+  });
+});
