@@ -18,7 +18,9 @@
  * one timer wakes them, in arrival order, when the earliest bucket refills.
  *
  * All times are epoch ms and all durations ms. State is per process (one scheduler per runtime,
- * keys per channel and account).
+ * keys per channel and account), except the declared buckets of `acquire` when the store
+ * shares limits (`MessageStateStore.sharedLimits`, PostgreSQL): those are token slots in the
+ * database, so N processes together respect each declared limit (docs/concepts/scaling.md).
  *
  * @module
  */
