@@ -190,6 +190,9 @@ export async function runAttempt(
   log.info({ status: "sending", attempt }, "intent sending");
   failpoint("send.after_sending");
 
+  // The same rule as live calls: a 429 answered to any call of this route or chat (a preview
+  // too) while this one wrote `sending` holds it back — the intent goes back to the queue.
+  const pausedNow = (call: RateLimitCall) => deps.scheduler.pausedMs(call, deps.clock());
   let current: RateLimitCall | undefined; // the call the last tokens were taken for
   let status = "sending" as "sending" | "pending"; // `pending` while waiting between parts
   let startedAt = 0; // when that call started (its tokens' stamp)
@@ -212,7 +215,7 @@ export async function runAttempt(
         startedAt = deps.clock();
         deps.scheduler.restamp(scopes, firstCall, takenAt, startedAt);
         shared = firstTokens && { takenAt, tokens: firstTokens };
-        return 0;
+        return pausedNow(firstCall);
       }
       current = callOf(adapter, leased, unit);
       const taken = (at: number, tokens?: readonly SharedToken[]) => {
@@ -237,7 +240,7 @@ export async function runAttempt(
         { id: leased.id, from: "pending", to: "sending", owner, patch: {} },
       ]);
       status = "sending";
-      return 0;
+      return pausedNow(current);
     },
     answered: () => {
       if (current) deps.scheduler.settle(scopes, current, startedAt, deps.clock(), shared);

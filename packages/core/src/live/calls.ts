@@ -7,7 +7,7 @@
  * @module
  */
 import type { MessageSendContext } from "../adapter/types.ts";
-import { rateLimitCall } from "../delivery/ratelimit/call.ts";
+import { pausedFailure, rateLimitCall } from "../delivery/ratelimit/call.ts";
 import { classify } from "../delivery/units.ts";
 import { backoffDelayMs, type DeliveryFailure, RETRY_POLICY } from "../message/failure.ts";
 import { unitIdempotencyKey } from "../message/keys.ts";
@@ -80,21 +80,32 @@ export function liveCall(
   });
 }
 
-/** Runs one adapter call and classifies what it throws. */
+/**
+ * Runs one adapter call holding a call slot, and classifies what it throws. The same rule as the
+ * delivery worker's (DESIGN §4 "Rate-limit routes"): the pause of `rl` is checked once more when
+ * the call is about to go out — a 429 answered to any call (a durable send too) while this one
+ * waited for its slot or a store write holds it back, as a `rate_limit` failure that was not
+ * dispatched — and a 429 answered to this call pauses its scope before the slot is handed on.
+ */
 export async function tryCall<T>(
   ref: LiveRef,
   ctx: MessageSendContext,
   fn: () => Promise<T>,
+  rl: RateLimitCall,
 ): Promise<CallResult<T>> {
-  try {
-    // Bounded like every platform call (`delivery.concurrency`, shared with the worker).
-    return { ok: true, value: await ref.env.deps.slots.run(fn) };
-  } catch (error) {
-    return {
-      ok: false,
-      failure: classify(ref.adapter, error, ctx, ref.now, ref.env.deps.options.redact),
-    };
-  }
+  const { scheduler, slots } = ref.env.deps;
+  // Bounded like every platform call (`delivery.concurrency`, shared with the worker).
+  return slots.run(async (): Promise<CallResult<T>> => {
+    const paused = scheduler.pausedMs(rl, ref.now);
+    if (paused > 0) return { ok: false, failure: pausedFailure(paused) };
+    try {
+      return { ok: true, value: await fn() };
+    } catch (error) {
+      const failure = classify(ref.adapter, error, ctx, ref.now, ref.env.deps.options.redact);
+      if (failure.kind === "rate_limit") pauseFor(ref, failure, rl);
+      return { ok: false, failure };
+    }
+  });
 }
 
 /**
@@ -167,7 +178,7 @@ export async function retryIdempotent<T>(
   let last: DeliveryFailure | undefined;
   while (failures < attempts && rateLimited < 50) {
     await takeTokens(ref, scopesFor(ref.adapter, p.call), p.rateLimit);
-    const r = await tryCall(ref, p.ctx, p.fn);
+    const r = await tryCall(ref, p.ctx, p.fn, p.rateLimit);
     if (r.ok) return { ok: true };
     last = r.failure;
     if (last.kind === "not_found" && p.notFoundIsSuccess) return { ok: true };

@@ -54,7 +54,7 @@ export async function nativeStep(ref: LiveRef, feed: Feed): Promise<StepResult> 
     };
     await ref.save();
     const ctx = liveContext(ref, key, 0, undefined, rl);
-    const r = await tryCall(ref, ctx, () => stream.begin(ctx, text));
+    const r = await tryCall(ref, ctx, () => stream.begin(ctx, text), rl);
     if (!r.ok) return failed(ref, feed, "send", r.failure, rl);
     failpoint("live.after_preview");
     addPreview(ref, {
@@ -77,7 +77,12 @@ export async function nativeStep(ref: LiveRef, feed: Feed): Promise<StepResult> 
   const wait = reserveNow(ref, scopesFor(ref.adapter, "edit"), rl);
   if (wait > 0) return { next: "wait", ms: wait };
   const ctx = liveContext(ref, nextCallKey(ref, "append"), 0, undefined, rl);
-  const r = await tryCall(ref, ctx, () => stream.append(ctx, open.part, text.slice(shown.length)));
+  const r = await tryCall(
+    ref,
+    ctx,
+    () => stream.append(ctx, open.part, text.slice(shown.length)),
+    rl,
+  );
   if (!r.ok) {
     const f = r.failure;
     if (f.kind === "rate_limit" || (f.evidence === "not_dispatched" && f.kind === "transient")) {

@@ -148,7 +148,7 @@ async function sendPreview(
   };
   await ref.save();
   const ctx = liveContext(ref, key, op.index, undefined, rl);
-  const r = await tryCall(ref, ctx, () => ref.adapter.send.send(ctx, op.unit));
+  const r = await tryCall(ref, ctx, () => ref.adapter.send.send(ctx, op.unit), rl);
   if (!r.ok) return failed(ref, feed, "send", r.failure, rl);
   failpoint("live.after_preview");
   const part = { ...r.value, index: op.index };
@@ -178,7 +178,7 @@ async function editPreview(
   const edit = ref.adapter.send.edit;
   if (!edit) return degrade(ref, feed, "the channel cannot edit messages");
   const ctx = liveContext(ref, nextCallKey(ref, "edit"), op.preview.index, undefined, rl);
-  const r = await tryCall(ref, ctx, () => edit(ctx, op.preview.part, op.unit));
+  const r = await tryCall(ref, ctx, () => edit(ctx, op.preview.part, op.unit), rl);
   if (!r.ok) return failed(ref, feed, "edit", r.failure, rl, op.preview);
   op.preview.hash = op.hash;
   feed.failures = 0;

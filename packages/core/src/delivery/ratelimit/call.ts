@@ -6,6 +6,7 @@
  * @module
  */
 import type { ChannelMessageAdapter } from "../../adapter/types.ts";
+import type { DeliveryFailure } from "../../message/failure.ts";
 import type { RateLimitCall, RateLimitRouteInput } from "../../message/rateLimit.ts";
 
 /** The default route key: `${operation}:${unitKind}:${target.id}` (one route per chat). */
@@ -34,5 +35,21 @@ export function rateLimitCall(
     target: input.target,
     operation: input.operation,
     route: route || defaultRateLimitRoute(input),
+  };
+}
+
+/**
+ * The failure of a call held back at the last moment because its route or chat was paused by a
+ * 429 after its tokens were taken: `rate_limit`, `not_dispatched` (nothing reached the
+ * platform), `retryAfterMs` = the rest of the pause.
+ *
+ * @param waitMs - ms until the pause ends (`RateLimitScheduler.pausedMs`).
+ */
+export function pausedFailure(waitMs: number): DeliveryFailure {
+  return {
+    kind: "rate_limit",
+    evidence: "not_dispatched",
+    retryAfterMs: waitMs,
+    message: `held back: paused for ${waitMs} ms after a 429`,
   };
 }
