@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ChannelMessageAdapter } from "../adapter/types.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import type { FakeAdapterOptions } from "../testing/fakeAdapter.ts";
-import type { ManualTime } from "./testing/manualTime.ts";
 import { type LiveHarness, liveHarness } from "./testing/harness.ts";
+import type { ManualTime } from "./testing/manualTime.ts";
 
 let h: LiveHarness | undefined;
 afterEach(async () => {
@@ -32,7 +32,8 @@ const messageOf = (harness: LiveHarness, id: string): ChannelMessage => ({
 
 /** Answers reach the adapter `LATENCY_MS` after the platform handled the call. */
 function slowAnswers(adapter: ChannelMessageAdapter, time: ManualTime): ChannelMessageAdapter {
-  const late = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
+  const late =
+    <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
     async (...a: A): Promise<R> => {
       const settled = await fn(...a).then(
         (value) => ({ ok: true as const, value }),
@@ -72,7 +73,11 @@ const variants: Array<[string, Omit<FakeAdapterOptions, "transport">]> = [
 
 describe.each(variants)("a 429 pauses sends and previews of the chat: %s", (_, adapter) => {
   const harnessOf = () =>
-    liveHarness({ adapter, delivery: { concurrency: 1, maxInMemoryWaitMs: 0 }, wrap: (a, _p, t) => slowAnswers(a, t) });
+    liveHarness({
+      adapter,
+      delivery: { concurrency: 1, maxInMemoryWaitMs: 0 },
+      wrap: (a, _p, t) => slowAnswers(a, t),
+    });
 
   it("a send answered 429: no preview of that chat goes out before the retry-after", async () => {
     h = await harnessOf();
