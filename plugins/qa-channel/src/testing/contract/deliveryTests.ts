@@ -125,6 +125,58 @@ export function deliveryTests(suite: ContractSuite): void {
           expect(await texts(run.visible(slow))).toEqual(["slow chat"]);
         },
       );
+      test(
+        "rate-limit.shared-with-previews",
+        "a 429 on a send pauses that chat's previews for the retry-after, and a 429 on a preview pauses its sends",
+        async (ctx) => {
+          const run = await openRun(h);
+          ctx.skip(
+            !run.adapter.capabilities.live?.edit || !run.adapter.send.edit,
+            "the channel cannot edit messages (capabilities.live.edit + send.edit): no previews",
+          );
+          const target = await run.platform.createTarget("group");
+          // The account of the run's messages: a session names it like a send does.
+          const { accountId } = run.message(target, "");
+          const account = accountId !== undefined ? { accountId } : {};
+          // A durable send answered 429: the chat's first preview waits for the retry-after.
+          run.platform.faults.failNext({ kind: "rate_limit", retryAfterMs: 1_500 }, { op: "send" });
+          await run.runtime.enqueue(run.message(target, "durable first"), { idempotencyKey: "d1" });
+          await eventually(
+            () => run.intent("d1"),
+            (i) => (i?.attempt ?? 0) >= 1,
+            { what: "the send answered 429" },
+          );
+          const live = await run.runtime.live({ channel: run.adapter.id, target, ...account });
+          live.update("preview");
+          await new Promise((r) => setTimeout(r, 1_000));
+          expect(await texts(run.visible(target))).toEqual([]);
+          await live.finalize("final");
+          expect((await settled(run, "d1")).status).toBe("sent");
+          expect([...(await texts(run.visible(target)))].sort()).toEqual([
+            "durable first",
+            "final",
+          ]);
+
+          // A preview answered 429: a send to that chat waits for the retry-after too.
+          const other = await run.platform.createTarget("group");
+          run.platform.faults.failNext({ kind: "rate_limit", retryAfterMs: 1_500 }, { op: "send" });
+          const second = await run.runtime.live({
+            channel: run.adapter.id,
+            target: other,
+            ...account,
+          });
+          second.update("preview");
+          await new Promise((r) => setTimeout(r, 300));
+          const started = Date.now();
+          await run.runtime.send(run.message(other, "durable second"));
+          expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+          await second.finalize("final");
+          expect([...(await texts(run.visible(other)))].sort()).toEqual([
+            "durable second",
+            "final",
+          ]);
+        },
+      );
     });
 
   if (suite.has("unknown_send"))
