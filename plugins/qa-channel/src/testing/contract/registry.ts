@@ -10,7 +10,7 @@
  * @module
  */
 import { describe, it } from "vitest";
-import type { ContractArea, ContractHarness } from "./types.ts";
+import type { ContractArea, ContractHarness, ContractKill } from "./types.ts";
 
 /** What a contract test body gets. */
 export type ContractTestContext = {
@@ -23,16 +23,6 @@ export type ContractTestContext = {
 
 /** A contract test body. */
 export type ContractTestFn = (ctx: ContractTestContext) => Promise<void>;
-
-/** How a test body ended in `expect: "failure"` mode. */
-export type ContractKill = {
-  /** The test's id. */
-  testId: string;
-  /** `assertion`: the body threw; `timeout`: it did not finish within the kill timeout. */
-  by: "assertion" | "timeout";
-  /** The first line of the error that killed the mutant. */
-  message: string;
-};
 
 /** Registration options, decided per `describeChannelContract` call. */
 export type ContractRegistration = {

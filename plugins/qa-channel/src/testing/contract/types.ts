@@ -18,7 +18,6 @@ import type {
   MessageTarget,
 } from "@herald/plugin-sdk/channel-message";
 import type { FaultTarget, PlatformFault, VisibleMessage } from "@herald/plugin-sdk/testing";
-import type { ContractKill } from "./registry.ts";
 
 /** JSON data (connection details must survive being handed to a child process). */
 export type JsonValue =
@@ -373,4 +372,14 @@ export type ContractOptions = {
   expect?: "pass" | "failure";
   /** In `expect: "failure"` mode, called with how each test killed the mutant. */
   onKill?(kill: ContractKill): void;
+};
+
+/** How a test body ended in `expect: "failure"` mode. */
+export type ContractKill = {
+  /** The test's id. */
+  testId: string;
+  /** `assertion`: the body threw; `timeout`: it did not finish within the kill timeout. */
+  by: "assertion" | "timeout";
+  /** The first line of the error that killed the mutant. */
+  message: string;
 };

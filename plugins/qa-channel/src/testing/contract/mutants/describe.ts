@@ -9,9 +9,8 @@
  */
 import { setCoreMutations } from "@herald/plugin-sdk/testing";
 import { afterAll, beforeAll, describe } from "vitest";
-import { describeChannelContract } from "../index.ts";
-import type { ContractKill } from "../registry.ts";
-import type { ContractHarness } from "../types.ts";
+import { describeChannelContract } from "../describeContract.ts";
+import type { ContractHarness, ContractKill } from "../types.ts";
 import { mutantHarness } from "./harness.ts";
 import type { Mutant } from "./types.ts";
 
