@@ -48,7 +48,7 @@ function runtimeFor(platform: FakePlatform, synchronous: Sync, groupCommit = tru
   const store = new SqliteStateStore({
     path: dbPath(),
     synchronous,
-    ...(groupCommit ? {} : { groupCommit: false as const }),
+    groupCommit: groupCommit ? {} : (false as const),
   });
   const adapter = createFakeAdapter({ transport: inProcessTransport(platform) });
   const runtime = createMessageRuntime({

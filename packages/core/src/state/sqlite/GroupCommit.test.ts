@@ -33,7 +33,7 @@ describe("SqliteStateStore group commit", () => {
   });
 
   it("runs members in call order: a later write sees an earlier one, seq follows the calls", async () => {
-    const store = new SqliteStateStore({ path: freshPath() });
+    const store = new SqliteStateStore({ path: freshPath(), groupCommit: {} });
     const id = "group-order-1";
     const message = outboundMessage("first", { target: { id: "ordered" } });
     const [enqueued, cancelled, second] = await Promise.all([
@@ -49,7 +49,7 @@ describe("SqliteStateStore group commit", () => {
 
   it("settles a member only after COMMIT: another connection already sees its row", async () => {
     const path = freshPath();
-    const store = new SqliteStateStore({ path });
+    const store = new SqliteStateStore({ path, groupCommit: {} });
     const reader = new DatabaseSync(path);
     const seen: number[] = [];
     await Promise.all(
@@ -70,7 +70,7 @@ describe("SqliteStateStore group commit", () => {
   });
 
   it("fails only the member whose statement hits a constraint; the others commit", async () => {
-    const store = new SqliteStateStore({ path: freshPath() });
+    const store = new SqliteStateStore({ path: freshPath(), groupCommit: {} });
     await store.enqueueIntents([newIntent(outboundMessage("taken"), { id: "dup-id" })]);
     const results = await Promise.allSettled([
       store.enqueueIntents([newIntent(outboundMessage("a"), { idempotencyKey: "ok-a" })]),
@@ -115,7 +115,7 @@ describe("SqliteStateStore group commit", () => {
   });
 
   it("keeps committing when a test suite fakes the global timers", async () => {
-    const store = new SqliteStateStore({ path: freshPath() });
+    const store = new SqliteStateStore({ path: freshPath(), groupCommit: {} });
     vi.useFakeTimers();
     try {
       await expect(store.enqueueIntents([newIntent()])).resolves.toHaveLength(1);
@@ -135,14 +135,14 @@ describe("SqliteStateStore group commit", () => {
 
   it("lets close() finish the writes already called, and refuses later ones", async () => {
     const path = freshPath();
-    const store = new SqliteStateStore({ path });
+    const store = new SqliteStateStore({ path, groupCommit: {} });
     const pending = store.enqueueIntents([
       newIntent(outboundMessage("late"), { idempotencyKey: "late" }),
     ]);
     await store.close();
     await expect(pending).resolves.toHaveLength(1);
     await expect(store.enqueueIntents([newIntent()])).rejects.toBeInstanceOf(StoreUnavailableError);
-    const reopened = new SqliteStateStore({ path });
+    const reopened = new SqliteStateStore({ path, groupCommit: {} });
     expect(await reopened.getIntentByIdempotencyKey("late")).toBeDefined();
     await reopened.close();
   });
