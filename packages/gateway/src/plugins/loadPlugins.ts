@@ -39,7 +39,11 @@ function resolvePlugin(name: string, dir: string | undefined): string {
 }
 
 /** herald's own channel plugins: a name close to one of them is a typo, not a missing install. */
-export const KNOWN_PLUGINS = ["@herald/plugin-telegram", "@herald/plugin-qa-channel"];
+export const KNOWN_PLUGINS = [
+  "@herald/plugin-telegram",
+  "@herald/plugin-discord",
+  "@herald/plugin-qa-channel",
+];
 
 /** The issue for a plugin package that cannot be imported: a typo's fix names the right package. */
 function cannotLoad(

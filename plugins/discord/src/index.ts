@@ -1,0 +1,188 @@
+/**
+ * `@herald/plugin-discord`: the Discord channel for herald, on discord.js. Exactly-once sends
+ * with enforced nonces (within Discord's window), replies that survive a deleted target,
+ * threads, 2000-character chunking with code fences re-opened, embeds split within Discord's
+ * limits, `allowed_mentions` that never ping `@everyone` or roles unless configured, edits,
+ * deletes and live previews, with Discord's buckets fed to herald's scheduler.
+ *
+ * @example herald.config.json
+ * { "channels": [{ "plugin": "@herald/plugin-discord", "config": { "tokenEnv": "DISCORD_TOKEN" } }] }
+ *
+ * @packageDocumentation
+ */
+import {
+  type ChannelAccount,
+  type ChannelAccountDeps,
+  type ChannelMessageAdapter,
+  defineChannelMessageAdapter,
+  defineChannelPlugin,
+  type MessageCapabilities,
+  NotImplementedError,
+  type RateLimitRouteInput,
+} from "@herald/plugin-sdk/channel-message";
+import { checkDiscordCredentials, DISCORD_CHANNEL_ID, fetchSelf } from "./account.ts";
+import { DiscordRest } from "./client.ts";
+import { DISCORD_NONCE_WINDOW_MS, type DiscordConfig, discordConfigSchema } from "./config.ts";
+import { createLive } from "./live.ts";
+import { DiscordIdentity, OutboundRegistry } from "./origin.ts";
+import { createRender } from "./render.ts";
+import { channelOf, createSend, parseMessageRef } from "./send.ts";
+
+export { checkDiscordCredentials, DISCORD_CHANNEL_ID, type DiscordSelf } from "./account.ts";
+export {
+  createDiscordRest,
+  type DiscordCall,
+  DiscordRest,
+  type DiscordRestOptions,
+} from "./client.ts";
+export {
+  DISCORD_NONCE_WINDOW_MS,
+  DISCORD_TEXT_LIMIT,
+  type DiscordConfig,
+  type DiscordConfigInput,
+  discordConfigSchema,
+} from "./config.ts";
+export { type DiscordEmbed, discordEmbedSchema, EMBED_LIMITS, packEmbeds } from "./embeds.ts";
+export {
+  classifyError,
+  DISCORD_CODES,
+  type DiscordAnswer,
+  DiscordApiError,
+  DiscordNetworkError,
+  DiscordRenderError,
+  redactToken,
+} from "./errors.ts";
+export { DiscordIdentity, OutboundRegistry } from "./origin.ts";
+export {
+  type DiscordAllowedMentions,
+  type DiscordFileSource,
+  type DiscordSendOptions,
+  type DiscordUnitPayload,
+  discordOptionsOf,
+  withDiscordOptions,
+} from "./render.ts";
+export { channelOf, messageRef, NONCE_MAX_LENGTH, nonceOf, parseMessageRef } from "./send.ts";
+
+/**
+ * What the Discord channel can do under `config`: text up to `maxTextLength` (chunked), files,
+ * replies and threads (no threads in DMs), edits and deletes (live previews at 5 edits per 5 s
+ * per channel), a native idempotency key (the enforced nonce) trusted for
+ * {@link DISCORD_NONCE_WINDOW_MS}, and Discord's rate limits (global per bot, per channel).
+ */
+export function discordCapabilities(config: DiscordConfig): MessageCapabilities {
+  const limits = config.rateLimits;
+  return {
+    text: { maxLength: config.maxTextLength, chunking: true },
+    attachments: { upload: true, remoteUrl: true },
+    threads: { reply: true, nativeThread: true, inDirect: false },
+    live: {
+      edit: true,
+      delete: true,
+      progress: true,
+      editRate: { limit: limits.perChannel, intervalMs: limits.perChannelIntervalMs },
+    },
+    delivery: {
+      idempotencyKey: true,
+      idempotencyWindowMs: DISCORD_NONCE_WINDOW_MS,
+      requestTimeoutMs: config.requestTimeoutMs,
+      retryAfter: true,
+      receiptRequired: true,
+      unknownSendPolicy: config.unknownSendPolicy,
+      freshSendOnEditNotFound: true,
+    },
+    rateLimits: [
+      { scope: "account", limit: limits.globalPerSecond, intervalMs: 1_000 },
+      { scope: "route", limit: limits.perChannel, intervalMs: limits.perChannelIntervalMs },
+    ],
+  };
+}
+
+/**
+ * The route key of a call as Discord buckets it, major parameter (the channel) included:
+ * `POST /channels/123/messages`, `PATCH /channels/123/messages/:id`,
+ * `DELETE /channels/123/messages/:id`.
+ */
+export function discordRateLimitRoute(call: RateLimitRouteInput): string {
+  const fallback = channelOf(call.target);
+  const channel = call.part?.platformMessageId
+    ? safeChannel(call.part.platformMessageId, fallback)
+    : fallback;
+  if (call.operation === "edit") return `PATCH /channels/${channel}/messages/:id`;
+  if (call.operation === "delete") return `DELETE /channels/${channel}/messages/:id`;
+  return `POST /channels/${channel}/messages`;
+}
+
+function safeChannel(ref: string, fallback: string): string {
+  try {
+    return parseMessageRef(ref, fallback).channel;
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * Builds the Discord adapter for one bot.
+ *
+ * @param config - a validated config (`discordConfigSchema.parse(...)`).
+ * @param token - the bot token.
+ * @param registry - the ids of messages this adapter created (echo recognition).
+ */
+export function createDiscordAdapter(
+  config: DiscordConfig,
+  token: string,
+  registry: OutboundRegistry = new OutboundRegistry(),
+): ChannelMessageAdapter {
+  const rest = new DiscordRest({
+    token,
+    apiBase: config.apiBase,
+    timeoutMs: config.requestTimeoutMs,
+  });
+  return defineChannelMessageAdapter({
+    id: DISCORD_CHANNEL_ID,
+    capabilities: discordCapabilities(config),
+    render: createRender(config),
+    send: createSend({ rest, registry, config, token }),
+    live: createLive(rest, config),
+    rateLimitRoute: discordRateLimitRoute,
+  });
+}
+
+/**
+ * Opens one bot: `GET /users/@me` (identity and credentials check), then the adapter. Send only
+ * for now: the gateway receiver is not built yet (docs/channels/discord.md, "Status").
+ *
+ * @throws NotImplementedError when `config.interactions` is set (the endpoint is not built yet).
+ * @throws ChannelAccountError when Discord rejects the token (401) — the gateway stops this
+ *   account and starts the others; a network failure throws a plain error (retried).
+ */
+export async function createDiscordAccount(
+  config: DiscordConfig,
+  deps: ChannelAccountDeps,
+): Promise<ChannelAccount> {
+  if (config.interactions) {
+    throw new NotImplementedError(
+      "the Discord interactions endpoint",
+      "remove `interactions` from the config; see docs/channels/discord.md",
+    );
+  }
+  const token = deps.secret(config.tokenEnv);
+  const me = await fetchSelf(config, token, deps.accountId, deps.signal);
+  const identity = new DiscordIdentity({ userId: me.id, applicationId: config.applicationId });
+  const adapter = createDiscordAdapter(config, token);
+  return {
+    adapter,
+    identity: { id: me.id, name: me.username, otherIds: identity.ids().filter((i) => i !== me.id) },
+    close: async () => {},
+  };
+}
+
+/** The Discord channel plugin. */
+const discord = defineChannelPlugin<DiscordConfig>({
+  id: DISCORD_CHANNEL_ID,
+  configSchema: discordConfigSchema,
+  createAdapter: (config, deps) => createDiscordAdapter(config, deps.secret(config.tokenEnv)),
+  createAccount: createDiscordAccount,
+  checkCredentials: checkDiscordCredentials,
+});
+
+export default discord;

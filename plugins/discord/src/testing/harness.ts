@@ -1,0 +1,177 @@
+/**
+ * The Discord channel's contract harness: a fresh {@link FakeDiscord} per test and the real
+ * adapter — the real `@discordjs/rest` client — against it. qa-channel's workspace test
+ * discovers `contractHarness` and runs the shared contract suite on it.
+ *
+ * The harness speaks the suite's platform-neutral terms (matched structurally: plugins import
+ * only the SDK). Groups are guild text channels, threads are threads started from a user's
+ * message, message ids are herald's `<channel_id>:<message_id>`. The guarantee is
+ * `native-key`: Discord's enforced nonce deduplicates every replay within its window.
+ *
+ * @module
+ */
+import type {
+  ChannelMessageAdapter,
+  ChannelReceiver,
+  ChannelReceiverSink,
+  MessageTarget,
+} from "@herald/plugin-sdk/channel-message";
+import type {
+  FakeCallRecord,
+  FaultTarget,
+  PlatformFault,
+  VisibleMessage,
+} from "@herald/plugin-sdk/testing";
+import {
+  DISCORD_TEXT_LIMIT,
+  type DiscordConfig,
+  type DiscordConfigInput,
+  discordConfigSchema,
+} from "../config.ts";
+import { createDiscordAdapter } from "../index.ts";
+import { ALICE, FAKE_BOT, FakeDiscord } from "./FakeDiscord.ts";
+
+/** What the adapter needs to reach a fake (JSON, for crash-test children). */
+export type DiscordConnection = {
+  apiBase: string;
+  token: string;
+  /** Absent: the config's default (Discord's real limit). */
+  maxTextLength?: number;
+  /** @defaultValue 5_000 */
+  requestTimeoutMs?: number;
+  unknownSendPolicy: "hold" | "at_least_once";
+};
+
+/**
+ * The adapter config used against a fake: short timeouts, private addresses allowed for media
+ * (the fake's files are on 127.0.0.1), Discord's per-channel limit loosened so the suite stays
+ * quick — the declared limits are asserted by the plugin's own tests.
+ */
+export function testConfig(c: DiscordConnection, extra: DiscordConfigInput = {}): DiscordConfig {
+  return discordConfigSchema.parse({
+    apiBase: c.apiBase,
+    ...(c.maxTextLength !== undefined ? { maxTextLength: c.maxTextLength } : {}),
+    unknownSendPolicy: c.unknownSendPolicy,
+    requestTimeoutMs: c.requestTimeoutMs ?? 5_000,
+    rateLimits: { globalPerSecond: 50, perChannel: 1_000, perChannelIntervalMs: 1_000 },
+    media: { allowPrivateNetworks: true },
+    typingRefreshMs: 1_000,
+    ...extra,
+  });
+}
+
+/** A running fake in the suite's terms. */
+export type DiscordContractPlatform = {
+  readonly connection: DiscordConnection;
+  readonly fake: FakeDiscord;
+  createTarget(kind: "direct" | "group"): MessageTarget;
+  createThread(target: MessageTarget): MessageTarget;
+  visible(target: MessageTarget): VisibleMessage[];
+  isTyping(target: MessageTarget): boolean;
+  calls(): readonly FakeCallRecord[];
+  expireKeys(): void;
+  readonly faults: {
+    failNext(fault: PlatformFault, target?: FaultTarget): unknown;
+    refuseConnections(): Promise<() => Promise<void>>;
+  };
+  close(): Promise<void>;
+};
+
+/** Wraps a running fake in the suite's platform-neutral face. */
+export function discordContractPlatform(
+  fake: FakeDiscord,
+  connection: DiscordConnection,
+): DiscordContractPlatform {
+  // herald's ids are `<channel_id>:<message_id>`, the reply's too.
+  const ref = (m: VisibleMessage): VisibleMessage => ({
+    ...m,
+    id: `${m.chat}:${m.id}`,
+    ...(m.replyTo !== undefined ? { replyTo: `${m.chat}:${m.replyTo}` } : {}),
+  });
+  return {
+    connection,
+    fake,
+    createTarget(kind) {
+      if (kind === "direct") {
+        const dm = fake.createChannel({ type: "dm", name: "alice" });
+        return { kind: "direct", id: dm.id };
+      }
+      const channel = fake.createChannel({ type: "text", name: "contract" });
+      return { kind: "group", id: channel.id, spaceId: fake.guildId };
+    },
+    createThread(target) {
+      const { message } = fake.post({
+        channelId: target.id,
+        author: ALICE,
+        text: "a question worth a thread",
+      });
+      const thread = fake.startThread(message.json.id as string, "a question worth a thread");
+      return { kind: "thread", id: target.id, parentId: target.id, threadId: thread.id };
+    },
+    visible: (target) => fake.messages(target.threadId ?? target.id).map(ref),
+    isTyping: (target) =>
+      fake.state.isTyping(target.id, {
+        userId: FAKE_BOT.id,
+        ...(target.threadId !== undefined ? { thread: target.threadId } : {}),
+      }),
+    calls: () => fake.server.calls,
+    expireKeys: () => fake.expireNonces(),
+    faults: fake.faults,
+    close: () => fake.close(),
+  };
+}
+
+/** Options of {@link discordHarness}. */
+export type DiscordHarnessOptions = {
+  /** What happens past the nonce window. @defaultValue "hold" */
+  unknownSendPolicy?: "hold" | "at_least_once";
+};
+
+/** A Discord contract harness (the suite's `ContractHarness`, structurally). */
+export type DiscordContractHarness = {
+  name: string;
+  guarantee: "native-key";
+  module: { url: string; exportName?: string; args?: DiscordHarnessOptions };
+  accountId: string;
+  secrets: readonly string[];
+  platformLimits: { maxLength: number };
+  platform(options: {
+    maxLength: number;
+    requestTimeoutMs?: number;
+    adapterDefaults?: boolean;
+  }): Promise<DiscordContractPlatform>;
+  createAdapter(connection: DiscordConnection): ChannelMessageAdapter;
+  createReceiver?(connection: DiscordConnection, sink: ChannelReceiverSink): ChannelReceiver;
+};
+
+/**
+ * A Discord contract harness. The fake's limits are Discord's; the adapter chunks to the
+ * suite's small `maxLength` hint so multi-part tests stay cheap.
+ */
+export function discordHarness(options: DiscordHarnessOptions = {}): DiscordContractHarness {
+  const unknownSendPolicy = options.unknownSendPolicy ?? "hold";
+  return {
+    name: unknownSendPolicy === "hold" ? "discord" : `discord, ${unknownSendPolicy}`,
+    guarantee: "native-key",
+    module: { url: import.meta.url, exportName: "discordHarness", args: options },
+    accountId: "main",
+    secrets: [FAKE_BOT.token],
+    platformLimits: { maxLength: DISCORD_TEXT_LIMIT },
+    async platform({ maxLength, requestTimeoutMs, adapterDefaults }) {
+      const fake = await FakeDiscord.start({ buckets: { limit: 1_000, windowMs: 1_000 } });
+      return discordContractPlatform(fake, {
+        apiBase: fake.apiBase,
+        token: FAKE_BOT.token,
+        ...(adapterDefaults
+          ? {}
+          : { maxTextLength: Math.min(Math.max(maxLength, 2), DISCORD_TEXT_LIMIT) }),
+        ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+        unknownSendPolicy,
+      });
+    },
+    createAdapter: (c) => createDiscordAdapter(testConfig(c), c.token),
+  };
+}
+
+/** The Discord harness for the shared contract suite (discovered by qa-channel's test run). */
+export const contractHarness: DiscordContractHarness = discordHarness();

@@ -1,0 +1,37 @@
+/**
+ * `@herald/plugin-discord/testing`: a fake Discord for tests ({@link FakeDiscord}: REST routes
+ * with enforced nonces, `message_reference`, content and embed limits, per-channel buckets with
+ * `X-RateLimit-*` headers, threads, visible state and fault injection) and the channel's
+ * `contractHarness` for the shared contract suite.
+ *
+ * @example
+ * import { FAKE_BOT, FakeDiscord } from "@herald/plugin-discord/testing";
+ * const discord = await FakeDiscord.start();
+ * // config: { apiBase: discord.apiBase }, token: FAKE_BOT.token
+ *
+ * @packageDocumentation
+ */
+export {
+  ALICE,
+  FAKE_BOT,
+  type FakeBotAccount,
+  type FakeBucketLimits,
+  type FakeChannel,
+  FakeDiscord,
+  type FakeDiscordOptions,
+  type FakeMessageEvent,
+  type FakeStoredMessage,
+  type FakeUser,
+  OTHER_FAKE_BOT,
+  SECOND_FAKE_BOT,
+} from "./FakeDiscord.ts";
+export {
+  contractHarness,
+  type DiscordConnection,
+  type DiscordContractHarness,
+  type DiscordContractPlatform,
+  type DiscordHarnessOptions,
+  discordContractPlatform,
+  discordHarness,
+  testConfig,
+} from "./harness.ts";
