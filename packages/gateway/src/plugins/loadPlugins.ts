@@ -42,6 +42,7 @@ function resolvePlugin(name: string, dir: string | undefined): string {
 export const KNOWN_PLUGINS = [
   "@herald/plugin-telegram",
   "@herald/plugin-discord",
+  "@herald/plugin-matrix",
   "@herald/plugin-qa-channel",
 ];
 

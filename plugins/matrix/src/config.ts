@@ -1,0 +1,124 @@
+/**
+ * Account config of the Matrix channel, validated with zod (errors name the field path). The
+ * access token is never part of it: `accessTokenEnv` names the environment variable holding it.
+ *
+ * Units: every duration is in milliseconds (`…Ms`); sizes of events are UTF-8 bytes
+ * (`…Bytes`); text lengths are UTF-16 units (`maxTextLength`).
+ *
+ * @module
+ */
+import { z } from "@herald/plugin-sdk/channel-message";
+
+/**
+ * The largest event a homeserver accepts, in bytes of its federation JSON (spec "Size limits",
+ * 65,536). Bigger events are refused with `M_TOO_LARGE`.
+ */
+export const MATRIX_EVENT_LIMIT_BYTES = 65_536;
+
+/**
+ * The longest plain `body` per event this channel sends by default, in UTF-16 units. Matrix has
+ * no text limit of its own — only the event size — so this keeps a long reply in readable parts;
+ * every part also stays under `maxContentBytes`.
+ */
+export const MATRIX_DEFAULT_TEXT_LENGTH = 16_000;
+
+const envName = z
+  .string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]*$/,
+    "must be an environment variable name, e.g. MATRIX_ACCESS_TOKEN",
+  );
+
+/** A Matrix user id, `@localpart:server` (spec "User Identifiers"). */
+const userId = z.string().regex(/^@[^:\s]+:\S+$/, "must be a Matrix user id like @bot:example.org");
+
+/** The `/sync` receiver. */
+export const matrixSyncSchema = z.strictObject({
+  /**
+   * Long-poll wait per `/sync`, in ms (the spec's `timeout`). @defaultValue 30_000
+   */
+  pollTimeoutMs: z.number().int().min(0).max(120_000).default(30_000),
+  /** Timeline events per room per `/sync` (filter `room.timeline.limit`). @defaultValue 50 */
+  timelineLimit: z.number().int().min(1).max(1_000).default(50),
+  /**
+   * Events per `/messages` page when a `limited: true` timeline is back-filled, and the most
+   * pages followed per gap (each gap is logged with what was fetched). @defaultValue 100 / 20
+   */
+  backfillPageSize: z.number().int().min(1).max(1_000).default(100),
+  backfillMaxPages: z.number().int().min(1).max(1_000).default(20),
+  /** Wait after a failed `/sync`, doubled up to 30 s, in ms. @defaultValue 1_000 */
+  retryDelayMs: z.number().int().positive().default(1_000),
+  /**
+   * Room invites: `"join"` joins every room the bot is invited to, `"ignore"` leaves them
+   * pending (join rooms yourself), `"allowlist"` joins only invites from `inviters`.
+   * @defaultValue "ignore"
+   */
+  invites: z.enum(["join", "ignore", "allowlist"]).default("ignore"),
+  /** Whose invites are joined with `invites: "allowlist"` (user ids, compared exactly). */
+  inviters: z.array(userId).default([]),
+});
+
+/** The Matrix channel's account config. */
+export const matrixConfigSchema = z.strictObject({
+  /**
+   * The homeserver's base URL (the client-server API root, without `/_matrix`), e.g.
+   * `https://matrix.example.org`. A trailing `/` is removed.
+   */
+  homeserverUrl: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, "")),
+  /**
+   * Name of the env var holding the bot's access token (from a login with a fixed `device_id`,
+   * see docs/channels/matrix.md). @defaultValue "MATRIX_ACCESS_TOKEN"
+   */
+  accessTokenEnv: envName.default("MATRIX_ACCESS_TOKEN"),
+  /**
+   * The bot's user id, when you want it checked: `/whoami` must return exactly this (compared
+   * case-exactly, as the server spells it) or the account does not start. Absent: whatever
+   * `/whoami` returns is used.
+   */
+  userId: userId.optional(),
+  /**
+   * The device id of the access token. Homeservers deduplicate transaction ids per device, so
+   * it must stay the same for the life of the token: `/whoami` must report it, or the account
+   * does not start.
+   */
+  deviceId: z.string().min(1).max(255),
+  /**
+   * Longest plain `body` per event, in UTF-16 units; longer text is split. Every event also
+   * stays under `maxContentBytes`. @defaultValue 16_000
+   */
+  maxTextLength: z.number().int().min(2).max(60_000).default(MATRIX_DEFAULT_TEXT_LENGTH),
+  /**
+   * Budget for one event's `content` (body + formatted_body + relations + origin), in UTF-8
+   * bytes of its JSON, under the 65,536-byte event limit with room for the envelope.
+   * @defaultValue 60_000
+   */
+  maxContentBytes: z.number().int().min(1_000).max(64_000).default(60_000),
+  /**
+   * `msgtype` of the bot's messages: `m.notice` (the spec's choice for bots; other bots should
+   * not answer it) or `m.text`. @defaultValue "m.notice"
+   */
+  msgtype: z.enum(["m.notice", "m.text"]).default("m.notice"),
+  /**
+   * The one budget per room shared by sends, edits and redactions (Synapse `rc_message`
+   * defaults to about 0.2/s with bursts of 10). @defaultValue `{ limit: 10, intervalMs: 10_000 }`
+   */
+  roomRateLimit: z
+    .strictObject({
+      limit: z.number().int().positive().default(10),
+      intervalMs: z.number().int().positive().default(10_000),
+    })
+    .default({ limit: 10, intervalMs: 10_000 }),
+  /** Least time between two live draft edits in one room, in ms. @defaultValue 1_500 */
+  previewIntervalMs: z.number().int().positive().default(1_500),
+  /** Per-request timeout for sends, edits and redactions, in ms. @defaultValue 30_000 */
+  requestTimeoutMs: z.number().int().positive().default(30_000),
+  /** The `/sync` receiver. @defaultValue `{}` */
+  sync: matrixSyncSchema.prefault({}),
+});
+
+/** A validated Matrix account config (defaults applied). */
+export type MatrixConfig = z.infer<typeof matrixConfigSchema>;
+/** A Matrix account config as written by a user (defaults optional). */
+export type MatrixConfigInput = z.input<typeof matrixConfigSchema>;
+/** The `/sync` part of a validated config. */
+export type MatrixSyncConfig = z.infer<typeof matrixSyncSchema>;

@@ -1,0 +1,326 @@
+/**
+ * Sending, editing and redacting on Matrix, each one `PUT` with a transaction id:
+ * `PUT /rooms/{roomId}/send/m.room.message/{txnId}` and `PUT /rooms/{roomId}/redact/{eventId}/{txnId}`.
+ *
+ * **Transaction ids** (CASES C30, PLATFORMS.md §8): the txnId of a call is the SDK's
+ * `platformKey` of its `unitIdempotencyKey` — derived from the durable intent, which is stored
+ * before the first attempt, so it is the same on every retry and after a restart, and different
+ * for every other call (each part, each edit, each redaction; never a counter that restarts).
+ * Synapse keeps `(room, user, device, txnId) → event_id` for 24 h, so a replay inside that
+ * window returns the first event and creates none.
+ *
+ * Event ids need their room: herald names an event with the ref `<roomId>:<eventId>`
+ * (`composeRef`, colons inside the ids escaped).
+ *
+ * Edits are `m.replace` events that always target the **original** event (never an earlier
+ * edit), carry the complete new content in `m.new_content`, and list in the top-level
+ * `m.mentions` only users not mentioned before (C33); see {@link editContent}.
+ *
+ * Source: https://spec.matrix.org/latest/client-server-api/#put_matrixclientv3roomsroomidsendeventtypetxnid,
+ * https://spec.matrix.org/latest/client-server-api/#event-replacements,
+ * https://spec.matrix.org/latest/client-server-api/#threading
+ *
+ * @module
+ */
+import {
+  composeRef,
+  type MessageReceiptPart,
+  type MessageSendAdapter,
+  type MessageSendContext,
+  type MessageTarget,
+  parseRef,
+  platformKey,
+  type RenderedMessageUnit,
+  utf8ByteLength,
+} from "@herald/plugin-sdk/channel-message";
+import { type MatrixHttp, seg } from "./client.ts";
+import { classifyError, MatrixEncryptedRoomError, MatrixRenderError } from "./errors.ts";
+import { encodeOrigin, SENT_CONTENT_KEY } from "./origin.ts";
+import type { MatrixUnitPayload } from "./render.ts";
+import type { EncryptedRooms } from "./rooms.ts";
+
+/** Longest txnId this plugin sends (43 base62 characters hold all 256 bits of the key's hash). */
+export const TXN_ID_LENGTH = 43;
+
+/**
+ * The transaction id of one platform call: `platformKey(unitIdempotencyKey)`, base62.
+ * @example txnIdOf("0b9f…#0") // → 43 characters of [0-9A-Za-z], the same for every retry
+ */
+export function txnIdOf(unitIdempotencyKey: string): string {
+  return platformKey(unitIdempotencyKey, { maxLength: TXN_ID_LENGTH });
+}
+
+/** The room id of a target (`nativeChannelId` when set). */
+export function roomIdOf(target: MessageTarget): string {
+  return target.nativeChannelId ?? target.id;
+}
+
+/** herald's id of a Matrix event: the ref `<roomId>:<eventId>`. */
+export function eventRef(roomId: string, eventId: string): string {
+  return composeRef(roomId, eventId);
+}
+
+/**
+ * Splits `<roomId>:<eventId>` (a bare `$eventId` belongs to `fallbackRoom`).
+ * @throws MalformedRefError when the ref is malformed.
+ * @throws MatrixRenderError when the id is not a Matrix event id (`$…`).
+ */
+export function parseEventRef(ref: string, fallbackRoom: string): { room: string; event: string } {
+  const parsed = parseRef(ref, { fallbackContainer: fallbackRoom, label: "Matrix event ref" });
+  if (!parsed.id.startsWith("$")) {
+    throw new MatrixRenderError(`not a Matrix event id: ${JSON.stringify(parsed.id)}`);
+  }
+  return { room: parsed.container, event: parsed.id };
+}
+
+/** The thread root event id of a send: the target's thread, else the reply relation's. */
+export function threadRootOf(ctx: MessageSendContext, room: string): string | undefined {
+  const { target, relation } = ctx.message;
+  const thread = target.threadId ?? (relation?.kind === "reply" ? relation.threadId : undefined);
+  if (thread === undefined || thread === "") return undefined;
+  return thread.startsWith("$") ? thread : parseEventRef(thread, room).event;
+}
+
+/** The event a reply quotes (`m.in_reply_to`): only for placement `quote`, the default. */
+function replyToOf(ctx: MessageSendContext, room: string): string | undefined {
+  const { relation } = ctx.message;
+  if (relation?.kind !== "reply" || !relation.replyToId) return undefined;
+  if ((relation.placement ?? "quote") !== "quote") return undefined;
+  return parseEventRef(relation.replyToId, room).event;
+}
+
+/**
+ * The `m.relates_to` of a unit: in a thread, `m.thread` on the root with the reply fallback
+ * (`is_falling_back: true` and `m.in_reply_to` the root, or the quoted event for a quoting
+ * reply); outside threads, `m.in_reply_to` on the first unit of a quoting reply.
+ */
+export function relationOf(
+  thread: string | undefined,
+  replyTo: string | undefined,
+  index: number,
+): Record<string, unknown> | undefined {
+  if (thread) {
+    const quoting = replyTo !== undefined && index === 0;
+    return {
+      rel_type: "m.thread",
+      event_id: thread,
+      is_falling_back: !quoting,
+      "m.in_reply_to": { event_id: quoting ? replyTo : thread },
+    };
+  }
+  if (replyTo && index === 0) return { "m.in_reply_to": { event_id: replyTo } };
+  return undefined;
+}
+
+/** What a receipt part remembers for later edits (stored as `part.raw`). */
+export type MatrixPartMemo = {
+  /** Every user any version of the event mentioned (for the next edit's `m.mentions`). */
+  mentions: string[];
+};
+
+function memoOf(part: MessageReceiptPart): MatrixPartMemo {
+  const raw = part.raw as Partial<MatrixPartMemo> | undefined;
+  return { mentions: Array.isArray(raw?.mentions) ? raw.mentions.map(String) : [] };
+}
+
+/**
+ * The content of an `m.replace` edit (spec "Event replacements"): a fallback (`* ` + the new
+ * body) for clients without edits, the complete new content in `m.new_content` (its
+ * `m.mentions` the full set), the relation to the **original** event, and a top-level
+ * `m.mentions` with only the users not mentioned by any earlier version. When the whole content
+ * would exceed `maxBytes`, the fallback is shortened (never `m.new_content`).
+ */
+export function editContent(
+  original: string,
+  payload: MatrixUnitPayload,
+  mentionedBefore: readonly string[],
+  maxBytes: number,
+): Record<string, unknown> {
+  const full = payload.content;
+  const fresh = payload.mentions.filter((u) => !mentionedBefore.includes(u));
+  const content: Record<string, unknown> = {
+    msgtype: full.msgtype,
+    body: `* ${full.body}`,
+    format: full.format,
+    formatted_body: `* ${full.formatted_body}`,
+    "m.new_content": { ...full, "m.mentions": { user_ids: payload.mentions } },
+    "m.relates_to": { rel_type: "m.replace", event_id: original },
+    "m.mentions": { user_ids: fresh },
+    [SENT_CONTENT_KEY]: { v: 1 },
+  };
+  if (utf8ByteLength(JSON.stringify(content)) > maxBytes) {
+    delete content.format;
+    delete content.formatted_body;
+    content.body = "* (edited)";
+  }
+  return content;
+}
+
+/** What the send adapter needs. */
+export type SendDeps = {
+  http: MatrixHttp;
+  rooms: EncryptedRooms;
+  /** Budget of one event's content in UTF-8 bytes (`maxContentBytes`). */
+  maxContentBytes: number;
+  /** Redacted from classified failure messages. */
+  accessToken: string;
+  /**
+   * How often a losing final edit is sent again (see {@link MatrixSend.edit}). @defaultValue 3
+   */
+  maxEditResends?: number;
+};
+
+type EventAnswer = { event_id?: unknown };
+
+function eventIdOf(answer: EventAnswer, call: string): string {
+  if (typeof answer?.event_id !== "string" || !answer.event_id.startsWith("$")) {
+    throw new MatrixRenderError(`${call} answered without an event_id`);
+  }
+  return answer.event_id;
+}
+
+const SEND_CALL = "PUT /rooms/{roomId}/send/m.room.message/{txnId}";
+const REDACT_CALL = "PUT /rooms/{roomId}/redact/{eventId}/{txnId}";
+const EVENT_CALL = "GET /rooms/{roomId}/event/{eventId}";
+
+/**
+ * The send adapter. `send` posts one `m.room.message` per unit; `edit` posts an `m.replace` and
+ * then checks that it is the edit the homeserver shows (a final edit that lost the ordering —
+ * same `origin_server_ts`, smaller event id — is sent again, strictly later); `delete` redacts.
+ */
+export function createSend(deps: SendDeps): MessageSendAdapter {
+  const { http, rooms, maxContentBytes, accessToken } = deps;
+  const maxEditResends = deps.maxEditResends ?? 3;
+
+  const put = async (
+    ctx: MessageSendContext,
+    room: string,
+    txnKey: string,
+    content: Record<string, unknown>,
+  ): Promise<string> => {
+    const bytes = utf8ByteLength(JSON.stringify(content));
+    if (bytes > maxContentBytes) {
+      throw new MatrixRenderError(
+        `event content is ${bytes} bytes, over maxContentBytes ${maxContentBytes} (M_TOO_LARGE before sending)`,
+      );
+    }
+    const path = `/rooms/${seg(room)}/send/m.room.message/${seg(txnIdOf(txnKey))}`;
+    const answer = await http.request<EventAnswer>("PUT", path, SEND_CALL, {
+      body: content,
+      signal: ctx.signal,
+    });
+    return eventIdOf(answer, SEND_CALL);
+  };
+
+  const assertPlain = (room: string) => {
+    if (rooms.isEncrypted(room)) throw new MatrixEncryptedRoomError(room);
+  };
+
+  /** The replacement the homeserver shows for `original` (bundled `m.replace`), if any. */
+  const shownEdit = async (
+    ctx: MessageSendContext,
+    room: string,
+    original: string,
+  ): Promise<{ eventId: string; newContent: unknown } | undefined> => {
+    const event = await http.request<{ unsigned?: Record<string, unknown> }>(
+      "GET",
+      `/rooms/${seg(room)}/event/${seg(original)}`,
+      EVENT_CALL,
+      { signal: ctx.signal },
+    );
+    const relations = event.unsigned?.["m.relations"] as Record<string, unknown> | undefined;
+    const replace = relations?.["m.replace"] as
+      | { event_id?: unknown; content?: { "m.new_content"?: unknown } }
+      | undefined;
+    if (typeof replace?.event_id !== "string") return undefined;
+    return { eventId: replace.event_id, newContent: replace.content?.["m.new_content"] };
+  };
+
+  return {
+    async send(ctx, unit) {
+      const room = roomIdOf(ctx.message.target);
+      const payload = unit.payload as MatrixUnitPayload;
+      const thread = threadRootOf(ctx, room);
+      const replyTo = replyToOf(ctx, room);
+      assertPlain(room);
+      const relation = relationOf(thread, replyTo, unit.index);
+      const content: Record<string, unknown> = {
+        ...payload.content,
+        "m.mentions": { user_ids: payload.mentions },
+        ...(relation ? { "m.relates_to": relation } : {}),
+        ...encodeOrigin(ctx.message.origin),
+        [SENT_CONTENT_KEY]: { v: 1 },
+      };
+      const eventId = await put(ctx, room, ctx.unitIdempotencyKey, content);
+      return partOf(room, eventId, unit, thread, relation ? replyTo : undefined, {
+        mentions: payload.mentions,
+      });
+    },
+
+    /**
+     * Replaces `target` (always the original event of the part) with `unit`. After the
+     * homeserver accepts the replacement, the original is read back: if the edit it shows is
+     * neither this one nor one with the same new content (two edits with one
+     * `origin_server_ts`, ordered by event id), the edit is sent again with the next txnId —
+     * strictly later — up to `maxEditResends` times.
+     */
+    async edit(ctx, target, unit) {
+      const { room, event: original } = parseEventRef(
+        target.platformMessageId,
+        roomIdOf(ctx.message.target),
+      );
+      const payload = unit.payload as MatrixUnitPayload;
+      const before = memoOf(target).mentions;
+      const content = editContent(original, payload, before, maxContentBytes);
+      assertPlain(room);
+      let edit = await put(ctx, room, ctx.unitIdempotencyKey, content);
+      for (let resend = 1; resend <= maxEditResends; resend++) {
+        const shown = await shownEdit(ctx, room, original);
+        if (!shown || shown.eventId === edit || sameContent(shown.newContent, content)) break;
+        edit = await put(ctx, room, `${ctx.unitIdempotencyKey}#resend${resend}`, content);
+      }
+      const mentions = [...new Set([...before, ...payload.mentions])];
+      return {
+        ...target,
+        kind: unit.kind,
+        index: unit.index,
+        raw: { mentions } satisfies MatrixPartMemo,
+      };
+    },
+
+    async delete(ctx, target) {
+      const { room, event } = parseEventRef(target.platformMessageId, roomIdOf(ctx.message.target));
+      const path = `/rooms/${seg(room)}/redact/${seg(event)}/${seg(txnIdOf(ctx.unitIdempotencyKey))}`;
+      await http.request<EventAnswer>("PUT", path, REDACT_CALL, {
+        body: { [SENT_CONTENT_KEY]: { v: 1 } },
+        signal: ctx.signal,
+      });
+    },
+
+    classifyError: (error) => classifyError(error, [accessToken]),
+  };
+}
+
+function sameContent(shown: unknown, content: Record<string, unknown>): boolean {
+  const ours = content["m.new_content"] as { body?: unknown; formatted_body?: unknown };
+  const theirs = shown as { body?: unknown; formatted_body?: unknown } | undefined;
+  return theirs?.body === ours.body && theirs?.formatted_body === ours.formatted_body;
+}
+
+function partOf(
+  room: string,
+  eventId: string,
+  unit: RenderedMessageUnit,
+  thread: string | undefined,
+  replyTo: string | undefined,
+  memo: MatrixPartMemo,
+): MessageReceiptPart {
+  return {
+    platformMessageId: eventRef(room, eventId),
+    kind: unit.kind,
+    index: unit.index,
+    raw: memo,
+    ...(thread !== undefined ? { threadId: thread } : {}),
+    ...(replyTo !== undefined ? { replyToId: eventRef(room, replyTo) } : {}),
+  };
+}

@@ -1,0 +1,501 @@
+/**
+ * A fake Matrix homeserver on 127.0.0.1 for tests: the Client-Server API endpoints herald uses,
+ * on the SDK's `FakePlatformServer` (scripted faults in Matrix's wire format:
+ * `{ errcode: "M_LIMIT_EXCEEDED", error, retry_after_ms }` plus `Retry-After`), with
+ * - `GET /versions`, `POST /login` (password, with a `device_id`), `GET /account/whoami`;
+ * - `PUT /rooms/{roomId}/send/{type}/{txnId}` with Synapse's transaction semantics: the same
+ *   txnId from the same user **and device** on the same path within 24 h returns the first
+ *   event (the body is ignored; errors are not cached), after a fake restart too;
+ * - `PUT /rooms/{roomId}/redact/{eventId}/{txnId}` (same semantics), `GET /rooms/{roomId}/event/{eventId}`
+ *   with the newest edit bundled (`unsigned.m.relations.m.replace`);
+ * - membership (`M_FORBIDDEN` outside a room), the 65,536-byte event limit (`M_TOO_LARGE`),
+ *   an optional per-user message rate limit (`M_LIMIT_EXCEEDED` with `retry_after_ms` and
+ *   `Retry-After`);
+ * - `/sync` with `limited` timelines and `/messages` (see `fakeSync.ts`).
+ *
+ * Ops for fault targeting: `send`, `edit` (a `send` whose content is an `m.replace`), `delete`
+ * (redact), `read` (event lookups), `state`, `typing`, `sync`, `messages`, `join`, `auth`.
+ *
+ * @module
+ */
+import {
+  type FakeErrorAnswer,
+  FakePlatformServer,
+  type FaultTarget,
+  type PlatformFault,
+  retryAfterHeader,
+} from "@herald/plugin-sdk/testing";
+import { type FakeEvent, type FakeRoom, FakeRooms, replyOf, threadOf } from "./fakeRooms.ts";
+import { registerSync } from "./fakeSync.ts";
+
+/** A user account of the fake, with one device's access token. */
+export type FakeMatrixUser = {
+  userId: string;
+  password: string;
+  accessToken: string;
+  deviceId: string;
+  /** Shown as a bot in visible state. */
+  bot: boolean;
+};
+
+/** The bot herald runs as in tests. */
+export const FAKE_BOT: FakeMatrixUser = {
+  userId: "@herald:fake.test",
+  password: "bot-password",
+  accessToken: "syt_aGVyYWxk_fakeAccessTokenForTests_0xQz9",
+  deviceId: "HERALDDEV1",
+  bot: true,
+};
+/** A person. */
+export const ALICE: FakeMatrixUser = {
+  userId: "@alice:fake.test",
+  password: "alice-password",
+  accessToken: "syt_YWxpY2U_aliceTokenForTests_7Yh2",
+  deviceId: "ALICEPHONE",
+  bot: false,
+};
+/** Another bot in the rooms (not herald's). */
+export const OTHER_FAKE_BOT: FakeMatrixUser = {
+  userId: "@otherbot:fake.test",
+  password: "other-password",
+  accessToken: "syt_b3RoZXI_otherBotTokenForTests_3kP1",
+  deviceId: "OTHERBOT",
+  bot: true,
+};
+
+/** Options of {@link FakeHomeserver}. */
+export type FakeHomeserverOptions = {
+  /** Accounts besides the defaults ({@link FAKE_BOT}, {@link ALICE}, {@link OTHER_FAKE_BOT}). */
+  users?: FakeMatrixUser[];
+  /** @defaultValue Date.now */
+  clock?: () => number;
+  /**
+   * A per-user message rate limit: at most `limit` sends, edits and redactions per `windowMs`;
+   * beyond it `429 M_LIMIT_EXCEEDED` with the wait. @defaultValue none
+   */
+  rateLimit?: { limit: number; windowMs: number };
+  /** How the wait of a 429 is announced. @defaultValue "both" */
+  retryAfterVia?: "header" | "body" | "both";
+  /** Delay before every faultable call, in ms. @defaultValue 0 */
+  latencyMs?: number;
+};
+
+const ERRCODE: Record<string, string> = {
+  rate_limited: "M_LIMIT_EXCEEDED",
+  forbidden: "M_FORBIDDEN",
+  not_found: "M_NOT_FOUND",
+  too_large: "M_TOO_LARGE",
+  unauthorized: "M_UNKNOWN_TOKEN",
+  bad_request: "M_BAD_JSON",
+};
+
+/** Renders a platform-neutral error answer as Matrix's standard error response. */
+export function matrixErrorBody(answer: FakeErrorAnswer): unknown {
+  const errcode = answer.code.startsWith("M_")
+    ? answer.code
+    : (ERRCODE[answer.code] ?? "M_UNKNOWN");
+  return {
+    errcode,
+    error: answer.description,
+    ...(answer.retryAfterMs !== undefined ? { retry_after_ms: answer.retryAfterMs } : {}),
+  };
+}
+
+/** A fault applied after the call was stored: the answer the client sees instead (C30). */
+export type AfterApplyFault = { status: number; body: string; contentType: string };
+
+/** The fake homeserver. Start it with {@link FakeHomeserver.start}. */
+export class FakeHomeserver {
+  readonly server: FakePlatformServer;
+  readonly rooms: FakeRooms;
+  readonly users: FakeMatrixUser[];
+  /** Answers for the next stored sends/edits/redactions, after they were stored (C30's proxy 502). */
+  readonly afterApply: AfterApplyFault[] = [];
+  readonly #options: FakeHomeserverOptions;
+  readonly #clock: () => number;
+  readonly #sent = new Map<string, number[]>();
+
+  constructor(options: FakeHomeserverOptions = {}) {
+    this.#options = options;
+    this.#clock = options.clock ?? Date.now;
+    this.users = [FAKE_BOT, ALICE, OTHER_FAKE_BOT, ...(options.users ?? [])];
+    this.rooms = new FakeRooms({ clock: this.#clock });
+    this.server = new FakePlatformServer({
+      wire: { errorBody: matrixErrorBody },
+      clock: this.#clock,
+      ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
+    });
+    this.#routes();
+  }
+
+  /** Starts a fake homeserver on a free port. */
+  static async start(options: FakeHomeserverOptions = {}): Promise<FakeHomeserver> {
+    const fake = new FakeHomeserver(options);
+    await fake.server.listen();
+    return fake;
+  }
+
+  /** The homeserver base URL to give the client (no trailing slash). */
+  get url(): string {
+    return this.server.url;
+  }
+
+  /** Fault injection in platform-neutral terms. */
+  get faults() {
+    return this.server.faults;
+  }
+
+  /** Scripts a fault (shorthand for `faults.failNext`). */
+  failNext(fault: PlatformFault, target?: FaultTarget): void {
+    this.server.faults.failNext(fault, target);
+  }
+
+  /** The user an access token belongs to. */
+  userOfToken(token: string | undefined): FakeMatrixUser | undefined {
+    return this.users.find((u) => u.accessToken === token);
+  }
+
+  /** Creates a room with the bot and Alice joined (plus `members`). */
+  createRoom(
+    input: { name?: string; members?: string[]; encrypted?: boolean; direct?: boolean } = {},
+  ): FakeRoom {
+    const members = input.members ?? [FAKE_BOT.userId, ALICE.userId, OTHER_FAKE_BOT.userId];
+    return this.rooms.createRoom({ ...input, members });
+  }
+
+  /**
+   * Posts a message as `sender` (a person or another bot), as their client would.
+   * @returns the stored event.
+   */
+  post(input: {
+    room: string;
+    sender: string;
+    body: string;
+    thread?: string;
+    replyTo?: string;
+    content?: Record<string, unknown>;
+  }): FakeEvent {
+    const relation = input.thread
+      ? {
+          rel_type: "m.thread",
+          event_id: input.thread,
+          is_falling_back: input.replyTo === undefined,
+          "m.in_reply_to": { event_id: input.replyTo ?? input.thread },
+        }
+      : input.replyTo
+        ? { "m.in_reply_to": { event_id: input.replyTo } }
+        : undefined;
+    return this.rooms.append({
+      room_id: input.room,
+      type: "m.room.message",
+      sender: input.sender,
+      content: {
+        msgtype: "m.text",
+        body: input.body,
+        ...(relation ? { "m.relates_to": relation } : {}),
+        ...input.content,
+      },
+    });
+  }
+
+  /** What a room shows: messages (edits applied, redacted ones gone), in timeline order. */
+  visible(roomId: string, options: { thread?: string | null } = {}) {
+    return this.rooms
+      .messagesOf(roomId)
+      .filter((e) => {
+        const thread = threadOf(e);
+        if (options.thread === undefined) return true;
+        return options.thread === null ? thread === undefined : thread === options.thread;
+      })
+      .map((e) => {
+        const versions = this.rooms.versions(e);
+        const shown = this.rooms.shownContent(e);
+        const user = this.users.find((u) => u.userId === e.sender);
+        const thread = threadOf(e);
+        const replyTo = replyOf(e);
+        return {
+          id: e.event_id,
+          chat: e.room_id,
+          text: String(shown.body ?? ""),
+          author: { id: e.sender, bot: user?.bot ?? false },
+          history: versions.map((v) => v.body),
+          deleted: false,
+          createdAt: e.origin_server_ts,
+          content: e.content,
+          shown,
+          ...(thread !== undefined ? { thread } : {}),
+          ...(replyTo !== undefined ? { replyTo } : {}),
+          ...(e.txn ? { key: e.txn.txnId } : {}),
+        };
+      });
+  }
+
+  /** Stops the server. */
+  close(): Promise<void> {
+    for (const end of [...this.pendingPolls]) end();
+    return this.server.close();
+  }
+
+  /** Enforces the optional per-user message rate limit; the wait in ms when over it. */
+  #overLimit(user: string): number | undefined {
+    const limit = this.#options.rateLimit;
+    if (!limit) return undefined;
+    const now = this.#clock();
+    const recent = (this.#sent.get(user) ?? []).filter((t) => now - t < limit.windowMs);
+    this.#sent.set(user, recent);
+    if (recent.length < limit.limit) {
+      recent.push(now);
+      return undefined;
+    }
+    return Math.max(1, (recent[0] ?? now) + limit.windowMs - now);
+  }
+
+  #rateLimited(retryAfterMs: number): Response {
+    const via = this.#options.retryAfterVia ?? "both";
+    return this.server.error(
+      {
+        status: 429,
+        code: "M_LIMIT_EXCEEDED",
+        description: "Too Many Requests",
+        ...(via !== "header" ? { retryAfterMs } : {}),
+      },
+      via !== "body" ? { "retry-after": retryAfterHeader(retryAfterMs) } : {},
+    );
+  }
+
+  #routes(): void {
+    const s = this.server;
+    const v3 = "/_matrix/client/v3";
+    const auth = (header: string | undefined) =>
+      this.userOfToken(header?.replace(/^Bearer\s+/i, ""));
+    const unknownToken = () =>
+      s.error({
+        status: 401,
+        code: "M_UNKNOWN_TOKEN",
+        description: "Invalid access token passed.",
+      });
+    const notFound = (what: string) =>
+      s.error({ status: 404, code: "M_NOT_FOUND", description: `${what} not found` });
+    const forbidden = (what: string) =>
+      s.error({ status: 403, code: "M_FORBIDDEN", description: what });
+
+    // An m.replace is sent on the send path; give it the op "edit" so faults can target edits.
+    s.app.use(`${v3}/rooms/:roomId/send/:type/:txnId`, async (c, next) => {
+      if (c.req.method !== "PUT") return next();
+      const body = (await c.req.raw
+        .clone()
+        .json()
+        .catch(() => ({}))) as Record<string, unknown>;
+      const rel = body["m.relates_to"] as { rel_type?: string } | undefined;
+      if (rel?.rel_type !== "m.replace") return next();
+      const url = new URL(c.req.url);
+      url.pathname = `/_fake/edit${url.pathname}`;
+      return s.app.fetch(new Request(url, c.req.raw), c.env);
+    });
+
+    s.route("GET", "/_matrix/client/versions", "auth", (c) =>
+      c.json({ versions: ["v1.1", "v1.5", "v1.11", "v1.12"], unstable_features: {} }),
+    );
+
+    s.route("POST", `${v3}/login`, "auth", async (c) => {
+      const body = (await c.req.json()) as {
+        type?: string;
+        identifier?: { user?: string };
+        password?: string;
+        device_id?: string;
+      };
+      const name = body.identifier?.user ?? "";
+      const user = this.users.find(
+        (u) =>
+          (u.userId === name || u.userId.slice(1).split(":")[0] === name) &&
+          u.password === body.password,
+      );
+      if (body.type !== "m.login.password" || !user) {
+        return s.error({
+          status: 403,
+          code: "M_FORBIDDEN",
+          description: "Invalid username or password",
+        });
+      }
+      return c.json({
+        user_id: user.userId,
+        access_token: user.accessToken,
+        device_id: body.device_id ?? user.deviceId,
+      });
+    });
+
+    s.route("GET", `${v3}/account/whoami`, "auth", (c) => {
+      const user = auth(c.req.header("authorization"));
+      if (!user) return unknownToken();
+      return c.json({ user_id: user.userId, device_id: user.deviceId, is_guest: false });
+    });
+
+    const send = async (c: Parameters<Parameters<FakePlatformServer["route"]>[3]>[0]) => {
+      const user = auth(c.req.header("authorization"));
+      if (!user) return unknownToken();
+      const roomId = c.req.param("roomId") as string;
+      const type = c.req.param("type") as string;
+      const txnId = c.req.param("txnId") as string;
+      const room = this.rooms.rooms.get(roomId);
+      if (!room) return notFound(`room ${roomId}`);
+      if (!room.members.has(user.userId))
+        return forbidden(`User ${user.userId} not in room ${roomId}`);
+      const raw = await c.req.text();
+      let content: Record<string, unknown>;
+      try {
+        content = JSON.parse(raw) as Record<string, unknown>;
+      } catch {
+        return s.error({ status: 400, code: "M_NOT_JSON", description: "Content not JSON." });
+      }
+      if (Buffer.byteLength(raw) + 500 > 65_536) {
+        return s.error({ status: 413, code: "M_TOO_LARGE", description: "event too large" });
+      }
+      const path = `send/${roomId}/${type}/${txnId}`;
+      return this.#store(c, user, path, () =>
+        this.rooms.append({
+          room_id: roomId,
+          type,
+          sender: user.userId,
+          content,
+          txn: { deviceId: user.deviceId, txnId },
+        }),
+      );
+    };
+    s.route("PUT", `${v3}/rooms/:roomId/send/:type/:txnId`, "send", send);
+    s.route("PUT", `/_fake/edit${v3}/rooms/:roomId/send/:type/:txnId`, "edit", send);
+
+    s.route("PUT", `${v3}/rooms/:roomId/redact/:eventId/:txnId`, "delete", async (c) => {
+      const user = auth(c.req.header("authorization"));
+      if (!user) return unknownToken();
+      const roomId = c.req.param("roomId") as string;
+      const eventId = c.req.param("eventId") as string;
+      const txnId = c.req.param("txnId") as string;
+      const room = this.rooms.rooms.get(roomId);
+      if (!room) return notFound(`room ${roomId}`);
+      if (!room.members.has(user.userId))
+        return forbidden(`User ${user.userId} not in room ${roomId}`);
+      const target = this.rooms.get(eventId);
+      if (!target || target.room_id !== roomId) return notFound(`event ${eventId}`);
+      if (target.sender !== user.userId) return forbidden("You cannot redact other users' events");
+      const content = (await c.req.json().catch(() => ({}))) as Record<string, unknown>;
+      return this.#store(c, user, `redact/${roomId}/${eventId}/${txnId}`, () =>
+        this.rooms.append({
+          room_id: roomId,
+          type: "m.room.redaction",
+          sender: user.userId,
+          content: { ...content, redacts: eventId },
+          redacts: eventId,
+          txn: { deviceId: user.deviceId, txnId },
+        }),
+      );
+    });
+
+    s.route("GET", `${v3}/rooms/:roomId/event/:eventId`, "read", (c) => {
+      const user = auth(c.req.header("authorization"));
+      if (!user) return unknownToken();
+      const room = this.rooms.rooms.get(c.req.param("roomId") as string);
+      const event = this.rooms.get(c.req.param("eventId") as string);
+      if (!room || !event || event.room_id !== room.id) return notFound("event");
+      if (!room.members.has(user.userId)) return forbidden("not in room");
+      return c.json(this.clientEvent(event, user));
+    });
+
+    const state: Parameters<FakePlatformServer["route"]>[3] = (c) => {
+      const user = auth(c.req.header("authorization"));
+      if (!user) return unknownToken();
+      const room = this.rooms.rooms.get(c.req.param("roomId") as string);
+      if (!room) return notFound("room");
+      if (!room.members.has(user.userId)) return forbidden("not in room");
+      const type = c.req.param("type") as string;
+      const key = c.req.param("stateKey") ?? "";
+      const state = this.rooms.events
+        .filter((e) => e.room_id === room.id && e.type === type && e.state_key === key)
+        .at(-1);
+      if (!state) return notFound("Event");
+      return c.json(state.content);
+    };
+    for (const p of ["/:type", "/:type/", "/:type/:stateKey"])
+      s.route("GET", `${v3}/rooms/:roomId/state${p}`, "state", state);
+
+    s.route("PUT", `${v3}/rooms/:roomId/typing/:userId`, "typing", async (c) => {
+      const user = auth(c.req.header("authorization"));
+      if (!user) return unknownToken();
+      if (user.userId !== (c.req.param("userId") as string))
+        return forbidden("typing as someone else");
+      const room = this.rooms.rooms.get(c.req.param("roomId") as string);
+      if (!room) return notFound("room");
+      const body = (await c.req.json()) as { typing?: boolean; timeout?: number };
+      this.typing.set(
+        `${room.id}|${user.userId}`,
+        body.typing ? this.#clock() + (body.timeout ?? 30_000) : 0,
+      );
+      return c.json({});
+    });
+
+    registerSync(this);
+  }
+
+  /** Timeline events per room per `/sync` when the filter names no limit. */
+  defaultTimelineLimit = 50;
+  /** Long polls waiting for news (ended at close). */
+  readonly pendingPolls = new Set<() => void>();
+
+  /** Typing indicators: `room|user` → epoch ms they lapse. */
+  readonly typing = new Map<string, number>();
+
+  /** Whether `user` shows as typing in `room` now. */
+  isTyping(room: string, user: string = FAKE_BOT.userId): boolean {
+    return (this.typing.get(`${room}|${user}`) ?? 0) > this.#clock();
+  }
+
+  /** The client-format event as `viewer` sees it (their txnId, the newest edit bundled). */
+  clientEvent(event: FakeEvent, viewer?: FakeMatrixUser): Record<string, unknown> {
+    const unsigned: Record<string, unknown> = {
+      age: Math.max(0, this.#clock() - event.origin_server_ts),
+    };
+    if (
+      event.txn &&
+      viewer &&
+      viewer.userId === event.sender &&
+      viewer.deviceId === event.txn.deviceId
+    ) {
+      unsigned.transaction_id = event.txn.txnId;
+    }
+    if (event.redactedBy) unsigned.redacted_because = { event_id: event.redactedBy };
+    const edit = this.rooms.latestEdit(event);
+    if (edit) unsigned["m.relations"] = { "m.replace": this.clientEvent(edit) };
+    return {
+      event_id: event.event_id,
+      room_id: event.room_id,
+      type: event.type,
+      sender: event.sender,
+      origin_server_ts: event.origin_server_ts,
+      content: event.redactedBy ? {} : event.content,
+      ...(event.state_key !== undefined ? { state_key: event.state_key } : {}),
+      ...(event.redacts !== undefined ? { redacts: event.redacts } : {}),
+      unsigned,
+    };
+  }
+
+  /** Stores a send/redact under its transaction id, then answers (or the after-apply fault). */
+  #store(
+    c: { json: (body: unknown) => Response },
+    user: FakeMatrixUser,
+    path: string,
+    make: () => FakeEvent,
+  ): Response {
+    const key = { user: user.userId, device: user.deviceId, path };
+    // A replay of a known txnId is answered from the table and costs no rate limit.
+    const wait = this.rooms.knownTransaction(key) ? undefined : this.#overLimit(user.userId);
+    if (wait !== undefined) return this.#rateLimited(wait);
+    const { event } = this.rooms.transaction(key, make);
+    const fault = this.afterApply.shift();
+    if (fault) {
+      return new Response(fault.body, {
+        status: fault.status,
+        headers: { "content-type": fault.contentType },
+      });
+    }
+    return c.json({ event_id: event.event_id });
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * The Matrix channel's contract harness: a fresh {@link FakeHomeserver} per test, the real
+ * adapter — the real matrix-js-sdk client — against it. qa-channel's workspace test discovers
+ * `contractHarness` and runs the shared contract suite on it.
+ *
+ * The harness speaks the suite's platform-neutral terms (a `ContractHarness` of
+ * `@herald/plugin-qa-channel/contract`, matched structurally: plugins import only the SDK).
+ * Targets are rooms; threads are `m.thread` threads under a person's message; message ids are
+ * herald's `<roomId>:<eventId>` refs.
+ *
+ * @module
+ */
+import type {
+  ChannelMessageAdapter,
+  MessageOrigin,
+  MessageTarget,
+} from "@herald/plugin-sdk/channel-message";
+import type {
+  FakeCallRecord,
+  FaultTarget,
+  PlatformFault,
+  VisibleMessage,
+} from "@herald/plugin-sdk/testing";
+import {
+  MATRIX_DEFAULT_TEXT_LENGTH,
+  type MatrixConfig,
+  type MatrixConfigInput,
+  matrixConfigSchema,
+} from "../config.ts";
+import { createMatrixAdapter } from "../index.ts";
+import { ORIGIN_CONTENT_KEY } from "../origin.ts";
+import { eventRef } from "../send.ts";
+import { ALICE, FAKE_BOT, FakeHomeserver } from "./FakeHomeserver.ts";
+
+/** What the adapter needs to reach a fake (JSON, for crash-test children). */
+export type MatrixConnection = {
+  homeserverUrl: string;
+  accessToken: string;
+  userId: string;
+  deviceId: string;
+  /** Absent: the config's default. */
+  maxTextLength?: number;
+  /** @defaultValue 5_000 */
+  requestTimeoutMs?: number;
+};
+
+/**
+ * The adapter config used against a fake: short timeouts, fast drafts, and the per-room budget
+ * loosened so the suite stays quick — the declared budget is asserted by the plugin's own tests.
+ */
+export function testConfig(
+  c: MatrixConnection,
+  extra: MatrixConfigInput | object = {},
+): MatrixConfig {
+  return matrixConfigSchema.parse({
+    homeserverUrl: c.homeserverUrl,
+    userId: c.userId,
+    deviceId: c.deviceId,
+    ...(c.maxTextLength !== undefined ? { maxTextLength: c.maxTextLength } : {}),
+    requestTimeoutMs: c.requestTimeoutMs ?? 5_000,
+    previewIntervalMs: 50,
+    roomRateLimit: { limit: 100, intervalMs: 1_000 },
+    sync: { pollTimeoutMs: 2_000, retryDelayMs: 50 },
+    ...extra,
+  });
+}
+
+/** The connection of the bot to a running fake. */
+export function connectionOf(
+  fake: FakeHomeserver,
+  extra: Partial<MatrixConnection> = {},
+): MatrixConnection {
+  return {
+    homeserverUrl: fake.url,
+    accessToken: FAKE_BOT.accessToken,
+    userId: FAKE_BOT.userId,
+    deviceId: FAKE_BOT.deviceId,
+    ...extra,
+  };
+}
+
+/** A running fake in the suite's terms. */
+export type MatrixContractPlatform = {
+  readonly connection: MatrixConnection;
+  readonly fake: FakeHomeserver;
+  createTarget(kind: "direct" | "group"): MessageTarget;
+  createThread(target: MessageTarget): MessageTarget;
+  visible(target: MessageTarget): VisibleMessage[];
+  storedOrigin(message: VisibleMessage): MessageOrigin | undefined;
+  expireKeys(): void;
+  isTyping(target: MessageTarget): boolean;
+  calls(): readonly FakeCallRecord[];
+  readonly faults: {
+    failNext(fault: PlatformFault, target?: FaultTarget): unknown;
+    refuseConnections(): Promise<() => Promise<void>>;
+    dropConnections(): void;
+  };
+  close(): Promise<void>;
+};
+
+/** The visible messages of a room (a thread's, or the top level), with herald's refs as ids. */
+export function visibleMessages(fake: FakeHomeserver, target: MessageTarget): VisibleMessage[] {
+  const room = target.nativeChannelId ?? target.id;
+  return fake.visible(room, { thread: target.threadId ?? null }).map((m) => ({
+    id: eventRef(room, m.id),
+    chat: room,
+    text: m.text,
+    author: m.author,
+    history: m.history,
+    deleted: false,
+    createdAt: m.createdAt,
+    ...(m.thread !== undefined ? { thread: m.thread } : {}),
+    ...(m.replyTo !== undefined ? { replyTo: eventRef(room, m.replyTo) } : {}),
+    ...(m.key !== undefined ? { key: m.key } : {}),
+    ...(m.content[ORIGIN_CONTENT_KEY] !== undefined
+      ? { metadata: { [ORIGIN_CONTENT_KEY]: m.content[ORIGIN_CONTENT_KEY] } }
+      : {}),
+  }));
+}
+
+/** Wraps a running fake in the suite's platform-neutral face. */
+export function matrixContractPlatform(
+  fake: FakeHomeserver,
+  connection: MatrixConnection,
+): MatrixContractPlatform {
+  return {
+    connection,
+    fake,
+    createTarget(kind) {
+      const room = fake.createRoom({ direct: kind === "direct", name: `contract ${kind}` });
+      return { kind, id: room.id };
+    },
+    createThread(target) {
+      const root = fake.post({
+        room: target.id,
+        sender: ALICE.userId,
+        body: "a question worth a thread",
+      });
+      return { kind: "thread", id: target.id, parentId: target.id, threadId: root.event_id };
+    },
+    visible: (target) => visibleMessages(fake, target),
+    storedOrigin(message) {
+      const { id } = { id: message.id.slice(message.id.lastIndexOf(":") + 1) };
+      const event = fake.rooms.get(id);
+      return event?.content[ORIGIN_CONTENT_KEY] as MessageOrigin | undefined;
+    },
+    expireKeys() {
+      fake.rooms.txnTtlMs = 0;
+      fake.rooms.expireTransactions();
+    },
+    isTyping: (target) => fake.isTyping(target.id),
+    calls: () => fake.server.calls,
+    faults: fake.faults,
+    close: () => fake.close(),
+  };
+}
+
+/** A Matrix contract harness (the suite's `ContractHarness`, structurally). */
+export type MatrixContractHarness = {
+  name: string;
+  /** The suite's `ContractGuarantee`: txnIds make every replay exactly once. */
+  guarantee: "native-key";
+  module: { url: string; exportName?: string };
+  accountId: string;
+  secrets: readonly string[];
+  /** The adapter's default text limit, in UTF-16 units (Matrix itself limits only bytes). */
+  platformLimits: { maxLength: number };
+  platform(options: {
+    maxLength: number;
+    requestTimeoutMs?: number;
+    adapterDefaults?: boolean;
+  }): Promise<MatrixContractPlatform>;
+  createAdapter(connection: MatrixConnection): ChannelMessageAdapter;
+};
+
+/**
+ * The Matrix contract harness. The adapter chunks to the suite's small `maxLength` hint so
+ * multi-part tests stay cheap; with `adapterDefaults` it uses its default limit.
+ */
+export function matrixHarness(): MatrixContractHarness {
+  return {
+    name: "matrix",
+    guarantee: "native-key",
+    module: { url: import.meta.url, exportName: "contractHarness" },
+    accountId: "main",
+    secrets: [FAKE_BOT.accessToken],
+    platformLimits: { maxLength: MATRIX_DEFAULT_TEXT_LENGTH },
+    async platform({ maxLength, requestTimeoutMs, adapterDefaults }) {
+      const fake = await FakeHomeserver.start();
+      return matrixContractPlatform(
+        fake,
+        connectionOf(fake, {
+          ...(adapterDefaults ? {} : { maxTextLength: Math.max(maxLength, 2) }),
+          ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+        }),
+      );
+    },
+    createAdapter: (c) =>
+      createMatrixAdapter(testConfig(c), c.accessToken, { userId: c.userId, deviceId: c.deviceId }),
+  };
+}
+
+/** The Matrix harness for the shared contract suite (discovered by qa-channel's test run). */
+export const contractHarness: MatrixContractHarness = matrixHarness();
