@@ -43,6 +43,7 @@ export const KNOWN_PLUGINS = [
   "@herald/plugin-telegram",
   "@herald/plugin-discord",
   "@herald/plugin-matrix",
+  "@herald/plugin-slack",
   "@herald/plugin-qa-channel",
 ];
 

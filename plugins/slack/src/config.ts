@@ -1,0 +1,159 @@
+/**
+ * Account config of the Slack channel, validated with zod (errors name the field path). Tokens
+ * and the signing secret are never part of it: `tokenEnv`, `signingSecretEnv` and `appTokenEnv`
+ * name the environment variables that hold them (DESIGN §11).
+ *
+ * Units: every duration is in milliseconds (`…Ms`); Slack's own seconds (`Retry-After`, `ts`)
+ * are converted once, at the edge.
+ *
+ * @module
+ */
+import { z } from "@herald/plugin-sdk/channel-message";
+
+/**
+ * Slack's hard limit for `text`, in characters: longer text is truncated with a
+ * `message_truncated` warning (https://api.slack.com/changelog/2018-04-truncating-really-long-messages).
+ */
+export const SLACK_TEXT_LIMIT = 40_000;
+/** `markdown_text` per `chat.startStream` / `appendStream` / `stopStream` call (PLATFORMS §8). */
+export const SLACK_STREAM_CHUNK_LIMIT = 12_000;
+/** Messages per page Slack returns to non-Marketplace apps from history reads (PLATFORMS §8). */
+export const SLACK_HISTORY_PAGE_LIMIT = 15;
+
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name, e.g. SLACK_BOT_TOKEN");
+
+/**
+ * Events API over HTTP: Slack POSTs each event to the gateway (`/webhooks/slack/<account>`),
+ * signed with the app's signing secret (v0 HMAC over the raw body).
+ */
+export const slackEventsSchema = z.strictObject({
+  mode: z.literal("events").default("events"),
+  /** Name of the env var holding the app's signing secret. @defaultValue "SLACK_SIGNING_SECRET" */
+  signingSecretEnv: envName.default("SLACK_SIGNING_SECRET"),
+  /**
+   * Largest accepted gap between `X-Slack-Request-Timestamp` and the clock, in ms (Slack's
+   * replay window is 5 minutes). @defaultValue 300_000
+   */
+  maxClockSkewMs: z.number().int().positive().max(600_000).default(300_000),
+  /**
+   * How long the receiver may take before it answers Slack, in ms (Slack retries after 3 s).
+   * @defaultValue 2_500
+   */
+  ackDeadlineMs: z.number().int().positive().max(3_000).default(2_500),
+});
+
+/** Socket Mode: the receiver opens a WebSocket with an app-level `xapp-` token; no public URL. */
+export const slackSocketSchema = z.strictObject({
+  mode: z.literal("socket"),
+  /** Name of the env var holding the app-level token (`xapp-…`). @defaultValue "SLACK_APP_TOKEN" */
+  appTokenEnv: envName.default("SLACK_APP_TOKEN"),
+});
+
+/** The Slack channel's account config. */
+export const slackConfigSchema = z.strictObject({
+  /** Name of the env var holding the bot token (`xoxb-…`). @defaultValue "SLACK_BOT_TOKEN" */
+  tokenEnv: envName.default("SLACK_BOT_TOKEN"),
+  /**
+   * Web API root; a trailing `/` is added. Point it at the fake in tests.
+   * @defaultValue "https://slack.com/api/"
+   */
+  slackApiUrl: z
+    .url({ protocol: /^https?$/ })
+    .transform((url) => (url.endsWith("/") ? url : `${url}/`))
+    .default("https://slack.com/api/"),
+  /**
+   * How events arrive: `{ "mode": "events" }` (HTTP Events API, the default) or
+   * `{ "mode": "socket" }` (Socket Mode). @defaultValue `{ mode: "events" }`
+   */
+  receive: z.discriminatedUnion("mode", [slackEventsSchema, slackSocketSchema]).prefault({
+    mode: "events",
+  }),
+  /**
+   * Longest `text` per message, in UTF-16 units; longer text is split (fences and marks closed
+   * and re-opened). Slack truncates above 40,000 and suggests about 4,000 for readability: lower
+   * it for shorter messages. @defaultValue 40_000
+   */
+  maxTextLength: z.number().int().min(2).max(SLACK_TEXT_LIMIT).default(SLACK_TEXT_LIMIT),
+  /**
+   * Replies to a top-level inbound message go into a thread under it (`thread_ts` = its `ts`).
+   * A reply to a message inside a thread always stays in that thread. @defaultValue true
+   */
+  replyInThread: z.boolean().default(true),
+  /** Thread replies are also posted to the channel (`reply_broadcast`). @defaultValue false */
+  replyBroadcast: z.boolean().default(false),
+  /**
+   * Whether an edit (`message_changed`) that newly mentions the bot starts a turn. `"ignore"`:
+   * edits never start turns (C23). `"mention-added"`: a human edit that adds a mention of the bot
+   * does, once per message (its dedupe key is the original `ts`). @defaultValue "ignore"
+   */
+  editPolicy: z.enum(["ignore", "mention-added"]).default("ignore"),
+  /**
+   * What happens to a send whose outcome is unknown and that reconciliation could not settle
+   * within its read budget: `"hold"` keeps it for an operator, `"at_least_once"` sends it again.
+   * @defaultValue "hold"
+   */
+  unknownSendPolicy: z.enum(["hold", "at_least_once"]).default("hold"),
+  /**
+   * Reconciliation of unknown sends through `conversations.history` / `conversations.replies`
+   * (see docs/channels/slack.md, "Exactly once").
+   */
+  reconcile: z
+    .strictObject({
+      /**
+       * Least time between two history reads of one workspace, in ms. Slack allows apps that are
+       * not in the Marketplace about one call a minute (since 2025). @defaultValue 60_000
+       */
+      historyIntervalMs: z.number().int().min(0).default(60_000),
+      /** Pages (of at most 15 messages) read per reconciliation check. @defaultValue 3 */
+      maxPagesPerCheck: z.number().int().min(1).max(50).default(3),
+      /**
+       * Longest a check waits for its turn in the workspace's read budget, in ms; beyond it the
+       * check answers `unresolved` and core asks again later. @defaultValue 300_000
+       */
+      maxBudgetWaitMs: z.number().int().min(0).default(300_000),
+      /**
+       * Time after Slack accepted a post before history shows it, in ms (added to the request
+       * timeout before the first lookup). @defaultValue 2_000
+       */
+      visibilityLagMs: z.number().int().min(0).default(2_000),
+    })
+    .prefault({}),
+  /**
+   * Live replies use Slack's native streaming (`chat.startStream`) where Slack allows it (a
+   * reply in a thread, with its recipient); otherwise a preview edited with `chat.update`.
+   * @defaultValue true
+   */
+  nativeStreaming: z.boolean().default(true),
+  /**
+   * A native stream older than this is rotated into a new message before Slack ends it (streams
+   * live about 5 minutes server-side), in ms. @defaultValue 240_000
+   */
+  streamRotateAfterMs: z.number().int().positive().default(240_000),
+  /**
+   * Rate limits the scheduler enforces (https://docs.slack.dev/apis/web-api/rate-limits):
+   * `chat.postMessage` about 1 per second per channel, `chat.update` Tier 3 (50+/min),
+   * `chat.delete` Tier 3, `chat.appendStream` Tier 4 (100+/min), `chat.stopStream` Tier 2 (20+/min).
+   */
+  rateLimits: z
+    .strictObject({
+      postsPerChannelPerSecond: z.number().int().positive().default(1),
+      updatesPerMinute: z.number().int().positive().default(50),
+      deletesPerMinute: z.number().int().positive().default(50),
+      appendsPerMinute: z.number().int().positive().default(100),
+      stopsPerMinute: z.number().int().positive().default(20),
+    })
+    .prefault({}),
+  /** Least time between two live preview updates in one channel, in ms. @defaultValue 1_200 */
+  previewIntervalMs: z.number().int().positive().default(1_200),
+  /** Per-request timeout of Web API calls, in ms; a timed-out post is `maybe_sent`. @defaultValue 10_000 */
+  requestTimeoutMs: z.number().int().positive().default(10_000),
+});
+
+/** A validated Slack account config (defaults applied). */
+export type SlackConfig = z.infer<typeof slackConfigSchema>;
+/** A Slack account config as written by a user (defaults optional). */
+export type SlackConfigInput = z.input<typeof slackConfigSchema>;
+/** The Events API part of a validated config. */
+export type SlackEventsConfig = z.infer<typeof slackEventsSchema>;

@@ -1,0 +1,246 @@
+/**
+ * `@herald/plugin-slack`: the Slack channel for herald, on `@slack/web-api`. Durable sends in
+ * mrkdwn (the SDK's Slack dialect) with `thread_ts` from the thread model, message metadata
+ * carrying herald's origin and unit marks, exactly-once by reconciling unknown sends against
+ * history within a paced read budget, and live previews edited with `chat.update`.
+ *
+ * @example herald.config.json
+ * { "channels": [{ "plugin": "@herald/plugin-slack", "config": { "tokenEnv": "SLACK_BOT_TOKEN" } }] }
+ *
+ * @packageDocumentation
+ */
+import {
+  type ChannelAccount,
+  type ChannelAccountDeps,
+  type ChannelMessageAdapter,
+  defineChannelMessageAdapter,
+  defineChannelPlugin,
+  type MessageCapabilities,
+  type RateLimitRouteInput,
+} from "@herald/plugin-sdk/channel-message";
+import {
+  checkSlackCredentials,
+  identityOrAccountError,
+  SLACK_CHANNEL_ID,
+  type SlackIdentity,
+} from "./account.ts";
+import { createSlackClient } from "./client.ts";
+import { type SlackConfig, slackConfigSchema } from "./config.ts";
+import { IdentityCell } from "./identity.ts";
+import { createLive } from "./live.ts";
+import { slackOrigin } from "./origin.ts";
+import { createReconcile } from "./reconcile.ts";
+import { createRender } from "./render.ts";
+import { createSend, DispatchLog } from "./send.ts";
+import { channelOf } from "./target.ts";
+import { notImplementedUploader } from "./upload.ts";
+
+export {
+  checkSlackCredentials,
+  readIdentity,
+  SLACK_CHANNEL_ID,
+  type SlackIdentity,
+} from "./account.ts";
+export { HistoryBudget } from "./budget.ts";
+export { createSlackClient, type SlackClientOptions } from "./client.ts";
+export {
+  SLACK_HISTORY_PAGE_LIMIT,
+  SLACK_STREAM_CHUNK_LIMIT,
+  SLACK_TEXT_LIMIT,
+  type SlackConfig,
+  type SlackConfigInput,
+  type SlackEventsConfig,
+  slackConfigSchema,
+} from "./config.ts";
+export {
+  classifyError,
+  kindOfSlackCode,
+  SlackNetworkError,
+  SlackRateLimitWithoutWaitError,
+  SlackRenderError,
+} from "./errors.ts";
+export {
+  decodeOrigin,
+  GATEWAY_FAILURE_EVENT_TYPE,
+  HERALD_EVENT_TYPE,
+  intentMark,
+  type SlackMetadata,
+  unitMarkOf,
+  unitMetadata,
+} from "./origin.ts";
+export type { SlackFilePayload, SlackTextPayload, SlackUnitPayload } from "./render.ts";
+export { messageRef, parseMessageRef, placementOf, type SlackPlacement } from "./target.ts";
+
+/**
+ * What the Slack channel can do under `config`: text up to `maxTextLength` UTF-16 units
+ * (chunked), threads (also in DMs), edits and deletes (live previews at one update per
+ * `previewIntervalMs` per channel), no idempotency key but a reconciler whose `not_sent` is
+ * complete within what it reads (else `unresolved` → `unknownSendPolicy`), and Slack's method
+ * tiers as rate limits.
+ */
+export function slackCapabilities(config: SlackConfig): MessageCapabilities {
+  const limits = config.rateLimits;
+  return {
+    text: { maxLength: config.maxTextLength, chunking: true },
+    threads: { reply: true, nativeThread: true, inDirect: true },
+    live: {
+      edit: true,
+      delete: true,
+      editRate: { limit: 1, intervalMs: config.previewIntervalMs },
+    },
+    delivery: {
+      idempotencyKey: false,
+      requestTimeoutMs: config.requestTimeoutMs,
+      reconcile: { notSent: "complete", visibilityLagMs: config.reconcile.visibilityLagMs },
+      retryAfter: true,
+      receiptRequired: true,
+      unknownSendPolicy: config.unknownSendPolicy,
+      freshSendOnEditNotFound: true,
+    },
+    rateLimits: [
+      // chat.postMessage: ~1 per second per channel (special tier); a stream start is a post.
+      {
+        id: "slack.chat.postMessage",
+        scope: "chat",
+        limit: limits.postsPerChannelPerSecond,
+        intervalMs: 1_000,
+        operations: ["send", "stream_begin"],
+      },
+      // chat.update: Tier 3, per workspace.
+      {
+        id: "slack.chat.update",
+        scope: "account",
+        limit: limits.updatesPerMinute,
+        intervalMs: 60_000,
+        operations: ["edit"],
+      },
+      {
+        id: "slack.chat.delete",
+        scope: "account",
+        limit: limits.deletesPerMinute,
+        intervalMs: 60_000,
+        operations: ["delete"],
+      },
+      {
+        id: "slack.chat.appendStream",
+        scope: "account",
+        limit: limits.appendsPerMinute,
+        intervalMs: 60_000,
+        operations: ["stream_append"],
+      },
+      {
+        id: "slack.chat.stopStream",
+        scope: "account",
+        limit: limits.stopsPerMinute,
+        intervalMs: 60_000,
+        operations: ["stream_finish"],
+      },
+    ],
+  };
+}
+
+/** The Web API method a rate-limited operation calls, with the channel for per-channel methods. */
+export function slackRateLimitRoute(call: RateLimitRouteInput): string {
+  switch (call.operation) {
+    case "send":
+      return `chat.postMessage:${channelOf(call.target)}`;
+    case "edit":
+      return "chat.update";
+    case "delete":
+      return "chat.delete";
+    case "stream_begin":
+      return `chat.startStream:${channelOf(call.target)}`;
+    case "stream_append":
+      return "chat.appendStream";
+    case "stream_finish":
+      return "chat.stopStream";
+  }
+}
+
+/** Options of {@link createSlackAdapter}. */
+export type SlackAdapterOptions = {
+  /** The bot token (`xoxb-…`). */
+  token: string;
+  /** The bot's identity from `auth.test`; read on first need when absent. */
+  identity?: SlackIdentity;
+  /** Secrets besides the token to redact from failures (the signing secret). */
+  secrets?: readonly string[];
+};
+
+/**
+ * Builds the Slack adapter for one bot in one workspace.
+ *
+ * @param config - a validated config (`slackConfigSchema.parse(...)`).
+ */
+export function createSlackAdapter(
+  config: SlackConfig,
+  options: SlackAdapterOptions,
+): ChannelMessageAdapter {
+  const client = createSlackClient({
+    token: options.token,
+    slackApiUrl: config.slackApiUrl,
+    timeoutMs: config.requestTimeoutMs,
+  });
+  const secrets = [options.token, ...(options.secrets ?? [])];
+  const identity = new IdentityCell(client, options.identity);
+  const dispatches = new DispatchLog();
+  const send = createSend({
+    client,
+    config,
+    dispatches,
+    uploader: notImplementedUploader,
+    secrets,
+  });
+  send.reconcileUnknownSend = createReconcile({ client, identity, dispatches, config, secrets });
+  return defineChannelMessageAdapter({
+    id: SLACK_CHANNEL_ID,
+    capabilities: slackCapabilities(config),
+    render: createRender(config),
+    send,
+    origin: slackOrigin,
+    live: createLive(config),
+    rateLimitRoute: slackRateLimitRoute,
+  });
+}
+
+/**
+ * Opens one bot in one workspace: `auth.test` (identity and credentials check), then the
+ * adapter with that identity.
+ *
+ * @throws ChannelAccountError when Slack rejects the token — the gateway stops this account and
+ *   starts the others; a network failure throws a plain error (retried).
+ */
+export async function createSlackAccount(
+  config: SlackConfig,
+  deps: ChannelAccountDeps,
+): Promise<ChannelAccount> {
+  const token = deps.secret(config.tokenEnv);
+  const client = createSlackClient({
+    token,
+    slackApiUrl: config.slackApiUrl,
+    timeoutMs: config.requestTimeoutMs,
+  });
+  const me = await identityOrAccountError(config, client, token, deps.accountId);
+  const adapter = createSlackAdapter(config, { token, identity: me });
+  return {
+    adapter,
+    identity: {
+      id: me.userId,
+      otherIds: [me.botId, ...(me.appId ? [me.appId] : [])],
+      ...(me.userName ? { name: me.userName } : {}),
+    },
+    close: async () => {},
+  };
+}
+
+/** The Slack channel plugin. */
+const slack = defineChannelPlugin<SlackConfig>({
+  id: SLACK_CHANNEL_ID,
+  configSchema: slackConfigSchema,
+  createAdapter: (config, deps) =>
+    createSlackAdapter(config, { token: deps.secret(config.tokenEnv) }),
+  createAccount: createSlackAccount,
+  checkCredentials: checkSlackCredentials,
+});
+
+export default slack;

@@ -1,0 +1,101 @@
+/**
+ * Rendering for Slack: markdown → mrkdwn through the SDK's Slack dialect (`renderSlack`:
+ * `& < >` escaped exactly once, the links and mentions the renderer makes kept intact, a user's
+ * literal `<@U123>` text escaped so it never becomes a mention), chunked by the SDK's
+ * inline-aware `chunkMarkdown` to `maxTextLength` measured on the serialized mrkdwn (marks and
+ * fences closed and re-opened; never a split surrogate pair or grapheme). A literal body (the
+ * activity log) is escaped, never parsed. Attachments become their own units (uploaded with
+ * `files.getUploadURLExternal` + `completeUploadExternal`), before the text.
+ *
+ * Source: https://api.slack.com/reference/surfaces/formatting
+ *
+ * @module
+ */
+import {
+  bodyTree,
+  type ChannelMessage,
+  chunkMarkdown,
+  type MessageRenderAdapter,
+  type RenderedMessageUnit,
+  renderSlack,
+} from "@herald/plugin-sdk/channel-message";
+import type { SlackConfig } from "./config.ts";
+import { SlackRenderError } from "./errors.ts";
+
+/** One text unit: the mrkdwn `text` of one `chat.postMessage`. */
+export type SlackTextPayload = { type: "text"; text: string };
+/** One file unit: a file uploaded into the conversation, with an optional mrkdwn comment. */
+export type SlackFilePayload = {
+  type: "file";
+  /** Where the bytes come from: a remote URL (fetched through the guarded fetch) or a local path. */
+  source: { url: string } | { path: string };
+  filename: string;
+  /** The file's title and the message's comment (mrkdwn). */
+  title?: string;
+  comment?: string;
+  mimeType?: string;
+};
+/** What one Slack unit carries (`RenderedMessageUnit.payload`). */
+export type SlackUnitPayload = SlackTextPayload | SlackFilePayload;
+
+/** The mrkdwn chunks of a message body. */
+export function bodyChunks(message: Pick<ChannelMessage, "body">, maxLength: number): string[] {
+  const tree = bodyTree(message.body);
+  if (tree.children.length === 0) return [];
+  return chunkMarkdown(tree, { maxLength, serialize: (t) => renderSlack(t) })
+    .map((c) => c.text)
+    .filter((t) => t.trim() !== "");
+}
+
+function fileUnitOf(
+  a: NonNullable<ChannelMessage["attachments"]>[number],
+  maxLength: number,
+): SlackFilePayload {
+  const source = a.url ? { url: a.url } : a.path ? { path: a.path } : undefined;
+  if (!source) {
+    throw new SlackRenderError(
+      `attachment ${a.name ?? a.kind} has neither url nor path (Slack file ids cannot be re-posted)`,
+    );
+  }
+  const fromUrl = a.url ? decodeURIComponent(new URL(a.url).pathname.split("/").pop() ?? "") : "";
+  const filename = a.name ?? (fromUrl || a.path?.split("/").pop() || `${a.kind}`);
+  const comment = a.caption
+    ? bodyChunks({ body: { markdown: a.caption } }, maxLength)[0]
+    : undefined;
+  return {
+    type: "file",
+    source,
+    filename,
+    ...(a.name ? { title: a.name } : {}),
+    ...(comment ? { comment } : {}),
+    ...(a.mimeType ? { mimeType: a.mimeType } : {}),
+  };
+}
+
+/**
+ * The render adapter: attachments first (one file unit each), then the body's mrkdwn chunks.
+ *
+ * @throws SlackRenderError when the message has neither text nor attachments, or an attachment
+ *   has no source Slack can upload.
+ */
+export function createRender(config: Pick<SlackConfig, "maxTextLength">): MessageRenderAdapter {
+  const maxLength = config.maxTextLength;
+  return {
+    render(message, ctx) {
+      const payloads: SlackUnitPayload[] = [
+        ...(message.attachments ?? []).map((a) => fileUnitOf(a, maxLength)),
+        ...bodyChunks(message, maxLength).map((text) => ({ type: "text" as const, text })),
+      ];
+      if (payloads.length === 0) {
+        throw new SlackRenderError(`message ${message.id} has no text or attachment to send`);
+      }
+      const units: RenderedMessageUnit[] = payloads.map((payload, index) => ({
+        index,
+        kind: payload.type === "text" ? "text" : "media",
+        payload,
+        required: true,
+      }));
+      return { idempotencyKey: ctx.idempotencyKey, atomicity: "all_or_retry_remaining", units };
+    },
+  };
+}

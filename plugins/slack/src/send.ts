@@ -1,0 +1,146 @@
+/**
+ * Sending, editing and deleting on Slack. One text unit is one `chat.postMessage`, with
+ * `thread_ts` (always the root's, C25), `reply_broadcast` when asked, and `metadata` marking the
+ * unit (origin + hashed key, see `origin.ts`) so reconciliation can find it. Edits are
+ * `chat.update`, deletes `chat.delete`. File units are uploaded (`upload.ts`).
+ *
+ * Sources: https://docs.slack.dev/reference/methods/chat.postMessage,
+ * https://docs.slack.dev/reference/methods/chat.update,
+ * https://docs.slack.dev/reference/methods/chat.delete
+ *
+ * @module
+ */
+import type {
+  MessageReceiptPart,
+  MessageSendAdapter,
+  MessageSendContext,
+  RenderedMessageUnit,
+} from "@herald/plugin-sdk/channel-message";
+import type { WebClient } from "@slack/web-api";
+import type { SlackConfig } from "./config.ts";
+import { classifyError, SlackRenderError } from "./errors.ts";
+import { unitMetadata } from "./origin.ts";
+import type { SlackUnitPayload } from "./render.ts";
+import { channelOf, messageRef, parseMessageRef, placementOf } from "./target.ts";
+import type { Uploader } from "./upload.ts";
+
+/**
+ * When this process first dispatched each unit (epoch ms), so a reconciliation in the same
+ * process reads history only from then on. Lost on restart: reconciliation then reads back to a
+ * fence instead (see `reconcile.ts`).
+ */
+export class DispatchLog {
+  readonly #first = new Map<string, number>();
+  readonly #clock: () => number;
+  constructor(clock: () => number = Date.now) {
+    this.#clock = clock;
+  }
+  static key(accountId: string | undefined, idempotencyKey: string, unit: number): string {
+    return `${accountId ?? ""}|${idempotencyKey}#${unit}`;
+  }
+  /** Records a dispatch (the first one wins). */
+  dispatched(accountId: string | undefined, idempotencyKey: string, unit: number): void {
+    const key = DispatchLog.key(accountId, idempotencyKey, unit);
+    if (!this.#first.has(key)) this.#first.set(key, this.#clock());
+    if (this.#first.size > 10_000) {
+      const oldest = this.#first.keys().next().value;
+      if (oldest !== undefined) this.#first.delete(oldest);
+    }
+  }
+  /** When the unit was first dispatched by this process, if it was. */
+  firstDispatchAt(accountId: string | undefined, idempotencyKey: string, unit: number) {
+    return this.#first.get(DispatchLog.key(accountId, idempotencyKey, unit));
+  }
+}
+
+/** What the send adapter needs. */
+export type SendDeps = {
+  client: WebClient;
+  config: Pick<SlackConfig, "replyInThread" | "replyBroadcast">;
+  dispatches: DispatchLog;
+  uploader: Uploader;
+  /** Secrets redacted from classified failure messages. */
+  secrets: readonly string[];
+};
+
+/** The send adapter (see the module notes). */
+export function createSend(deps: SendDeps): MessageSendAdapter {
+  const { client, config, dispatches, uploader, secrets } = deps;
+  return {
+    async send(ctx, unit) {
+      const place = placementOf(ctx.message, config);
+      const payload = unit.payload as SlackUnitPayload;
+      const metadata = unitMetadata({
+        accountId: ctx.accountId,
+        idempotencyKey: ctx.idempotencyKey,
+        unitIndex: unit.index,
+        origin: ctx.message.origin,
+      });
+      dispatches.dispatched(ctx.accountId, ctx.idempotencyKey, unit.index);
+      if (payload.type === "file") {
+        const ts = await uploader.upload(ctx, place, payload);
+        return partOf(place.channel, ts, unit, place.threadTs);
+      }
+      const thread = place.threadTs
+        ? { thread_ts: place.threadTs, ...(place.broadcast ? { reply_broadcast: true } : {}) }
+        : {};
+      const answer = await client.chat.postMessage({
+        channel: place.channel,
+        text: payload.text,
+        mrkdwn: true,
+        metadata,
+        ...(thread as { thread_ts?: string; reply_broadcast?: false }),
+      });
+      if (typeof answer.ts !== "string") {
+        throw new SlackRenderError("chat.postMessage answered ok without a ts");
+      }
+      return partOf(answer.channel ?? place.channel, answer.ts, unit, place.threadTs);
+    },
+
+    async edit(ctx, target, unit) {
+      const { channel, ts } = parseMessageRef(
+        target.platformMessageId,
+        channelOf(ctx.message.target),
+      );
+      const payload = unit.payload as SlackUnitPayload;
+      if (payload.type !== "text") {
+        throw new SlackRenderError("a Slack message cannot become a file: send the file anew");
+      }
+      await client.chat.update({ channel, ts, text: payload.text });
+      return { ...target, kind: unit.kind, index: unit.index };
+    },
+
+    async delete(ctx, target) {
+      const { channel, ts } = parseMessageRef(
+        target.platformMessageId,
+        channelOf(ctx.message.target),
+      );
+      await client.chat.delete({ channel, ts });
+    },
+
+    classifyError: (error) => classifyError(error, secrets),
+  };
+}
+
+/** The receipt part of a posted unit. */
+export function partOf(
+  channel: string,
+  ts: string,
+  unit: Pick<RenderedMessageUnit, "kind" | "index">,
+  threadTs: string | undefined,
+): MessageReceiptPart {
+  return {
+    platformMessageId: messageRef(channel, ts),
+    kind: unit.kind,
+    index: unit.index,
+    ...(threadTs !== undefined ? { threadId: threadTs } : {}),
+  };
+}
+
+/** The context's thread placement, for callers outside the send path (live, reconcile). */
+export function placementOfContext(
+  ctx: MessageSendContext,
+  config: Pick<SlackConfig, "replyInThread" | "replyBroadcast">,
+) {
+  return placementOf(ctx.message, config);
+}

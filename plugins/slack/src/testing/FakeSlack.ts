@@ -1,0 +1,304 @@
+/**
+ * A fake Slack Web API on 127.0.0.1 for tests: the real `WebClient` talks to it through
+ * `slackApiUrl`. Built on the SDK's `FakePlatformServer` (scripted faults: statuses, 429 with
+ * `Retry-After`, resets before / after the call was applied, delays, refused connections) and
+ * `VisibleState` (what each channel and thread shows). It answers like Slack where herald depends
+ * on it: `ok: false` bodies with Slack's codes, `ts` ids per channel, threads by the root's `ts`
+ * (a `thread_ts` that is not a root is refused), message `metadata` stored and returned by
+ * history only with `include_all_metadata`, history read limits (15 a page, one read per
+ * `historyIntervalMs` per token and method, else 429), bots editing only their own messages.
+ *
+ * @example
+ * const slack = await FakeSlack.start();
+ * const channel = slack.createChannel({ name: "general" });
+ * // point the adapter at slack.apiUrl with FAKE_BOT.token
+ *
+ * @module
+ */
+import {
+  FakePlatformServer,
+  type FaultTarget,
+  type PlatformFault,
+  type VisibleMessage,
+  VisibleState,
+} from "@herald/plugin-sdk/testing";
+import { registerChatMethods } from "./fakeMethods.ts";
+import { registerReadMethods } from "./fakeReads.ts";
+import { slackErrorBody } from "./fakeWire.ts";
+
+/** A bot (app installation) the fake knows; its token authorizes calls. */
+export type FakeSlackBot = {
+  token: string;
+  userId: string;
+  botId: string;
+  appId: string;
+  teamId: string;
+  name: string;
+};
+
+/** A person on the fake. */
+export type FakeSlackUser = { id: string; name: string; teamId: string };
+
+/** The default bot. */
+export const FAKE_BOT: FakeSlackBot = {
+  token: "xoxb-1000000001-herald-test-bot-token-Zq7",
+  userId: "UBOT00001",
+  botId: "BBOT00001",
+  appId: "ABOT00001",
+  teamId: "T00000001",
+  name: "herald",
+};
+
+/** Another bot in the same workspace (another app). */
+export const OTHER_FAKE_BOT: FakeSlackBot = {
+  token: "xoxb-1000000002-other-test-bot-token-Lm3",
+  userId: "UOTHER001",
+  botId: "BOTHER001",
+  appId: "AOTHER001",
+  teamId: "T00000001",
+  name: "otherbot",
+};
+
+/** The default human. */
+export const ALICE: FakeSlackUser = { id: "UALICE001", name: "alice", teamId: "T00000001" };
+
+/** A conversation on the fake. */
+export type FakeChannel = {
+  id: string;
+  /** `im` is a DM (`D…`), the others are channels (`C…`). */
+  type: "channel" | "im";
+  name?: string;
+  archived: boolean;
+};
+
+/** What the fake keeps per message besides its visible text (Slack's message object). */
+export type FakeSlackMessage = {
+  channel: string;
+  ts: string;
+  /** The thread root's ts, for replies. */
+  threadTs?: string;
+  /** The author's user id. */
+  user: string;
+  botId?: string;
+  appId?: string;
+  teamId: string;
+  metadata?: { event_type: string; event_payload?: Record<string, unknown> };
+  /** `reply_broadcast`: also shown in the channel. */
+  broadcast: boolean;
+  /** The visible state's id. */
+  visibleId: string;
+};
+
+/** A `chat.postMessage` (or stream start) as the fake received it, for thread assertions (C25). */
+export type FakePostRecord = {
+  method: string;
+  channel: string;
+  threadTs?: string;
+  replyBroadcast: boolean;
+  /** How the call ended: `ok`, or Slack's error code. */
+  outcome: string;
+};
+
+/** Options of {@link FakeSlack.start}. */
+export type FakeSlackOptions = {
+  /** Bots whose tokens are accepted. @defaultValue [FAKE_BOT, OTHER_FAKE_BOT] */
+  bots?: FakeSlackBot[];
+  /**
+   * Least time between two history reads (`conversations.history` / `replies`) of one token,
+   * per method, in ms; a faster read answers 429 with `Retry-After`. @defaultValue 0
+   */
+  historyIntervalMs?: number;
+  /** Most messages per history page (Slack: 15 for apps outside the Marketplace). @defaultValue 15 */
+  historyPageLimit?: number;
+  /** Port on 127.0.0.1. @defaultValue 0 (any free port) */
+  port?: number;
+  /** Delay before every call, in ms. @defaultValue 0 */
+  latencyMs?: number;
+};
+
+/** The fake Slack Web API server. */
+export class FakeSlack {
+  readonly server: FakePlatformServer;
+  readonly state = new VisibleState({ firstId: 1 });
+  readonly bots: readonly FakeSlackBot[];
+  readonly channels = new Map<string, FakeChannel>();
+  /** Messages by `channel:ts`. */
+  readonly messagesByRef = new Map<string, FakeSlackMessage>();
+  /** Every post the fake received, in order (thread placement checks, C25). */
+  readonly posts: FakePostRecord[] = [];
+  readonly historyIntervalMs: number;
+  readonly historyPageLimit: number;
+  readonly #byVisible = new Map<string, FakeSlackMessage>();
+  #seq = 0;
+  #nextChannel = 1;
+  /** The wait of the last rate-limit fault rendered, for its `Retry-After` header. */
+  #pendingRetryAfterMs: number | undefined;
+
+  private constructor(options: FakeSlackOptions) {
+    this.bots = options.bots ?? [FAKE_BOT, OTHER_FAKE_BOT];
+    this.historyIntervalMs = options.historyIntervalMs ?? 0;
+    this.historyPageLimit = options.historyPageLimit ?? 15;
+    this.server = new FakePlatformServer({
+      wire: {
+        errorBody: (answer) => {
+          this.#pendingRetryAfterMs = answer.retryAfterMs;
+          return slackErrorBody(answer);
+        },
+      },
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
+    });
+    // Slack announces a wait only in `Retry-After` (whole seconds); a fault that asks for the
+    // wait "in the body" gets it there, Slack's one place for it.
+    this.server.app.use("*", async (c, next) => {
+      this.#pendingRetryAfterMs = undefined;
+      await next();
+      const wait = this.#pendingRetryAfterMs;
+      if (c.res.status === 429 && wait !== undefined && !c.res.headers.has("retry-after")) {
+        const headers = new Headers(c.res.headers);
+        headers.set("retry-after", String(Math.ceil(wait / 1_000)));
+        c.res = new Response(c.res.body, { status: 429, headers });
+      }
+    });
+    registerChatMethods(this);
+    registerReadMethods(this);
+  }
+
+  /** Starts a fake on 127.0.0.1. */
+  static async start(options: FakeSlackOptions = {}): Promise<FakeSlack> {
+    const fake = new FakeSlack(options);
+    await fake.server.listen();
+    return fake;
+  }
+
+  /** The `slackApiUrl` to give `WebClient` (with the trailing `/`). */
+  get apiUrl(): string {
+    return `${this.server.url}/api/`;
+  }
+
+  /** Fault injection in platform-neutral terms (ops: send, edit, delete, read, auth). */
+  get faults() {
+    return this.server.faults;
+  }
+
+  /** Scripts a fault (shorthand for `faults.failNext`). */
+  failNext(fault: PlatformFault, target?: FaultTarget): void {
+    this.server.faults.failNext(fault, target);
+  }
+
+  /** The bot a `Bearer` token belongs to. */
+  botOfToken(token: string | undefined): FakeSlackBot | undefined {
+    return this.bots.find((b) => b.token === token);
+  }
+
+  /** Creates a conversation: a channel `C…` or a DM `D…`. */
+  createChannel(input: { type?: "channel" | "im"; name?: string } = {}): FakeChannel {
+    const type = input.type ?? "channel";
+    const n = String(this.#nextChannel++).padStart(8, "0");
+    const channel: FakeChannel = {
+      id: `${type === "im" ? "D" : "C"}${n}`,
+      type,
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      archived: false,
+    };
+    this.channels.set(channel.id, channel);
+    return channel;
+  }
+
+  /** A fresh `ts`: the seconds of `atMs` (default now) and a sequence number as the fraction. */
+  nextTs(atMs: number = Date.now()): string {
+    this.#seq += 1;
+    const seconds = Math.floor(atMs / 1_000);
+    return `${seconds}.${String(this.#seq % 1_000_000).padStart(6, "0")}`;
+  }
+
+  /** Stores a message (a person's or a bot's) and makes it visible. */
+  addMessage(input: {
+    channel: string;
+    text: string;
+    user: string;
+    bot?: FakeSlackBot;
+    threadTs?: string;
+    metadata?: FakeSlackMessage["metadata"];
+    broadcast?: boolean;
+    name?: string;
+    /** When it was posted (epoch ms), for history from before a test. @defaultValue now */
+    atMs?: number;
+  }): FakeSlackMessage {
+    const ts = this.nextTs(input.atMs);
+    const posted = this.state.post({
+      chat: input.channel,
+      text: input.text,
+      author: {
+        id: input.user,
+        bot: input.bot !== undefined,
+        ...(input.name ? { name: input.name } : {}),
+      },
+      ...(input.threadTs !== undefined ? { thread: input.threadTs } : {}),
+      ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+    });
+    const message: FakeSlackMessage = {
+      channel: input.channel,
+      ts,
+      user: input.user,
+      teamId: input.bot?.teamId ?? ALICE.teamId,
+      broadcast: input.broadcast === true,
+      visibleId: posted.message.id,
+      ...(input.threadTs !== undefined ? { threadTs: input.threadTs } : {}),
+      ...(input.bot ? { botId: input.bot.botId, appId: input.bot.appId } : {}),
+      ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+    };
+    this.messagesByRef.set(`${input.channel}:${ts}`, message);
+    this.#byVisible.set(message.visibleId, message);
+    return message;
+  }
+
+  /** The stored message of `channel` + `ts`, deleted ones excluded. */
+  message(channel: string, ts: string): FakeSlackMessage | undefined {
+    const m = this.messagesByRef.get(`${channel}:${ts}`);
+    return m && !this.state.get(m.visibleId)?.deleted ? m : undefined;
+  }
+
+  /** The stored message behind a visible message. */
+  messageOfVisible(visible: VisibleMessage): FakeSlackMessage | undefined {
+    return this.#byVisible.get(visible.id);
+  }
+
+  /** Slack's JSON of a stored message (as history and events show it). */
+  messageJson(m: FakeSlackMessage, withMetadata: boolean): Record<string, unknown> {
+    const visible = this.state.get(m.visibleId);
+    return {
+      type: "message",
+      ts: m.ts,
+      user: m.user,
+      team: m.teamId,
+      text: visible?.text ?? "",
+      ...(m.threadTs !== undefined ? { thread_ts: m.threadTs } : {}),
+      ...(m.botId ? { bot_id: m.botId, app_id: m.appId } : {}),
+      ...(m.broadcast ? { subtype: "thread_broadcast" } : {}),
+      ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
+      ...(visible?.editedAt !== undefined
+        ? { edited: { user: m.user, ts: `${Math.floor(visible.editedAt / 1_000)}.000000` } }
+        : {}),
+    };
+  }
+
+  /**
+   * Visible messages of a channel (posting order, deleted excluded): a thread's replies with
+   * `thread` (the root's ts), top-level ones (and broadcasts) with `thread: null`, all without.
+   */
+  messages(channel: string, options: { thread?: string | null } = {}): VisibleMessage[] {
+    const all = this.state.messages({ chat: channel });
+    if (options.thread === undefined) return all;
+    return all.filter((v) => {
+      const m = this.messageOfVisible(v);
+      if (options.thread === null) return v.thread === undefined || m?.broadcast === true;
+      return v.thread === options.thread;
+    });
+  }
+
+  /** Stops the server. */
+  async close(): Promise<void> {
+    await this.server.close();
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The fake's `auth.*`, `bots.*` and `chat.*` methods (post, update, delete), each tagged with
+ * its platform-neutral op so scripted faults apply (`send`, `edit`, `delete`, `auth`).
+ *
+ * @module
+ */
+import type { Context } from "@herald/plugin-sdk/testing";
+import type { FakeSlack, FakeSlackBot } from "./FakeSlack.ts";
+import { boolField, fail, jsonField, ok, readArgs } from "./fakeWire.ts";
+
+/** Slack's hard text limit (longer text is refused here, so an adapter overflow shows). */
+const TEXT_LIMIT = 40_000;
+
+/** The request's arguments and the bot its token belongs to (or the error answer). */
+export async function authorize(
+  fake: FakeSlack,
+  c: Context,
+): Promise<{ args: Record<string, unknown>; bot: FakeSlackBot } | { answer: Response }> {
+  const args = await readArgs(c.req.raw);
+  const header = c.req.header("authorization") ?? "";
+  const token = header.startsWith("Bearer ") ? header.slice(7) : (args.token as string | undefined);
+  if (!token) return { answer: fail("not_authed") };
+  const bot = fake.botOfToken(token);
+  if (!bot) return { answer: fail("invalid_auth") };
+  return { args, bot };
+}
+
+type Handler = (
+  fake: FakeSlack,
+  args: Record<string, unknown>,
+  bot: FakeSlackBot,
+) => Response | Promise<Response>;
+
+/** Registers one Web API method on the fake. */
+export function method(fake: FakeSlack, name: string, op: string, handler: Handler): void {
+  fake.server.route("POST", `/api/${name}`, op, async (c) => {
+    const auth = await authorize(fake, c);
+    if ("answer" in auth) return auth.answer;
+    return handler(fake, auth.args, auth.bot);
+  });
+}
+
+/** Posts a bot message after Slack's checks; shared by `chat.postMessage` and streams. */
+export function postAsBot(
+  fake: FakeSlack,
+  methodName: string,
+  args: Record<string, unknown>,
+  bot: FakeSlackBot,
+  text: string,
+): Response | { ts: string; channel: string } {
+  const channelId = String(args.channel ?? "");
+  const threadTs =
+    typeof args.thread_ts === "string" && args.thread_ts ? args.thread_ts : undefined;
+  const replyBroadcast = boolField(args.reply_broadcast);
+  const record = (outcome: string) =>
+    fake.posts.push({
+      method: methodName,
+      channel: channelId,
+      replyBroadcast,
+      outcome,
+      ...(threadTs ? { threadTs } : {}),
+    });
+  const refuse = (error: string) => {
+    record(error);
+    return fail(error);
+  };
+  const channel = fake.channels.get(channelId);
+  if (!channel) return refuse("channel_not_found");
+  if (channel.archived) return refuse("is_archived");
+  if (text.length > TEXT_LIMIT) return refuse("msg_too_long");
+  if (threadTs !== undefined) {
+    const root = fake.message(channelId, threadTs);
+    // Slack threads hang off a root: a reply's ts is not a thread.
+    if (!root || root.threadTs !== undefined) return refuse("thread_not_found");
+  }
+  const metadata = jsonField(args.metadata) as
+    | { event_type: string; event_payload?: Record<string, unknown> }
+    | undefined;
+  const stored = fake.addMessage({
+    channel: channelId,
+    text,
+    user: bot.userId,
+    bot,
+    name: bot.name,
+    broadcast: replyBroadcast && threadTs !== undefined,
+    ...(threadTs ? { threadTs } : {}),
+    ...(metadata && typeof metadata === "object" ? { metadata } : {}),
+  });
+  record("ok");
+  return { ts: stored.ts, channel: channelId };
+}
+
+/** Registers `auth.test`, `bots.info` and the `chat.*` message methods. */
+export function registerChatMethods(fake: FakeSlack): void {
+  method(fake, "auth.test", "auth", (_f, _args, bot) =>
+    ok({
+      url: "https://herald-test.slack.com/",
+      team: "herald test",
+      user: bot.name,
+      team_id: bot.teamId,
+      user_id: bot.userId,
+      bot_id: bot.botId,
+      app_id: bot.appId,
+      is_enterprise_install: false,
+    }),
+  );
+
+  method(fake, "bots.info", "auth", (f, args) => {
+    const found = f.bots.find((b) => b.botId === args.bot);
+    if (!found) return fail("bot_not_found");
+    return ok({
+      bot: { id: found.botId, app_id: found.appId, user_id: found.userId, name: found.name },
+    });
+  });
+
+  method(fake, "chat.postMessage", "send", (f, args, bot) => {
+    const text = typeof args.text === "string" ? args.text : "";
+    if (text.trim() === "" && args.blocks === undefined) return fail("no_text");
+    const posted = postAsBot(f, "chat.postMessage", args, bot, text);
+    if (posted instanceof Response) return posted;
+    const stored = f.message(posted.channel, posted.ts);
+    return ok({
+      channel: posted.channel,
+      ts: posted.ts,
+      ...(stored ? { message: f.messageJson(stored, true) } : {}),
+    });
+  });
+
+  method(fake, "chat.update", "edit", (f, args, bot) => {
+    const channel = String(args.channel ?? "");
+    const ts = String(args.ts ?? "");
+    if (!f.channels.has(channel)) return fail("channel_not_found");
+    const stored = f.message(channel, ts);
+    if (!stored) return fail("message_not_found");
+    if (stored.user !== bot.userId) return fail("cant_update_message");
+    const text = typeof args.text === "string" ? args.text : "";
+    if (text.length > TEXT_LIMIT) return fail("msg_too_long");
+    const metadata = jsonField(args.metadata);
+    if (metadata && typeof metadata === "object") {
+      stored.metadata = metadata as NonNullable<typeof stored.metadata>;
+    }
+    f.state.edit(stored.visibleId, text, stored.metadata);
+    return ok({ channel, ts, text });
+  });
+
+  method(fake, "chat.delete", "delete", (f, args, bot) => {
+    const channel = String(args.channel ?? "");
+    const ts = String(args.ts ?? "");
+    if (!f.channels.has(channel)) return fail("channel_not_found");
+    const stored = f.message(channel, ts);
+    if (!stored) return fail("message_not_found");
+    if (stored.user !== bot.userId) return fail("cant_delete_message");
+    f.state.delete(stored.visibleId);
+    return ok({ channel, ts });
+  });
+}

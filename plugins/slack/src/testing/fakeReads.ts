@@ -1,0 +1,99 @@
+/**
+ * The fake's history reads: `conversations.history` (top-level messages and broadcasts, newest
+ * first) and `conversations.replies` (the root, then its replies, oldest first), with `oldest`
+ * / `latest` bounds, cursors, `include_all_metadata`, and Slack's read limits for apps outside
+ * the Marketplace (PLATFORMS.md §8): at most `historyPageLimit` messages a page and one read per
+ * `historyIntervalMs` per token and method — a faster read answers HTTP 429 with `Retry-After`.
+ *
+ * @module
+ */
+import type { FakeSlack, FakeSlackBot, FakeSlackMessage } from "./FakeSlack.ts";
+import { method } from "./fakeMethods.ts";
+import { boolField, fail, ok } from "./fakeWire.ts";
+
+const tsNumber = (ts: string) => Number(ts);
+
+function paced(fake: FakeSlack, last: Map<string, number>, key: string): Response | undefined {
+  const interval = fake.historyIntervalMs;
+  if (interval <= 0) return undefined;
+  const now = Date.now();
+  const previous = last.get(key);
+  if (previous !== undefined && now - previous < interval) {
+    const seconds = Math.max(1, Math.ceil((interval - (now - previous)) / 1_000));
+    return Response.json(
+      { ok: false, error: "ratelimited" },
+      { status: 429, headers: { "retry-after": String(seconds) } },
+    );
+  }
+  last.set(key, now);
+  return undefined;
+}
+
+function page(fake: FakeSlack, list: FakeSlackMessage[], args: Record<string, unknown>): Response {
+  const limit = Math.min(Number(args.limit ?? 100) || 100, fake.historyPageLimit);
+  const cursor = typeof args.cursor === "string" && args.cursor ? args.cursor : undefined;
+  const offset = cursor ? Number(Buffer.from(cursor, "base64url").toString().slice(2)) : 0;
+  if (!Number.isInteger(offset) || offset < 0) return fail("invalid_cursor");
+  const slice = list.slice(offset, offset + limit);
+  const more = offset + limit < list.length;
+  const withMetadata = boolField(args.include_all_metadata);
+  return ok({
+    messages: slice.map((m) => fake.messageJson(m, withMetadata)),
+    has_more: more,
+    ...(more
+      ? {
+          response_metadata: {
+            next_cursor: Buffer.from(`o:${offset + limit}`).toString("base64url"),
+          },
+        }
+      : {}),
+  });
+}
+
+function inWindow(m: FakeSlackMessage, args: Record<string, unknown>): boolean {
+  const t = tsNumber(m.ts);
+  const inclusive = boolField(args.inclusive);
+  if (typeof args.oldest === "string" && args.oldest) {
+    const o = tsNumber(args.oldest);
+    if (inclusive ? t < o : t <= o) return false;
+  }
+  if (typeof args.latest === "string" && args.latest) {
+    const l = tsNumber(args.latest);
+    if (inclusive ? t > l : t >= l) return false;
+  }
+  return true;
+}
+
+/** Registers `conversations.history` and `conversations.replies` (op `read`). */
+export function registerReadMethods(fake: FakeSlack): void {
+  const last = new Map<string, number>();
+  const live = (channel: string) =>
+    [...fake.messagesByRef.values()].filter(
+      (m) => m.channel === channel && fake.message(m.channel, m.ts) !== undefined,
+    );
+  const throttled = (bot: FakeSlackBot, name: string) => paced(fake, last, `${bot.token}|${name}`);
+
+  method(fake, "conversations.history", "read", (f, args, bot) => {
+    const channel = String(args.channel ?? "");
+    if (!f.channels.has(channel)) return fail("channel_not_found");
+    const limited = throttled(bot, "conversations.history");
+    if (limited) return limited;
+    const list = live(channel)
+      .filter((m) => (m.threadTs === undefined || m.broadcast) && inWindow(m, args))
+      .sort((a, b) => tsNumber(b.ts) - tsNumber(a.ts));
+    return page(f, list, args);
+  });
+
+  method(fake, "conversations.replies", "read", (f, args, bot) => {
+    const channel = String(args.channel ?? "");
+    if (!f.channels.has(channel)) return fail("channel_not_found");
+    const root = f.message(channel, String(args.ts ?? ""));
+    if (!root) return fail("thread_not_found");
+    const limited = throttled(bot, "conversations.replies");
+    if (limited) return limited;
+    const replies = live(channel)
+      .filter((m) => m.threadTs === root.ts && inWindow(m, args))
+      .sort((a, b) => tsNumber(a.ts) - tsNumber(b.ts));
+    return page(f, [root, ...replies], args);
+  });
+}

@@ -1,0 +1,193 @@
+/**
+ * The Slack channel's contract harness: a fresh {@link FakeSlack} per test, the real adapter —
+ * the real `WebClient` — against it. qa-channel's workspace test discovers `contractHarness` and
+ * runs the shared contract suite on it.
+ *
+ * The harness speaks the suite's platform-neutral terms (matched structurally: plugins import
+ * only the SDK). Groups are channels, threads hang off a person's root message, message ids are
+ * herald's `<channel>:<ts>`.
+ *
+ * @module
+ */
+import type {
+  ChannelMessageAdapter,
+  MessageOrigin,
+  MessageTarget,
+} from "@herald/plugin-sdk/channel-message";
+import type {
+  FakeCallRecord,
+  FaultTarget,
+  PlatformFault,
+  VisibleMessage,
+} from "@herald/plugin-sdk/testing";
+import {
+  SLACK_TEXT_LIMIT,
+  type SlackConfig,
+  type SlackConfigInput,
+  slackConfigSchema,
+} from "../config.ts";
+import { createSlackAdapter } from "../index.ts";
+import { decodeOrigin } from "../origin.ts";
+import { messageRef } from "../target.ts";
+import { ALICE, FAKE_BOT, FakeSlack, OTHER_FAKE_BOT } from "./FakeSlack.ts";
+
+/** What the adapter needs to reach a fake (JSON, for crash-test children). */
+export type SlackConnection = {
+  apiUrl: string;
+  token: string;
+  /** Absent: the config's default (Slack's real limit). */
+  maxTextLength?: number;
+  /** @defaultValue 2_000 */
+  requestTimeoutMs?: number;
+  unknownSendPolicy: "hold" | "at_least_once";
+};
+
+/** Least time between history reads the adapter keeps in contract runs, in ms. */
+export const CONTRACT_HISTORY_INTERVAL_MS = 60;
+
+/**
+ * The adapter config used against a fake: short timeouts, Slack's rate limits loosened so the
+ * suite stays quick (the declared limits are asserted by the plugin's own tests), and a history
+ * budget of one read per {@link CONTRACT_HISTORY_INTERVAL_MS}.
+ */
+export function testConfig(c: SlackConnection, extra: SlackConfigInput = {}): SlackConfig {
+  return slackConfigSchema.parse({
+    slackApiUrl: c.apiUrl,
+    ...(c.maxTextLength !== undefined ? { maxTextLength: c.maxTextLength } : {}),
+    unknownSendPolicy: c.unknownSendPolicy,
+    requestTimeoutMs: c.requestTimeoutMs ?? 2_000,
+    previewIntervalMs: 50,
+    ...extra,
+    rateLimits: {
+      postsPerChannelPerSecond: 50,
+      updatesPerMinute: 3_000,
+      deletesPerMinute: 3_000,
+      appendsPerMinute: 3_000,
+      stopsPerMinute: 3_000,
+      ...extra.rateLimits,
+    },
+    reconcile: {
+      historyIntervalMs: CONTRACT_HISTORY_INTERVAL_MS,
+      visibilityLagMs: 0,
+      maxPagesPerCheck: 5,
+      maxBudgetWaitMs: 5_000,
+      ...extra.reconcile,
+    },
+  });
+}
+
+/** A running fake in the suite's terms. */
+export type SlackContractPlatform = {
+  readonly connection: SlackConnection;
+  readonly fake: FakeSlack;
+  createTarget(kind: "direct" | "group"): MessageTarget;
+  createThread(target: MessageTarget): MessageTarget;
+  visible(target: MessageTarget): VisibleMessage[];
+  calls(): readonly FakeCallRecord[];
+  storedOrigin(message: VisibleMessage): MessageOrigin | undefined;
+  readonly faults: {
+    failNext(fault: PlatformFault, target?: FaultTarget): unknown;
+    refuseConnections(): Promise<() => Promise<void>>;
+  };
+  close(): Promise<void>;
+};
+
+/** Wraps a running fake in the suite's platform-neutral face. */
+export function slackContractPlatform(
+  fake: FakeSlack,
+  connection: SlackConnection,
+): SlackContractPlatform {
+  // herald's ids are `<channel>:<ts>`.
+  const ref = (v: VisibleMessage): VisibleMessage => {
+    const m = fake.messageOfVisible(v);
+    return m ? { ...v, id: messageRef(m.channel, m.ts) } : v;
+  };
+  return {
+    connection,
+    fake,
+    createTarget(kind) {
+      const channel = fake.createChannel({ type: kind === "direct" ? "im" : "channel" });
+      return { kind: kind === "direct" ? "direct" : "group", id: channel.id };
+    },
+    createThread(target) {
+      const root = fake.addMessage({
+        channel: target.id,
+        text: "a question worth a thread",
+        user: ALICE.id,
+        name: ALICE.name,
+      });
+      return { kind: "thread", id: target.id, parentId: target.id, threadId: root.ts };
+    },
+    visible: (target) => fake.messages(target.id, { thread: target.threadId ?? null }).map(ref),
+    calls: () => fake.server.calls,
+    storedOrigin(message) {
+      const stored = [...fake.messagesByRef.values()].find(
+        (m) => messageRef(m.channel, m.ts) === message.id,
+      );
+      return stored ? decodeOrigin({ metadata: stored.metadata }) : undefined;
+    },
+    faults: fake.faults,
+    close: () => fake.close(),
+  };
+}
+
+/** A Slack contract harness (the suite's `ContractHarness`, structurally). */
+export type SlackContractHarness = {
+  name: string;
+  /** The suite's `ContractGuarantee` for unknown sends. */
+  guarantee: "reconcile-complete";
+  module: { url: string; exportName?: string; args?: SlackHarnessOptions };
+  accountId: string;
+  secrets: readonly string[];
+  /** Slack's real text limit. */
+  platformLimits: { maxLength: number };
+  platform(options: {
+    maxLength: number;
+    requestTimeoutMs?: number;
+    adapterDefaults?: boolean;
+  }): Promise<SlackContractPlatform>;
+  createAdapter(connection: SlackConnection): ChannelMessageAdapter;
+};
+
+/** Options of {@link slackHarness}. */
+export type SlackHarnessOptions = {
+  /** @defaultValue "hold" */
+  unknownSendPolicy?: "hold" | "at_least_once";
+};
+
+/**
+ * A Slack contract harness. The fake's text limit is Slack's; the adapter chunks to the
+ * suite's small `maxLength` hint so multi-part tests stay cheap. The fake enforces a history read
+ * limit a little looser than the adapter's pacing, so a reconciler that does not pace fails.
+ */
+export function slackHarness(options: SlackHarnessOptions = {}): SlackContractHarness {
+  const unknownSendPolicy = options.unknownSendPolicy ?? "hold";
+  return {
+    name: unknownSendPolicy === "hold" ? "slack" : `slack, ${unknownSendPolicy}`,
+    // No idempotency key on Slack: metadata reconciliation proves sent and not sent.
+    guarantee: "reconcile-complete",
+    module: { url: import.meta.url, exportName: "slackHarness", args: options },
+    accountId: "main",
+    secrets: [FAKE_BOT.token],
+    platformLimits: { maxLength: SLACK_TEXT_LIMIT },
+    async platform({ maxLength, requestTimeoutMs, adapterDefaults }) {
+      const fake = await FakeSlack.start({
+        bots: [FAKE_BOT, OTHER_FAKE_BOT],
+        historyIntervalMs: CONTRACT_HISTORY_INTERVAL_MS / 2,
+      });
+      return slackContractPlatform(fake, {
+        apiUrl: fake.apiUrl,
+        token: FAKE_BOT.token,
+        ...(adapterDefaults
+          ? {}
+          : { maxTextLength: Math.min(Math.max(maxLength, 2), SLACK_TEXT_LIMIT) }),
+        ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+        unknownSendPolicy,
+      });
+    },
+    createAdapter: (c) => createSlackAdapter(testConfig(c), { token: c.token }),
+  };
+}
+
+/** The Slack harness for the shared contract suite (discovered by qa-channel's test run). */
+export const contractHarness: SlackContractHarness = slackHarness();

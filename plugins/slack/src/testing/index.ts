@@ -1,0 +1,35 @@
+/**
+ * `@herald/plugin-slack/testing`: a fake Slack Web API for tests ({@link FakeSlack}: channels,
+ * DMs, threads, visible state, message metadata, history read limits, fault injection), and the
+ * channel's `contractHarness` for the shared contract suite.
+ *
+ * @example
+ * import { FAKE_BOT, FakeSlack } from "@herald/plugin-slack/testing";
+ * const slack = await FakeSlack.start();
+ * // config: { slackApiUrl: slack.apiUrl }, token: FAKE_BOT.token
+ *
+ * @packageDocumentation
+ */
+export {
+  ALICE,
+  FAKE_BOT,
+  type FakeChannel,
+  type FakePostRecord,
+  FakeSlack,
+  type FakeSlackBot,
+  type FakeSlackMessage,
+  type FakeSlackOptions,
+  type FakeSlackUser,
+  OTHER_FAKE_BOT,
+} from "./FakeSlack.ts";
+export {
+  CONTRACT_HISTORY_INTERVAL_MS,
+  contractHarness,
+  type SlackConnection,
+  type SlackContractHarness,
+  type SlackContractPlatform,
+  type SlackHarnessOptions,
+  slackContractPlatform,
+  slackHarness,
+  testConfig,
+} from "./harness.ts";
