@@ -183,6 +183,8 @@ export function createSlackAdapter(
   });
   const secrets = [options.token, ...(options.secrets ?? [])];
   const identity = new IdentityCell(client, options.identity);
+  // Read the identity now (own echoes and reconciliation need it); a failure is retried on use.
+  if (!options.identity) identity.get().catch(() => {});
   const dispatches = new DispatchLog();
   const send = createSend({
     client,
