@@ -85,6 +85,11 @@ export const discordConfigSchema = z.strictObject({
   gatewayUrl: z.url({ protocol: /^wss?$/ }).optional(),
   /** The bot's application id (its user id for most bots); read from READY when absent. */
   applicationId: snowflake.optional(),
+  /**
+   * Webhooks this bot owns: their messages (author id = webhook id) are our own echoes.
+   * @defaultValue []
+   */
+  webhookIds: z.array(snowflake).default([]),
   /** Longest `content` per message, in UTF-16 units; only lower it (tests). @defaultValue 2000 */
   maxTextLength: z.number().int().min(2).max(DISCORD_TEXT_LIMIT).default(DISCORD_TEXT_LIMIT),
   /** Request timeout of one REST call, in ms. @defaultValue 15_000 */

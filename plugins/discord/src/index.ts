@@ -14,6 +14,8 @@ import {
   type ChannelAccount,
   type ChannelAccountDeps,
   type ChannelMessageAdapter,
+  type ChannelReceiver,
+  type ChannelReceiverSink,
   defineChannelMessageAdapter,
   defineChannelPlugin,
   type MessageCapabilities,
@@ -24,7 +26,9 @@ import { checkDiscordCredentials, DISCORD_CHANNEL_ID, fetchSelf } from "./accoun
 import { DiscordRest } from "./client.ts";
 import { DISCORD_NONCE_WINDOW_MS, type DiscordConfig, discordConfigSchema } from "./config.ts";
 import { createLive } from "./live.ts";
-import { DiscordIdentity, OutboundRegistry } from "./origin.ts";
+import { DiscordIdentity, OutboundRegistry, userIdOfToken } from "./origin.ts";
+import { createReceive } from "./receive.ts";
+import { createGatewayReceiver } from "./receiver.ts";
 import { createRender } from "./render.ts";
 import { channelOf, createSend, parseMessageRef } from "./send.ts";
 
@@ -52,7 +56,9 @@ export {
   DiscordRenderError,
   redactToken,
 } from "./errors.ts";
-export { DiscordIdentity, OutboundRegistry } from "./origin.ts";
+export { DiscordIdentity, OutboundRegistry, userIdOfToken } from "./origin.ts";
+export { type DiscordInbound, discordInboundSchema } from "./receive.ts";
+export { DISCORD_INTENTS, GATEWAY_CURSOR, type GatewayReceiverOptions } from "./receiver.ts";
 export {
   type DiscordAllowedMentions,
   type DiscordFileSource,
@@ -120,17 +126,42 @@ function safeChannel(ref: string, fallback: string): string {
   }
 }
 
+/** The bot's identity as far as the config and the token tell it (READY completes it). */
+export function identityOf(config: DiscordConfig, token: string): DiscordIdentity {
+  return new DiscordIdentity({
+    userId: userIdOfToken(token),
+    applicationId: config.applicationId,
+    webhookIds: config.webhookIds,
+  });
+}
+
+/**
+ * Builds the gateway receiver of one bot (discord.js `Client`, RESUME across restarts).
+ *
+ * @param identity - filled in from READY; share it with the adapter.
+ */
+export function createDiscordReceiver(
+  config: DiscordConfig,
+  token: string,
+  sink: ChannelReceiverSink,
+  identity: DiscordIdentity = identityOf(config, token),
+): ChannelReceiver {
+  return createGatewayReceiver({ config, token, sink, identity });
+}
+
 /**
  * Builds the Discord adapter for one bot.
  *
  * @param config - a validated config (`discordConfigSchema.parse(...)`).
  * @param token - the bot token.
  * @param registry - the ids of messages this adapter created (echo recognition).
+ * @param identity - who the bot is: from the token, the config, and READY once the receiver is up.
  */
 export function createDiscordAdapter(
   config: DiscordConfig,
   token: string,
   registry: OutboundRegistry = new OutboundRegistry(),
+  identity: DiscordIdentity = identityOf(config, token),
 ): ChannelMessageAdapter {
   const rest = new DiscordRest({
     token,
@@ -143,17 +174,18 @@ export function createDiscordAdapter(
     render: createRender(config),
     send: createSend({ rest, registry, config, token }),
     live: createLive(rest, config),
+    receive: createReceive(identity, registry),
     rateLimitRoute: discordRateLimitRoute,
   });
 }
 
 /**
- * Opens one bot: `GET /users/@me` (identity and credentials check), then the adapter. Send only
- * for now: the gateway receiver is not built yet (docs/channels/discord.md, "Status").
+ * Opens one bot: `GET /users/@me` (identity and credentials check), then the adapter and the
+ * gateway receiver, sharing one identity (READY adds the application id).
  *
- * @throws NotImplementedError when `config.interactions` is set (the endpoint is not built yet).
  * @throws ChannelAccountError when Discord rejects the token (401) — the gateway stops this
  *   account and starts the others; a network failure throws a plain error (retried).
+ * @throws NotImplementedError when `config.interactions` is set (the endpoint is not built yet).
  */
 export async function createDiscordAccount(
   config: DiscordConfig,
@@ -167,10 +199,14 @@ export async function createDiscordAccount(
   }
   const token = deps.secret(config.tokenEnv);
   const me = await fetchSelf(config, token, deps.accountId, deps.signal);
-  const identity = new DiscordIdentity({ userId: me.id, applicationId: config.applicationId });
-  const adapter = createDiscordAdapter(config, token);
+  const identity = identityOf(config, token);
+  identity.set(me.id);
+  const registry = new OutboundRegistry();
+  const adapter = createDiscordAdapter(config, token, registry, identity);
+  const receiver = createDiscordReceiver(config, token, deps.sink, identity);
   return {
     adapter,
+    receiver,
     identity: { id: me.id, name: me.username, otherIds: identity.ids().filter((i) => i !== me.id) },
     close: async () => {},
   };
@@ -181,6 +217,8 @@ const discord = defineChannelPlugin<DiscordConfig>({
   id: DISCORD_CHANNEL_ID,
   configSchema: discordConfigSchema,
   createAdapter: (config, deps) => createDiscordAdapter(config, deps.secret(config.tokenEnv)),
+  createReceiver: (config, sink, deps) =>
+    createDiscordReceiver(config, deps.secret(config.tokenEnv), sink),
   createAccount: createDiscordAccount,
   checkCredentials: checkDiscordCredentials,
 });

@@ -9,15 +9,40 @@
  * @module
  */
 
+/**
+ * The bot's user id from its token: a bot token's first segment is the user id in base64
+ * (Discord's token format). @returns undefined when the token does not have that shape.
+ */
+export function userIdOfToken(token: string): string | undefined {
+  const head =
+    token
+      .trim()
+      .replace(/^Bot\s+/, "")
+      .split(".")[0] ?? "";
+  try {
+    const id = Buffer.from(head, "base64").toString("utf8");
+    return /^\d{15,20}$/.test(id) ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The bot's identity, known from READY (or the config) — filled in once the gateway is up. */
 export class DiscordIdentity {
   #userId: string | undefined;
   #applicationId: string | undefined;
   readonly #webhookIds = new Set<string>();
 
-  constructor(init: { userId?: string | undefined; applicationId?: string | undefined } = {}) {
+  constructor(
+    init: {
+      userId?: string | undefined;
+      applicationId?: string | undefined;
+      webhookIds?: readonly string[] | undefined;
+    } = {},
+  ) {
     this.#userId = init.userId;
     this.#applicationId = init.applicationId;
+    for (const id of init.webhookIds ?? []) this.#webhookIds.add(id);
   }
 
   /** Sets the bot's user id and application id (READY's `user.id` and `application.id`). */

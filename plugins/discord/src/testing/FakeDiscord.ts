@@ -25,6 +25,7 @@ import {
   type VisibleMessage,
   VisibleState,
 } from "@herald/plugin-sdk/testing";
+import { FakeGateway } from "./fakeGateway.ts";
 import { registerRest } from "./fakeRest.ts";
 import { discordErrorBody, readBody } from "./fakeWire.ts";
 
@@ -77,6 +78,8 @@ export type FakeChannel = {
   parentId?: string;
   /** Bots (by user id) that may not send here (50013). */
   denied: Set<string>;
+  /** A DM's bot (the other side is a person). @defaultValue the first bot */
+  botId?: string;
 };
 
 /** What the fake stores per message besides its visible text. */
@@ -125,6 +128,8 @@ export class FakeDiscord {
   readonly buckets: FakeBucketLimits;
   readonly guildId = "500000000000000001";
   readonly clock: () => number;
+  /** The gateway (WebSocket) the discord.js `Client` connects to. */
+  readonly gateway: FakeGateway;
   /** Create and edit bodies as received (JSON, or multipart's `payload_json`), faulted ones too, oldest first. */
   readonly requests: Array<{
     method: "POST" | "PATCH";
@@ -159,6 +164,7 @@ export class FakeDiscord {
       this.#record(c, next),
     );
     registerRest(this);
+    this.gateway = new FakeGateway(this);
   }
 
   async #record(c: Context<FakePlatformEnv>, next: () => Promise<void>): Promise<void> {
@@ -176,6 +182,7 @@ export class FakeDiscord {
   static async start(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
     const fake = new FakeDiscord(options);
     await fake.server.listen();
+    await fake.gateway.listen();
     return fake;
   }
 
@@ -209,6 +216,7 @@ export class FakeDiscord {
     type: FakeChannel["type"];
     name?: string;
     parentId?: string;
+    botId?: string;
     id?: string;
   }): FakeChannel {
     const id = input.id ?? String(this.#nextChannelId++);
@@ -218,9 +226,11 @@ export class FakeDiscord {
       name: input.name ?? `${input.type}-${id.slice(-4)}`,
       ...(input.type !== "dm" ? { guildId: this.guildId } : {}),
       ...(input.parentId ? { parentId: input.parentId } : {}),
+      ...(input.botId ? { botId: input.botId } : {}),
       denied: new Set(),
     };
     this.channels.set(id, channel);
+    this.#emit({ type: "channel", channel });
     return channel;
   }
 
@@ -347,6 +357,7 @@ export class FakeDiscord {
 
   /** Stops the server. */
   async close(): Promise<void> {
+    await this.gateway.close();
     await this.server.close();
   }
 
@@ -356,4 +367,6 @@ export class FakeDiscord {
 }
 
 /** A message change the gateway dispatches (MESSAGE_CREATE / UPDATE / DELETE). */
-export type FakeMessageEvent = { type: "create" | "update" | "delete"; message: FakeStoredMessage };
+export type FakeMessageEvent =
+  | { type: "create" | "update" | "delete"; message: FakeStoredMessage }
+  | { type: "channel"; channel: FakeChannel };

@@ -24,6 +24,7 @@ import { onTestFinished } from "vitest";
 import type { DiscordConfig, DiscordConfigInput } from "../config.ts";
 import { createDiscordAdapter } from "../index.ts";
 import { DiscordIdentity, OutboundRegistry } from "../origin.ts";
+import { createGatewayReceiver } from "../receiver.ts";
 import { FAKE_BOT, type FakeChannel, FakeDiscord, type FakeDiscordOptions } from "./FakeDiscord.ts";
 import { testConfig } from "./harness.ts";
 
@@ -50,6 +51,8 @@ export type Bench = {
   /** A guild text channel. */
   channel(): { channel: FakeChannel; target: MessageTarget };
   message(target: MessageTarget, markdown: string, extra?: Partial<ChannelMessage>): ChannelMessage;
+  /** Starts the gateway receiver (the real discord.js Client) into the runtime. */
+  startReceiver(): Promise<ReturnType<typeof createGatewayReceiver>>;
   intent(key: string): Promise<DurableSendIntent | undefined>;
   settled(key: string, timeoutMs?: number): Promise<DurableSendIntent>;
 };
@@ -69,7 +72,7 @@ export async function openBench(options: BenchOptions = {}): Promise<Bench> {
     applicationId: FAKE_BOT.applicationId,
   });
   const registry = new OutboundRegistry();
-  const adapter = createDiscordAdapter(config, FAKE_BOT.token, registry);
+  const adapter = createDiscordAdapter(config, FAKE_BOT.token, registry, identity);
   const run = await openTestRun({
     adapters: [adapter],
     accountId: "main",
@@ -78,6 +81,8 @@ export async function openBench(options: BenchOptions = {}): Promise<Bench> {
     ...(options.receive ? { receive: options.receive } : {}),
     ...(options.handler ? { handler: options.handler } : {}),
   });
+  let receiver: ReturnType<typeof createGatewayReceiver> | undefined;
+  run.onClose(() => receiver?.stop());
   onTestFinished(async () => {
     await run.close();
     await fake.close();
@@ -96,6 +101,16 @@ export async function openBench(options: BenchOptions = {}): Promise<Bench> {
       return { channel, target: { kind: "group", id: channel.id, spaceId: fake.guildId } };
     },
     message: (target, markdown, extra = {}) => run.message(adapter.id, target, markdown, extra),
+    async startReceiver() {
+      receiver = createGatewayReceiver({
+        config,
+        token: FAKE_BOT.token,
+        sink: run.sink(adapter.id),
+        identity,
+      });
+      await receiver.start?.();
+      return receiver;
+    },
     intent: run.intent,
     settled: run.settled,
   };

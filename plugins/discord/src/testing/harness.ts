@@ -1,6 +1,7 @@
 /**
  * The Discord channel's contract harness: a fresh {@link FakeDiscord} per test and the real
- * adapter — the real `@discordjs/rest` client — against it. qa-channel's workspace test
+ * adapter — the real `@discordjs/rest` client — and the real gateway receiver — discord.js's
+ * `Client` — against it. qa-channel's workspace test
  * discovers `contractHarness` and runs the shared contract suite on it.
  *
  * The harness speaks the suite's platform-neutral terms (matched structurally: plugins import
@@ -28,8 +29,16 @@ import {
   type DiscordConfigInput,
   discordConfigSchema,
 } from "../config.ts";
-import { createDiscordAdapter } from "../index.ts";
-import { ALICE, FAKE_BOT, FakeDiscord } from "./FakeDiscord.ts";
+import { createDiscordAdapter, createDiscordReceiver } from "../index.ts";
+import {
+  ALICE,
+  FAKE_BOT,
+  type FakeBotAccount,
+  FakeDiscord,
+  type FakeUser,
+  OTHER_FAKE_BOT,
+  SECOND_FAKE_BOT,
+} from "./FakeDiscord.ts";
 
 /** What the adapter needs to reach a fake (JSON, for crash-test children). */
 export type DiscordConnection = {
@@ -73,9 +82,25 @@ export type DiscordContractPlatform = {
   readonly faults: {
     failNext(fault: PlatformFault, target?: FaultTarget): unknown;
     refuseConnections(): Promise<() => Promise<void>>;
+    dropConnections(): void;
   };
+  readonly inbound: {
+    post(
+      target: MessageTarget,
+      message: { text: string; author?: "user" | "other_bot" | "self" | "second_self" },
+    ): Promise<{ platformMessageId: string }>;
+    redeliver(platformMessageId: string): Promise<void>;
+  };
+  /** The second bot ({@link SECOND_FAKE_BOT}) as a second account. */
+  readonly secondAccount: { accountId: string; connection: DiscordConnection };
   close(): Promise<void>;
 };
+
+const asUser = (bot: FakeBotAccount): FakeUser => ({
+  id: bot.id,
+  username: bot.username,
+  bot: true,
+});
 
 /** Wraps a running fake in the suite's platform-neutral face. */
 export function discordContractPlatform(
@@ -116,7 +141,36 @@ export function discordContractPlatform(
       }),
     calls: () => fake.server.calls,
     expireKeys: () => fake.expireNonces(),
-    faults: fake.faults,
+    faults: {
+      failNext: (fault, target) => fake.faults.failNext(fault, target),
+      refuseConnections: () => fake.faults.refuseConnections(),
+      dropConnections() {
+        void fake.gateway.dropAll();
+        fake.faults.dropConnections();
+      },
+    },
+    inbound: {
+      async post(target, message) {
+        const author =
+          message.author === "self"
+            ? asUser(FAKE_BOT)
+            : message.author === "second_self"
+              ? asUser(SECOND_FAKE_BOT)
+              : message.author === "other_bot"
+                ? asUser(OTHER_FAKE_BOT)
+                : ALICE;
+        const channelId = target.threadId ?? target.id;
+        const { message: posted } = fake.post({ channelId, author, text: message.text });
+        return { platformMessageId: `${channelId}:${posted.json.id}` };
+      },
+      async redeliver(platformMessageId) {
+        fake.gateway.redispatch(platformMessageId.slice(platformMessageId.lastIndexOf(":") + 1));
+      },
+    },
+    secondAccount: {
+      accountId: "second",
+      connection: { ...connection, token: SECOND_FAKE_BOT.token },
+    },
     close: () => fake.close(),
   };
 }
@@ -141,7 +195,7 @@ export type DiscordContractHarness = {
     adapterDefaults?: boolean;
   }): Promise<DiscordContractPlatform>;
   createAdapter(connection: DiscordConnection): ChannelMessageAdapter;
-  createReceiver?(connection: DiscordConnection, sink: ChannelReceiverSink): ChannelReceiver;
+  createReceiver(connection: DiscordConnection, sink: ChannelReceiverSink): ChannelReceiver;
 };
 
 /**
@@ -170,6 +224,7 @@ export function discordHarness(options: DiscordHarnessOptions = {}): DiscordCont
       });
     },
     createAdapter: (c) => createDiscordAdapter(testConfig(c), c.token),
+    createReceiver: (c, sink) => createDiscordReceiver(testConfig(c), c.token, sink),
   };
 }
 

@@ -1,0 +1,251 @@
+/**
+ * Inbound on Discord: gateway dispatches (`MESSAGE_CREATE`, `MESSAGE_UPDATE`, `MESSAGE_DELETE`)
+ * become herald messages and events. The receiver hands each dispatch over as a
+ * {@link DiscordInbound} envelope — the dispatch as Discord sent it plus the channel as the
+ * gateway described it (GUILD_CREATE / THREAD_CREATE), so a thread is known as one. The adapter
+ * states platform facts (bot author, room shape, mentions, its own ids); core decides.
+ *
+ * - Targets: no `guild_id` → `direct`; a thread channel → `thread` (`id` = `parentId` = the
+ *   parent channel, `threadId` = the thread); else `group`.
+ * - Thread anchor: in a guild channel, the thread under a message has the message's id
+ *   (Discord's "start thread from message"); in a thread, the thread itself; none in DMs.
+ * - Ids: `<channel_id>:<message_id>` (the form receipts use), which is also the dedupe
+ *   identity: a RESUME replay or a second dispatch of one message is the same message (C26).
+ *   An edit is `…:edit:<edited_timestamp>`, a delete `…:deleted`.
+ * - Own messages: the author id is the bot, our application, or one of our webhooks
+ *   (`selfIds`); messages this process created are dropped too (preflight).
+ * - Mentions: `<@bot id>` / `<@!bot id>` in `mentions` or content, or a reply to the bot.
+ *
+ * Source: https://discord.com/developers/docs/events/gateway-events#message-create
+ *
+ * @module
+ */
+import {
+  type ChannelMessage,
+  type MessageAttachment,
+  type MessageEventClass,
+  type MessageReceiveAdapter,
+  type MessageTarget,
+  type NormalizeResult,
+  parseInbound,
+  z,
+} from "@herald/plugin-sdk/channel-message";
+import { DISCORD_CHANNEL_ID } from "./account.ts";
+import type { DiscordIdentity, OutboundRegistry } from "./origin.ts";
+import { messageRef } from "./send.ts";
+
+/** Discord channel types herald tells apart (discord-api-types `ChannelType`). */
+const THREAD_TYPES = new Set([10, 11, 12]);
+
+const userSchema = z.looseObject({
+  id: z.string().min(1),
+  username: z.string().optional(),
+  global_name: z.string().nullish(),
+  bot: z.boolean().optional(),
+});
+
+const messageSchema = z.looseObject({
+  id: z.string().min(1),
+  channel_id: z.string().min(1),
+  guild_id: z.string().optional(),
+  author: userSchema,
+  content: z.string().default(""),
+  timestamp: z.string().optional(),
+  edited_timestamp: z.string().nullish(),
+  webhook_id: z.string().optional(),
+  application_id: z.string().optional(),
+  mentions: z.array(userSchema).default([]),
+  message_reference: z
+    .looseObject({ message_id: z.string().optional(), channel_id: z.string().optional() })
+    .optional(),
+  referenced_message: z.looseObject({ author: userSchema.optional() }).nullish(),
+  attachments: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        filename: z.string(),
+        url: z.string(),
+        size: z.number().optional(),
+        content_type: z.string().optional(),
+      }),
+    )
+    .default([]),
+});
+
+const channelSchema = z.looseObject({
+  id: z.string(),
+  type: z.number().int(),
+  parent_id: z.string().nullish(),
+});
+
+/** What the receiver hands the sink: one gateway dispatch, and its channel when known. */
+export const discordInboundSchema = z.looseObject({
+  /** The dispatch event name, e.g. `MESSAGE_CREATE`. */
+  t: z.string(),
+  /** Its sequence number in the gateway session. */
+  s: z.number().int().nullish(),
+  d: z.unknown(),
+  channel: channelSchema.optional(),
+});
+
+/** One inbound gateway dispatch as the receiver hands it over. */
+export type DiscordInbound = z.output<typeof discordInboundSchema>;
+
+type DiscordMessage = z.output<typeof messageSchema>;
+
+function targetOf(
+  m: { channel_id: string; guild_id?: string | undefined },
+  inbound: DiscordInbound,
+): MessageTarget {
+  if (!m.guild_id) return { kind: "direct", id: m.channel_id };
+  const channel = inbound.channel;
+  if (channel && THREAD_TYPES.has(channel.type) && channel.parent_id) {
+    return {
+      kind: "thread",
+      id: channel.parent_id,
+      parentId: channel.parent_id,
+      threadId: m.channel_id,
+      spaceId: m.guild_id,
+    };
+  }
+  return { kind: "group", id: m.channel_id, spaceId: m.guild_id };
+}
+
+function attachmentsOf(m: DiscordMessage): MessageAttachment[] {
+  return m.attachments.map((a) => ({
+    kind: a.content_type?.startsWith("image/") ? "image" : "file",
+    url: a.url,
+    name: a.filename,
+    ...(a.content_type ? { mimeType: a.content_type } : {}),
+    ...(a.size !== undefined ? { sizeBytes: a.size } : {}),
+  }));
+}
+
+/** The receive adapter of one bot. */
+export function createReceive(
+  identity: DiscordIdentity,
+  registry: OutboundRegistry,
+): MessageReceiveAdapter<unknown> {
+  const mentionsBot = (m: DiscordMessage): boolean => {
+    const me = identity.userId;
+    if (!me) return false;
+    return (
+      m.mentions.some((u) => u.id === me) ||
+      m.content.includes(`<@${me}>`) ||
+      m.content.includes(`<@!${me}>`) ||
+      m.referenced_message?.author?.id === me
+    );
+  };
+
+  const toMessage = (m: DiscordMessage, inbound: DiscordInbound): ChannelMessage => {
+    const target = targetOf(m, inbound);
+    const ref = messageRef(m.channel_id, m.id);
+    const anchor =
+      target.kind === "thread" ? m.channel_id : target.kind === "group" ? m.id : undefined;
+    const attachments = attachmentsOf(m);
+    const replyTo = m.message_reference?.message_id;
+    return {
+      id: ref,
+      channel: DISCORD_CHANNEL_ID,
+      direction: "inbound",
+      target,
+      platformMessageId: ref,
+      sender: {
+        id: m.author.id,
+        ...(m.author.global_name || m.author.username
+          ? { displayName: m.author.global_name ?? m.author.username }
+          : {}),
+        isBot: m.author.bot === true || m.webhook_id !== undefined,
+      },
+      body: { markdown: m.content, plain: m.content },
+      ...(attachments.length > 0 ? { attachments } : {}),
+      ...(anchor ? { threadAnchor: { threadId: anchor } } : {}),
+      ...(replyTo
+        ? {
+            relation: {
+              kind: "reply" as const,
+              replyToId: messageRef(m.message_reference?.channel_id ?? m.channel_id, replyTo),
+            },
+          }
+        : {}),
+      mentions: { self: mentionsBot(m), users: m.mentions.map((u) => u.id) },
+      ...(m.timestamp ? { createdAt: Date.parse(m.timestamp) } : {}),
+      raw: inbound,
+    } as ChannelMessage;
+  };
+
+  return {
+    normalize(raw): NormalizeResult {
+      const inbound = parseInbound(discordInboundSchema, raw, DISCORD_CHANNEL_ID);
+      if (inbound.t === "MESSAGE_CREATE") {
+        return toMessage(parseInbound(messageSchema, inbound.d, DISCORD_CHANNEL_ID), inbound);
+      }
+      if (inbound.t === "MESSAGE_UPDATE") {
+        const d = inbound.d as { author?: unknown; edited_timestamp?: unknown };
+        // An embed unfurl arrives as an update without an author: not an edit by anyone.
+        if (!d?.author) return { kind: "ignore", reason: "unfurl" };
+        const m = parseInbound(messageSchema, inbound.d, DISCORD_CHANNEL_ID);
+        const message = toMessage(m, inbound);
+        return {
+          kind: "event",
+          type: "message_edited",
+          id: `${message.platformMessageId}:edit:${m.edited_timestamp ?? inbound.s ?? ""}`,
+          channel: DISCORD_CHANNEL_ID,
+          target: message.target,
+          actor: message.sender as NonNullable<ChannelMessage["sender"]>,
+          platformMessageId: message.platformMessageId as string,
+          message,
+          raw: inbound,
+        };
+      }
+      if (inbound.t === "MESSAGE_DELETE") {
+        const d = parseInbound(
+          z.looseObject({
+            id: z.string(),
+            channel_id: z.string(),
+            guild_id: z.string().optional(),
+          }),
+          inbound.d,
+          DISCORD_CHANNEL_ID,
+        );
+        const ref = messageRef(d.channel_id, d.id);
+        return {
+          kind: "event",
+          type: "message_deleted",
+          id: `${ref}:deleted`,
+          channel: DISCORD_CHANNEL_ID,
+          target: targetOf(d, inbound),
+          platformMessageId: ref,
+          raw: inbound,
+        };
+      }
+      return { kind: "ignore", reason: "dispatch_type", detail: inbound.t };
+    },
+
+    classify(message, raw): MessageEventClass {
+      const inbound = raw as DiscordInbound;
+      const d = inbound.d as DiscordMessage;
+      return {
+        eventType: inbound.t,
+        eventTypes: [inbound.t],
+        isBotAuthor: message.sender?.isBot === true,
+        isRoomish: message.target.kind !== "direct",
+        mentionsSelf: message.mentions?.self === true,
+        authorIds: [
+          d.author.id,
+          ...(d.webhook_id ? [d.webhook_id] : []),
+          ...(d.application_id ? [d.application_id] : []),
+        ],
+      };
+    },
+
+    selfIds: () => identity.ids(),
+
+    preflight(message) {
+      const d = (message.raw as DiscordInbound).d as DiscordMessage;
+      return registry.has(d.channel_id, d.id)
+        ? { action: "drop", reason: "own_message" }
+        : { action: "accept" };
+    },
+  };
+}

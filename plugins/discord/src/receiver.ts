@@ -1,0 +1,188 @@
+/**
+ * The gateway receiver: discord.js's `Client` (intents `Guilds`, `GuildMessages`,
+ * `MessageContent`, `DirectMessages`) connects, heartbeats, identifies and resumes; herald
+ * listens to its raw dispatches — one listener, registered once, so reconnects never double it
+ * — and hands each message dispatch to the sink with the channel from discord.js's cache.
+ *
+ * Nothing accepted is lost across a crash: the gateway session (id, resume URL, sequence) is
+ * herald's cursor for this account (the SDK's cursor tracker), and its sequence only moves past
+ * a dispatch once that dispatch's work is recorded or done. A restarted process RESUMEs the
+ * saved session from that sequence, so Discord replays what was not finished; a replay of what
+ * was finished is a duplicate for core's dedupe (CASES C26). Should Discord refuse the session
+ * (op 9), discord.js identifies afresh. This uses discord.js's documented `ws.buildStrategy`
+ * hook to wrap the session store of `@discordjs/ws`, and to dial `gatewayUrl` when configured.
+ *
+ * Source: https://discord.com/developers/docs/events/gateway#resuming
+ *
+ * @module
+ */
+import { type SessionInfo, SimpleShardingStrategy, type WebSocketManager } from "@discordjs/ws";
+import {
+  type ChannelReceiver,
+  type ChannelReceiverSink,
+  type CursorTracker,
+  receiverHealth,
+} from "@herald/plugin-sdk/channel-message";
+import { Client, Events, GatewayIntentBits, Partials } from "discord.js";
+import type { DiscordConfig } from "./config.ts";
+import type { DiscordIdentity } from "./origin.ts";
+
+/** The gateway intents herald asks for (Message Content is privileged: enable it in the portal). */
+export const DISCORD_INTENTS = [
+  GatewayIntentBits.Guilds,
+  GatewayIntentBits.GuildMessages,
+  GatewayIntentBits.MessageContent,
+  GatewayIntentBits.DirectMessages,
+];
+
+/** The dispatches handed to the sink; the others only move the session's sequence. */
+const MESSAGE_EVENTS = new Set(["MESSAGE_CREATE", "MESSAGE_UPDATE", "MESSAGE_DELETE"]);
+
+/** The cursor source under which the gateway session is kept. */
+export const GATEWAY_CURSOR = "gateway";
+
+type Packet = { t?: string | null; s?: number | null; d?: unknown; op?: number };
+
+/** Options of {@link createGatewayReceiver}. */
+export type GatewayReceiverOptions = {
+  config: Pick<DiscordConfig, "apiBase" | "gatewayUrl" | "requestTimeoutMs">;
+  token: string;
+  sink: ChannelReceiverSink;
+  /** Filled in from READY (user id, application id). */
+  identity: DiscordIdentity;
+  /** @defaultValue Date.now */
+  clock?: () => number;
+};
+
+/** The gateway receiver: a `ChannelReceiver` whose discord.js client is visible (tests). */
+export type GatewayReceiver = ChannelReceiver & {
+  /** The discord.js client (tests count its listeners). */
+  readonly client: Client;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+};
+
+/** What a persisted cursor holds: the session to resume. */
+function parseSession(text: string | undefined): SessionInfo | undefined {
+  if (!text) return undefined;
+  try {
+    const s = JSON.parse(text) as Partial<SessionInfo>;
+    if (typeof s.sessionId !== "string" || typeof s.sequence !== "number") return undefined;
+    return {
+      sessionId: s.sessionId,
+      sequence: s.sequence,
+      resumeURL: typeof s.resumeURL === "string" ? s.resumeURL : "",
+      shardId: 0,
+      shardCount: 1,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Builds the gateway receiver of one bot.
+ * @throws nothing at build time; `start` rejects when the token is refused.
+ */
+export function createGatewayReceiver(options: GatewayReceiverOptions): GatewayReceiver {
+  const { config, token, sink, identity } = options;
+  const health = receiverHealth(options.clock);
+  let cursor: CursorTracker | undefined;
+  let saved: SessionInfo | undefined;
+  let live: SessionInfo | null = null;
+
+  const buildStrategy = (manager: WebSocketManager) => {
+    const { retrieveSessionInfo, updateSessionInfo } = manager.options;
+    manager.options.retrieveSessionInfo = async (shardId) =>
+      (await retrieveSessionInfo(shardId)) ?? saved ?? null;
+    manager.options.updateSessionInfo = async (shardId, info) => {
+      live = info;
+      if (info === null) saved = undefined; // refused or closed for good: identify afresh
+      await updateSessionInfo(shardId, info);
+    };
+    if (config.gatewayUrl) {
+      const fetchInfo = manager.fetchGatewayInformation.bind(manager);
+      const url = config.gatewayUrl;
+      manager.fetchGatewayInformation = async (force?: boolean) => ({
+        ...(await fetchInfo(force)),
+        url,
+      });
+    }
+    return new SimpleShardingStrategy(manager);
+  };
+
+  const client = new Client({
+    intents: DISCORD_INTENTS,
+    partials: [Partials.Channel, Partials.Message],
+    rest: { api: config.apiBase, timeout: config.requestTimeoutMs },
+    ws: { buildStrategy },
+  });
+
+  const onPacket = (packet: Packet) => {
+    if (packet.t === "READY") {
+      const d = packet.d as { user?: { id?: string }; application?: { id?: string } };
+      if (d.user?.id) identity.set(d.user.id, d.application?.id);
+    }
+    if (typeof packet.s !== "number" || !packet.t || !cursor) return;
+    const session = live ?? saved;
+    const batch = cursor.batch(
+      JSON.stringify({
+        sessionId: session?.sessionId ?? "",
+        resumeURL: session?.resumeURL ?? "",
+        sequence: packet.s,
+      }),
+    );
+    if (MESSAGE_EVENTS.has(packet.t)) {
+      const d = packet.d as { channel_id?: string };
+      const channel = d.channel_id ? client.channels.cache.get(d.channel_id) : undefined;
+      const raw = {
+        t: packet.t,
+        s: packet.s,
+        d: packet.d,
+        ...(channel
+          ? {
+              channel: {
+                id: channel.id,
+                type: channel.type,
+                parent_id: "parentId" in channel ? (channel.parentId ?? null) : null,
+              },
+            }
+          : {}),
+      };
+      void batch.item().track(sink.receive(raw).ack);
+    }
+    void batch.seal();
+  };
+  // Registered once, for the life of the receiver: reconnects and resumes reuse it.
+  client.on(Events.Raw, onPacket);
+  client.on(Events.ClientReady, () => health.set("up"));
+  client.on(Events.ShardResume, () => health.set("up"));
+  client.on(Events.ShardReconnecting, () => health.set("connecting", "reconnecting"));
+  client.on(Events.ShardDisconnect, (event) => health.set("down", `closed ${event.code}`));
+  client.on(Events.ShardError, (error) =>
+    sink.logger.warn({ err: error }, "discord gateway error"),
+  );
+  client.on(Events.Error, (error) => sink.logger.warn({ err: error }, "discord client error"));
+
+  let started = false;
+  return {
+    client,
+    async start() {
+      if (started) return;
+      started = true;
+      health.set("connecting");
+      // The session the last process finished up to: Discord replays the rest on RESUME.
+      cursor = sink.cursor(GATEWAY_CURSOR);
+      const text = await cursor.load();
+      const session = parseSession(text);
+      if (session?.sessionId) saved = session;
+      await client.login(token);
+    },
+    async stop() {
+      await client.destroy();
+      await cursor?.flushed();
+      health.set("down", "stopped");
+    },
+    health: health.get,
+  };
+}
