@@ -44,6 +44,7 @@ export const KNOWN_PLUGINS = [
   "@herald/plugin-discord",
   "@herald/plugin-matrix",
   "@herald/plugin-slack",
+  "@herald/plugin-googlechat",
   "@herald/plugin-qa-channel",
 ];
 

@@ -1,0 +1,166 @@
+/**
+ * Normalization of Chat app events and the webhook path end to end: MESSAGE in a space, in a
+ * thread and in a DM; ADDED_TO_SPACE / REMOVED_FROM_SPACE as typed events; dedupe on
+ * `message.name` across redeliveries; malformed events dead-lettered with the field path.
+ */
+import { ReceiveValidationError } from "@herald/plugin-sdk/channel-message";
+import { eventually } from "@herald/plugin-sdk/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { createReceive } from "./receive.ts";
+import { ALICE, FAKE_APP, FakeGoogleChat } from "./testing/FakeGoogleChat.ts";
+import { type GoogleChatRun, openGoogleChatRun } from "./testing/fixture.ts";
+
+let open: GoogleChatRun | undefined;
+let fake: FakeGoogleChat | undefined;
+afterEach(async () => {
+  await open?.close();
+  await fake?.close();
+  open = undefined;
+  fake = undefined;
+});
+
+const ctx = { channel: "googlechat", accountId: "main", receivedAt: 0 };
+
+describe("normalize", () => {
+  it("a top-level message in a space: group target, threadAnchor = its thread.name, never the message name", async () => {
+    fake = await FakeGoogleChat.start();
+    const space = fake.createSpace("SPACE").name;
+    const message = fake.store.add({
+      space,
+      thread: fake.store.newThread(space),
+      sender: ALICE,
+      text: "hi **bot**",
+    });
+    const out = await createReceive().normalize(fake.messageEvent(message), ctx);
+    expect(out).toMatchObject({
+      direction: "inbound",
+      channel: "googlechat",
+      accountId: "main",
+      target: { kind: "group", id: space },
+      platformMessageId: message.name,
+      threadAnchor: { threadId: message.thread },
+      sender: { id: ALICE.name, displayName: "Alice", isBot: false },
+      body: { markdown: "hi **bot**" },
+    });
+    expect("threadAnchor" in out && out.threadAnchor?.threadId).toMatch(
+      /^spaces\/[^/]+\/threads\//,
+    );
+  });
+
+  it("a reply inside a thread targets that thread", async () => {
+    fake = await FakeGoogleChat.start();
+    const space = fake.createSpace("SPACE").name;
+    const thread = fake.store.newThread(space);
+    fake.store.add({ space, thread, sender: ALICE, text: "root" });
+    const reply = fake.store.add({ space, thread, sender: ALICE, text: "in thread" });
+    const out = await createReceive().normalize(fake.messageEvent(reply), ctx);
+    expect(out).toMatchObject({
+      target: { kind: "thread", id: space, threadId: thread },
+      threadAnchor: { threadId: thread },
+    });
+  });
+
+  it("a DM is detected from the space type and gets no thread anchor", async () => {
+    fake = await FakeGoogleChat.start();
+    const space = fake.createSpace("DIRECT_MESSAGE").name;
+    const message = fake.store.add({
+      space,
+      thread: fake.store.newThread(space),
+      sender: ALICE,
+      text: "psst",
+    });
+    const out = await createReceive().normalize(fake.messageEvent(message), ctx);
+    expect(out).toMatchObject({ target: { kind: "direct", id: space } });
+    expect("threadAnchor" in out ? out.threadAnchor : undefined).toBeUndefined();
+    // The older event format says so with `type: "DM"` only.
+    const legacy = { ...fake.messageEvent(message), space: { name: space, type: "DM" } };
+    const old = await createReceive().normalize(
+      { ...legacy, message: { ...fake.store.toJson(message), space: { name: space, type: "DM" } } },
+      ctx,
+    );
+    expect(old).toMatchObject({ target: { kind: "direct" } });
+  });
+
+  it("ADDED_TO_SPACE and REMOVED_FROM_SPACE are member_joined / member_left events", async () => {
+    fake = await FakeGoogleChat.start();
+    const space = fake.createSpace("SPACE").name;
+    const joined = await createReceive().normalize(
+      fake.membershipEvent("ADDED_TO_SPACE", space),
+      ctx,
+    );
+    expect(joined).toMatchObject({
+      kind: "event",
+      type: "member_joined",
+      target: { kind: "group", id: space },
+      actor: { id: ALICE.name },
+      members: [{ id: "users/app", isSelf: true }],
+    });
+    const left = await createReceive().normalize(
+      fake.membershipEvent("REMOVED_FROM_SPACE", space),
+      ctx,
+    );
+    expect(left).toMatchObject({ kind: "event", type: "member_left" });
+  });
+
+  it("other event types are ignored with the reason; malformed ones throw with the field path", async () => {
+    const receive = createReceive();
+    expect(
+      await receive.normalize({ type: "CARD_CLICKED", space: { name: "spaces/A" } }, ctx),
+    ).toMatchObject({ kind: "ignore", reason: "event_type", detail: "CARD_CLICKED" });
+    const bad = async (raw: unknown) => {
+      try {
+        await receive.normalize(raw, ctx);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    const noMessage = await bad({ type: "MESSAGE", space: { name: "spaces/A" } });
+    expect(noMessage).toBeInstanceOf(ReceiveValidationError);
+    expect(String((noMessage as Error).message)).toContain("message");
+    const badName = await bad({
+      type: "MESSAGE",
+      space: { name: "spaces/A" },
+      message: { name: "not-a-name", sender: { name: "users/1" } },
+    });
+    expect(String((badName as Error).message)).toContain("message.name");
+  });
+
+  it("the app's own messages are self (users/app)", () => {
+    expect(createReceive().selfIds?.("main")).toContain(FAKE_APP.name);
+  });
+});
+
+describe("the webhook path end to end", () => {
+  it("dedupes on message.name: a redelivered event is processed once", async () => {
+    open = await openGoogleChatRun({ receiver: true });
+    const t = open;
+    const space = t.fake.createSpace().name;
+    const { message } = t.fake.userPost({ space, text: "once please" });
+    await eventually(
+      () => t.run.outcomes,
+      (o) => o.length === 1,
+    );
+    t.fake.redeliver(message.name);
+    await eventually(
+      () => t.run.outcomes,
+      (o) => o.length === 2,
+    );
+    expect(t.run.outcomes.map((o) => o.status)).toEqual(["processed", "duplicate"]);
+    expect(t.run.handled).toHaveLength(1);
+    expect(t.fake.deliveries.map((d) => d.status)).toEqual([200, 200]);
+  });
+
+  it("a membership event reaches the typed event handlers, never a turn", async () => {
+    open = await openGoogleChatRun({ receiver: true });
+    const t = open;
+    const space = t.fake.createSpace().name;
+    t.fake.deliver(t.fake.membershipEvent("ADDED_TO_SPACE", space));
+    await eventually(
+      () => t.run.outcomes,
+      (o) => o.length === 1,
+    );
+    expect(t.run.handled).toEqual([]);
+    expect(t.fake.deliveries[0]?.status).toBe(200);
+  });
+});

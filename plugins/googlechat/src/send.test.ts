@@ -1,0 +1,351 @@
+/**
+ * Sends against the fake Chat API through the real client and a real runtime: requestId /
+ * messageId semantics, threads (C21, C35), per-space 429s without Retry-After (C37), edits,
+ * deletes, reconciliation by GET, cards.
+ */
+import type { MessageTarget } from "@herald/plugin-sdk/channel-message";
+import { afterEach, describe, expect, it } from "vitest";
+import { accessTokenCredentials } from "./auth.ts";
+import { createChatApi } from "./client.ts";
+import { classifyError } from "./errors.ts";
+import { clientMessageId, REPLY_OPTION, requestIdOf } from "./send.ts";
+import { ALICE, FAKE_ACCESS_TOKEN } from "./testing/FakeGoogleChat.ts";
+import { type GoogleChatRun, openGoogleChatRun } from "./testing/fixture.ts";
+import { visibleOf } from "./testing/harness.ts";
+
+let open: GoogleChatRun | undefined;
+afterEach(async () => {
+  await open?.close();
+  open = undefined;
+});
+
+async function start(options: Parameters<typeof openGoogleChatRun>[0] = {}) {
+  open = await openGoogleChatRun(options);
+  return open;
+}
+
+/** The Chat API face the adapter uses, for wire-level checks of the fake. */
+const apiOf = (t: GoogleChatRun) =>
+  createChatApi({
+    rootUrl: t.fake.rootUrl,
+    auth: accessTokenCredentials(FAKE_ACCESS_TOKEN).auth,
+    timeoutMs: 5_000,
+  });
+
+const texts = (t: GoogleChatRun, space: string, thread?: string) =>
+  t.fake.store
+    .messages({ space })
+    .filter((m) => (thread ? !m.root && m.thread === thread : m.root))
+    .map((m) => visibleOf(t.fake, m).text);
+
+describe("the fake Chat API", () => {
+  it("a repeated requestId returns the stored message unchanged, even with another body", async () => {
+    const t = await start();
+    const api = apiOf(t);
+    const space = t.fake.createSpace().name;
+    const first = await api.create({
+      parent: space,
+      requestId: "r-1",
+      messageId: "client-abc",
+      requestBody: { text: "first" },
+    });
+    const again = await api.create({
+      parent: space,
+      requestId: "r-1",
+      messageId: "client-abc",
+      requestBody: { text: "second" },
+    });
+    expect(again.name).toBe(first.name);
+    expect(texts(t, space)).toEqual(["first"]);
+    // The client-assigned id names it too.
+    expect((await api.get(`${space}/messages/client-abc`)).name).toBe(first.name);
+    // Reused by another request: 409 ALREADY_EXISTS, a conflict.
+    const reused = await api
+      .create({
+        parent: space,
+        requestId: "r-2",
+        messageId: "client-abc",
+        requestBody: { text: "x" },
+      })
+      .catch((e: unknown) => e);
+    expect(classifyError(reused)).toMatchObject({ kind: "conflict", evidence: "not_dispatched" });
+  });
+
+  it("a thread name without the reply option starts a new thread; a message name as thread name is a 400", async () => {
+    const t = await start();
+    const api = apiOf(t);
+    const space = t.fake.createSpace().name;
+    const { message: root } = t.fake.userPost({ space, text: "question" });
+    const loose = await api.create({
+      parent: space,
+      requestId: "r-a",
+      messageId: "client-a",
+      requestBody: { text: "no option", thread: { name: root.thread } },
+    });
+    expect(loose.thread?.name).not.toBe(root.thread);
+    const joined = await api.create({
+      parent: space,
+      requestId: "r-b",
+      messageId: "client-b",
+      messageReplyOption: REPLY_OPTION,
+      requestBody: { text: "with option", thread: { name: root.thread } },
+    });
+    expect(joined.thread?.name).toBe(root.thread);
+    const wrong = await api
+      .create({
+        parent: space,
+        requestId: "r-c",
+        messageId: "client-c",
+        messageReplyOption: REPLY_OPTION,
+        requestBody: { text: "bad", thread: { name: root.name } },
+      })
+      .catch((e: unknown) => e);
+    expect(classifyError(wrong)).toMatchObject({
+      kind: "invalid_payload",
+      platformCode: "INVALID_ARGUMENT",
+    });
+  });
+});
+
+describe("send", () => {
+  it("sends with a requestId and a client-assigned messageId from the unit key", async () => {
+    const t = await start();
+    const space = t.fake.createSpace().name;
+    const receipt = await t.run.runtime.send(
+      t.run.message("googlechat", { kind: "group", id: space }, "hello"),
+      { idempotencyKey: "k-1" },
+    );
+    const [create] = t.fake.creates;
+    expect(create?.messageId).toBe(clientMessageId("k-1#0"));
+    expect(create?.messageId).toMatch(/^client-[a-z0-9]{40,56}$/);
+    expect(create?.requestId).toBe(requestIdOf("k-1#0"));
+    expect(create?.messageReplyOption).toBeUndefined();
+    expect(receipt.platformMessageIds).toEqual(t.fake.store.messages({ space }).map((m) => m.name));
+  });
+
+  it("C21: two creates for the same turn thread and a long reply all land in the inbound's thread, each with the reply option", async () => {
+    const t = await start({ config: { maxTextLength: 40 } });
+    const space = t.fake.createSpace().name;
+    const { message: inbound } = t.fake.userPost({ space, text: "a question" });
+    const thread: MessageTarget = {
+      kind: "thread",
+      id: space,
+      parentId: space,
+      threadId: inbound.thread,
+    };
+    await t.run.runtime.send(t.run.message("googlechat", thread, "log entry one"));
+    await t.run.runtime.send(t.run.message("googlechat", thread, "log entry two"));
+    const long = Array.from({ length: 30 }, (_, i) => `word${i}`).join(" ");
+    const reply = await t.run.runtime.send(
+      t.run.message("googlechat", { kind: "group", id: space }, long, {
+        relation: { kind: "reply", replyToId: inbound.name, threadId: inbound.thread },
+      }),
+    );
+    expect(reply.platformMessageIds.length).toBeGreaterThanOrEqual(3);
+    for (const create of t.fake.creates) {
+      expect(create.body.thread).toEqual({ name: inbound.thread });
+      expect(create.messageReplyOption).toBe(REPLY_OPTION);
+    }
+    expect(texts(t, space, inbound.thread).join(" ")).toBe(`log entry one log entry two ${long}`);
+    expect(texts(t, space)).toEqual(["a question"]);
+  });
+
+  it("C35: a message name passed as thread name is never sent; one top-level post with the reason recorded, later chunks follow it", async () => {
+    const t = await start({ config: { maxTextLength: 30 } });
+    const space = t.fake.createSpace().name;
+    const { message: inbound } = t.fake.userPost({ space, text: "q" });
+    const target: MessageTarget = { kind: "thread", id: space, threadId: inbound.name };
+    const text = "alpha beta gamma delta epsilon zeta eta theta iota kappa";
+    const receipt = await t.run.runtime.send(t.run.message("googlechat", target, text), {
+      idempotencyKey: "c35",
+    });
+    expect(t.fake.creates.every((c) => c.body.thread === undefined)).toBe(true);
+    expect(t.fake.creates).toHaveLength(receipt.parts.length);
+    expect(texts(t, space).slice(1).join(" ")).toBe(text);
+    expect(receipt.parts[0]?.raw).toMatchObject({
+      threadFallback: expect.stringContaining("is a message name"),
+    });
+    expect(t.run.logLines.some((l) => l.includes("posting top-level once (C35)"))).toBe(true);
+  });
+
+  it("C35: the platform's 400 invalid thread resource name gets one top-level fallback; a permanent 4xx never loops", async () => {
+    const t = await start();
+    const space = t.fake.createSpace().name;
+    const stale = `${space}/threads/gone`;
+    t.fake.faults.failNext(
+      { kind: "status", status: 400, description: `Invalid thread resource name: ${stale}` },
+      { op: "send" },
+    );
+    const receipt = await t.run.runtime.send(
+      t.run.message("googlechat", { kind: "thread", id: space, threadId: stale }, "answer"),
+    );
+    expect(texts(t, space)).toEqual(["answer"]);
+    expect(receipt.parts[0]?.raw).toMatchObject({
+      threadFallback: expect.stringContaining("refused thread"),
+    });
+    // A 400 that is not about the thread fails the send once, without replays.
+    t.fake.faults.failNext(
+      { kind: "status", status: 400, description: "Message cannot be empty." },
+      { op: "send", times: 5 },
+    );
+    const before = t.fake.server.calls.filter((c) => c.op === "send").length;
+    await t.run.runtime
+      .send(t.run.message("googlechat", { kind: "thread", id: space, threadId: stale }, "x"), {
+        idempotencyKey: "perm",
+      })
+      .catch(() => {});
+    expect((await t.run.settled("perm")).status).toBe("failed");
+    expect(t.fake.server.calls.filter((c) => c.op === "send").length - before).toBe(1);
+  });
+
+  it("C37: three chunks to a space limited to one write per second: 429 without Retry-After, backoff, the same keys, all three once and in order in the thread; other spaces keep flowing", async () => {
+    const t = await start({
+      fake: { writesPerSecondPerSpace: 1 },
+      config: { maxTextLength: 20 },
+      run: { delivery: { pollIntervalMs: 10, backoff: { baseMs: 300, maxMs: 2_000 } } },
+    });
+    const space = t.fake.createSpace().name;
+    const other = t.fake.createSpace().name;
+    const { message: inbound } = t.fake.userPost({ space, text: "q" });
+    const thread: MessageTarget = { kind: "thread", id: space, threadId: inbound.thread };
+    await t.run.runtime.enqueue(
+      t.run.message("googlechat", thread, "chunk-one aaaa chunk-two bbbb chunk-three cc"),
+      { idempotencyKey: "c37" },
+    );
+    const started = Date.now();
+    await t.run.runtime.send(
+      t.run.message("googlechat", { kind: "group", id: other }, "elsewhere"),
+    );
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const intent = await t.run.settled("c37", 20_000);
+    expect(intent.status).toBe("sent");
+    const limited = t.fake.server.calls.filter((c) => c.outcome === "ok 429");
+    expect(limited.length).toBeGreaterThan(0);
+    expect(texts(t, space, inbound.thread)).toEqual([
+      "chunk-one aaaa",
+      "chunk-two bbbb",
+      "chunk-three cc",
+    ]);
+    expect(texts(t, other)).toEqual(["elsewhere"]);
+    // Every retry of a unit carried that unit's keys.
+    const keys = new Map<string, Set<string>>();
+    for (const c of t.fake.creates.filter((c) => c.space === space)) {
+      keys.set(
+        String(c.messageId),
+        (keys.get(String(c.messageId)) ?? new Set()).add(String(c.requestId)),
+      );
+    }
+    expect(keys.size).toBe(3);
+    for (const ids of keys.values()) expect(ids.size).toBe(1);
+    const failure = intent.failure;
+    expect(failure === undefined || failure.kind === "rate_limit").toBe(true);
+  });
+
+  it("C37 variant: chunk 3 answered 500 after the fake stored it: the same key returns the stored message, no duplicate", async () => {
+    const t = await start({ config: { maxTextLength: 20 } });
+    const space = t.fake.createSpace().name;
+    t.fake.answerAfterStore({ status: 500 }, 2);
+    await t.run.runtime.enqueue(
+      t.run.message(
+        "googlechat",
+        { kind: "group", id: space },
+        "chunk-one aaaa chunk-two bbbb chunk-three cc",
+      ),
+      { idempotencyKey: "c37b" },
+    );
+    expect((await t.run.settled("c37b", 15_000)).status).toBe("sent");
+    expect(texts(t, space)).toEqual(["chunk-one aaaa", "chunk-two bbbb", "chunk-three cc"]);
+  });
+
+  it("edits with an updateMask and deletes; a message already gone is deleted", async () => {
+    const t = await start();
+    const space = t.fake.createSpace().name;
+    const target = { kind: "group", id: space } as const;
+    const receipt = await t.run.runtime.send(t.run.message("googlechat", target, "draft"));
+    const edited = await t.run.runtime.edit(receipt, t.run.message("googlechat", target, "final"));
+    expect(texts(t, space)).toEqual(["final"]);
+    const [stored] = t.fake.store.messages({ space });
+    expect(stored?.lastUpdateTime).toBeDefined();
+    const message = t.run.message("googlechat", target, "final");
+    await t.run.runtime.delete(edited, message);
+    expect(texts(t, space)).toEqual([]);
+    await expect(
+      t.run.runtime.delete(edited, message, { idempotencyKey: "delete-again" }),
+    ).resolves.toBeUndefined();
+  });
+
+  it("reconciles by GET on the client-assigned id", async () => {
+    const t = await start();
+    const space = t.fake.createSpace().name;
+    const adapter = t.adapter;
+    const reconcile = adapter.send.reconcileUnknownSend;
+    if (!reconcile) throw new Error("no reconciler");
+    const message = t.run.message("googlechat", { kind: "group", id: space }, "lost answer");
+    const batch = await adapter.render.render(message, {
+      idempotencyKey: "rec",
+      capabilities: adapter.capabilities,
+    });
+    const ctx = {
+      channel: "googlechat",
+      message,
+      attempt: 1,
+      idempotencyKey: "rec",
+      unitIdempotencyKey: "rec#0",
+      signal: new AbortController().signal,
+      log: t.run.logger,
+    };
+    expect(await reconcile(ctx, batch.units)).toEqual({ status: "not_sent" });
+    const unit = batch.units[0];
+    if (!unit) throw new Error("no unit");
+    await adapter.send.send(ctx, unit);
+    const found = await reconcile(ctx, batch.units);
+    expect(found).toMatchObject({ status: "sent", parts: [{ index: 0 }] });
+    expect(found.status === "sent" && found.parts[0]?.platformMessageId).toBe(
+      t.fake.store.messages({ space })[0]?.name,
+    );
+  });
+
+  it("sends a card as cardsV2 with its plain-text fallback", async () => {
+    const t = await start();
+    const space = t.fake.createSpace().name;
+    await t.run.runtime.send(
+      t.run.message("googlechat", { kind: "group", id: space }, "see below", {
+        card: {
+          title: "Deploy",
+          fields: [{ label: "env", value: "**prod**" }],
+          actions: [{ kind: "button", label: "Approve", id: "approve" }],
+        },
+      }),
+    );
+    const [text, card] = t.fake.store.messages({ space });
+    expect(text && t.fake.store.textOf(text)).toBe("see below");
+    expect(card?.fallbackText).toContain("Deploy");
+    expect(card?.cardsV2).toEqual([
+      expect.objectContaining({
+        cardId: "herald-card",
+        card: expect.objectContaining({ header: { title: "Deploy" } }),
+      }),
+    ]);
+  });
+
+  it("a quote reply quotes the inbound on the first chunk only", async () => {
+    const t = await start({ config: { maxTextLength: 20 } });
+    const space = t.fake.createSpace().name;
+    const { message: inbound } = t.fake.userPost({ space, text: "question", sender: ALICE });
+    await t.run.runtime.send(
+      t.run.message(
+        "googlechat",
+        { kind: "group", id: space },
+        "first part here and a second part",
+        {
+          relation: { kind: "reply", replyToId: inbound.name, placement: "quote" },
+        },
+      ),
+    );
+    const ours = t.fake.store.messages({ space }).filter((m) => m.sender.type === "BOT");
+    expect(ours.map((m) => m.quoted ?? null)).toEqual([
+      inbound.name,
+      ...ours.slice(1).map(() => null),
+    ]);
+  });
+});
