@@ -14,6 +14,8 @@ import {
   type ChannelAccount,
   type ChannelAccountDeps,
   type ChannelMessageAdapter,
+  type ChannelReceiver,
+  type ChannelReceiverSink,
   defineChannelMessageAdapter,
   defineChannelPlugin,
   type MessageCapabilities,
@@ -28,6 +30,8 @@ import { MatrixHttp } from "./client.ts";
 import { type MatrixConfig, matrixConfigSchema } from "./config.ts";
 import { createLive } from "./live.ts";
 import { matrixOrigin } from "./origin.ts";
+import { createReceive } from "./receive.ts";
+import { createSyncReceiver } from "./receiver.ts";
 import { createRender } from "./render.ts";
 import { EncryptedRooms } from "./rooms.ts";
 import { createSend, roomIdOf } from "./send.ts";
@@ -61,6 +65,14 @@ export {
   ORIGIN_CONTENT_KEY,
   SENT_CONTENT_KEY,
 } from "./origin.ts";
+export {
+  createReceive,
+  type MatrixInbound,
+  matrixInboundSchema,
+  type ReceiveIdentity,
+  stripReplyFallback,
+} from "./receive.ts";
+export { createSyncReceiver, type SyncReceiverOptions } from "./receiver.ts";
 export {
   CONTENT_OVERHEAD_BYTES,
   type MatrixUnitPayload,
@@ -157,13 +169,48 @@ export function createMatrixAdapter(
     send: createSend({ http, rooms, maxContentBytes: config.maxContentBytes, accessToken }),
     origin: matrixOrigin,
     live: createLive(http, config, userId),
+    receive: createReceive({ userId }),
     // Sends, edits and redactions of one room share one route: a 429 pauses the whole room.
     rateLimitRoute: (call) => `room:${roomIdOf(call.target)}`,
   });
 }
 
 /**
- * Opens one account: `/versions` and `/whoami` (identity and device check), then the adapter.
+ * Builds the `/sync` receiver of one account.
+ *
+ * @param identity - the `/whoami` identity, when known; else `config.userId`.
+ * @param parts - the adapter's client and encrypted-room marks, to share them (an account).
+ */
+export function createMatrixReceiver(
+  config: MatrixConfig,
+  accessToken: string,
+  sink: ChannelReceiverSink,
+  identity?: MatrixIdentity,
+  parts?: MatrixAccountParts,
+): ChannelReceiver {
+  const userId = identity?.userId ?? config.userId;
+  const http =
+    parts?.http ??
+    new MatrixHttp({
+      homeserverUrl: config.homeserverUrl,
+      accessToken,
+      deviceId: config.deviceId,
+      timeoutMs: config.requestTimeoutMs,
+      ...(userId !== undefined ? { userId } : {}),
+    });
+  return createSyncReceiver({
+    http,
+    sink,
+    config: config.sync,
+    userId,
+    rooms: parts?.rooms ?? new EncryptedRooms(),
+    requestTimeoutMs: config.requestTimeoutMs,
+  });
+}
+
+/**
+ * Opens one account: `/versions` and `/whoami` (identity and device check), then the adapter
+ * and the `/sync` receiver, sharing one client and the encrypted-room marks.
  *
  * @throws ChannelAccountError when the token, user id or device id is wrong (see `whoami`).
  */
@@ -173,9 +220,19 @@ export async function createMatrixAccount(
 ): Promise<ChannelAccount> {
   const accessToken = deps.secret(config.accessTokenEnv);
   const identity = await whoami(config, accessToken, deps.accountId, deps.signal);
-  const adapter = createMatrixAdapter(config, accessToken, identity);
+  const http = new MatrixHttp({
+    homeserverUrl: config.homeserverUrl,
+    accessToken,
+    userId: identity.userId,
+    deviceId: identity.deviceId,
+    timeoutMs: config.requestTimeoutMs,
+  });
+  const parts: MatrixAccountParts = { http, rooms: new EncryptedRooms() };
+  const adapter = createMatrixAdapter(config, accessToken, identity, parts);
+  const receiver = createMatrixReceiver(config, accessToken, deps.sink, identity, parts);
   return {
     adapter,
+    receiver,
     identity: { id: identity.userId, name: identity.userId },
     close: async () => {},
   };
@@ -186,6 +243,8 @@ const matrix = defineChannelPlugin<MatrixConfig>({
   id: MATRIX_CHANNEL_ID,
   configSchema: matrixConfigSchema,
   createAdapter: (config, deps) => createMatrixAdapter(config, deps.secret(config.accessTokenEnv)),
+  createReceiver: (config, sink, deps) =>
+    createMatrixReceiver(config, deps.secret(config.accessTokenEnv), sink),
   createAccount: createMatrixAccount,
   checkCredentials: (config, deps) => checkMatrixCredentials(config, deps),
 });

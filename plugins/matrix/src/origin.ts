@@ -30,6 +30,10 @@ const heraldOriginSchema = z.object({
 
 const eventWithContent = z.object({ content: z.record(z.string(), z.unknown()) });
 
+/** The event of a raw inbound: the receiver's `{ room_id, event }`, or a bare event. */
+const eventOf = (raw: unknown): unknown =>
+  raw && typeof raw === "object" && "event" in raw ? (raw as { event: unknown }).event : raw;
+
 /** The content keys to add for an origin (only herald's own origins are encoded). */
 export function encodeOrigin(
   origin: MessageOrigin | undefined,
@@ -40,7 +44,7 @@ export function encodeOrigin(
 
 /** Reads a herald origin from a Matrix event's content; anything else is not ours. */
 export function decodeOrigin(raw: unknown): MessageOrigin | undefined {
-  const event = eventWithContent.safeParse(raw);
+  const event = eventWithContent.safeParse(eventOf(raw));
   if (!event.success) return undefined;
   const tagged = heraldOriginSchema.safeParse(event.data.content[ORIGIN_CONTENT_KEY]);
   return tagged.success ? tagged.data : undefined;
@@ -48,7 +52,7 @@ export function decodeOrigin(raw: unknown): MessageOrigin | undefined {
 
 /** True when the event's content carries herald's sent marker. */
 export function isHeraldSent(raw: unknown): boolean {
-  const event = eventWithContent.safeParse(raw);
+  const event = eventWithContent.safeParse(eventOf(raw));
   return event.success && typeof event.data.content[SENT_CONTENT_KEY] === "object";
 }
 

@@ -63,6 +63,15 @@ export const OTHER_FAKE_BOT: FakeMatrixUser = {
   bot: true,
 };
 
+/** A second herald bot account (the two-accounts contract test). */
+export const SECOND_FAKE_BOT: FakeMatrixUser = {
+  userId: "@herald2:fake.test",
+  password: "second-password",
+  accessToken: "syt_aGVyYWxkMg_secondBotTokenForTests_5Rt8",
+  deviceId: "HERALDDEV2",
+  bot: true,
+};
+
 /** Options of {@link FakeHomeserver}. */
 export type FakeHomeserverOptions = {
   /** Accounts besides the defaults ({@link FAKE_BOT}, {@link ALICE}, {@link OTHER_FAKE_BOT}). */
@@ -118,7 +127,7 @@ export class FakeHomeserver {
   constructor(options: FakeHomeserverOptions = {}) {
     this.#options = options;
     this.#clock = options.clock ?? Date.now;
-    this.users = [FAKE_BOT, ALICE, OTHER_FAKE_BOT, ...(options.users ?? [])];
+    this.users = [FAKE_BOT, ALICE, OTHER_FAKE_BOT, SECOND_FAKE_BOT, ...(options.users ?? [])];
     this.rooms = new FakeRooms({ clock: this.#clock });
     this.server = new FakePlatformServer({
       wire: { errorBody: matrixErrorBody },
@@ -155,11 +164,18 @@ export class FakeHomeserver {
     return this.users.find((u) => u.accessToken === token);
   }
 
-  /** Creates a room with the bot and Alice joined (plus `members`). */
+  /**
+   * Creates a room: a direct one with the bot and Alice, a group one with both herald bots,
+   * Alice and another bot (unless `members` says).
+   */
   createRoom(
     input: { name?: string; members?: string[]; encrypted?: boolean; direct?: boolean } = {},
   ): FakeRoom {
-    const members = input.members ?? [FAKE_BOT.userId, ALICE.userId, OTHER_FAKE_BOT.userId];
+    const members =
+      input.members ??
+      (input.direct
+        ? [FAKE_BOT.userId, ALICE.userId]
+        : [FAKE_BOT.userId, ALICE.userId, OTHER_FAKE_BOT.userId, SECOND_FAKE_BOT.userId]);
     return this.rooms.createRoom({ ...input, members });
   }
 
@@ -175,6 +191,7 @@ export class FakeHomeserver {
     replyTo?: string;
     content?: Record<string, unknown>;
   }): FakeEvent {
+    const user = this.users.find((u) => u.userId === input.sender);
     const relation = input.thread
       ? {
           rel_type: "m.thread",
@@ -190,7 +207,8 @@ export class FakeHomeserver {
       type: "m.room.message",
       sender: input.sender,
       content: {
-        msgtype: "m.text",
+        // Bots post notices (the spec's convention, and how herald tells a bot author).
+        msgtype: user?.bot ? "m.notice" : "m.text",
         body: input.body,
         ...(relation ? { "m.relates_to": relation } : {}),
         ...input.content,

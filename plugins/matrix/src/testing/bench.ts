@@ -4,11 +4,23 @@
  *
  * @module
  */
-import type { ChannelMessageAdapter, MessageTarget } from "@herald/plugin-sdk/channel-message";
-import { type DeliveryOptions, openTestRun, type TestRun } from "@herald/plugin-sdk/testing";
+import type {
+  ChannelMessageAdapter,
+  ChannelReceiver,
+  MessageTarget,
+} from "@herald/plugin-sdk/channel-message";
+import {
+  type DeliveryOptions,
+  type MessageReceiveContext,
+  openTestRun,
+  type ReceiveRuntimeOptions,
+  type TestRun,
+} from "@herald/plugin-sdk/testing";
 import { onTestFinished } from "vitest";
+import { MatrixHttp } from "../client.ts";
 import type { MatrixConfigInput } from "../config.ts";
-import { createMatrixAdapter } from "../index.ts";
+import { createMatrixAdapter, createMatrixReceiver, type MatrixAccountParts } from "../index.ts";
+import { EncryptedRooms } from "../rooms.ts";
 import { FakeHomeserver, type FakeHomeserverOptions } from "./FakeHomeserver.ts";
 import { connectionOf, type MatrixConnection, testConfig } from "./harness.ts";
 
@@ -17,6 +29,10 @@ export type Bench = TestRun & {
   fake: FakeHomeserver;
   adapter: ChannelMessageAdapter;
   connection: MatrixConnection;
+  /** The client and encrypted-room marks the adapter and the receiver share. */
+  parts: MatrixAccountParts;
+  /** Starts the account's `/sync` receiver (stopped when the test ends). */
+  startReceiver(): Promise<ChannelReceiver>;
   /** A new room with the bot, Alice and another bot; its target. */
   room(kind?: "group" | "direct"): { roomId: string; target: MessageTarget };
   /** An outbound message of the matrix channel. */
@@ -37,6 +53,8 @@ export type BenchOptions = {
   storePath?: string;
   /** Close the fake when the test ends. @defaultValue true unless `on` is given */
   closeFake?: boolean;
+  receive?: Omit<ReceiveRuntimeOptions, "handler">;
+  handler?: (ctx: MessageReceiveContext) => Promise<void> | void;
 };
 
 /** Opens a bench for the current test. */
@@ -44,13 +62,22 @@ export async function openBench(options: BenchOptions = {}): Promise<Bench> {
   const fake = options.on ?? (await FakeHomeserver.start(options.fake));
   const connection = connectionOf(fake);
   const config = testConfig(connection, options.config);
-  const adapter = createMatrixAdapter(config, connection.accessToken, {
-    userId: connection.userId,
-    deviceId: connection.deviceId,
-  });
+  const identity = { userId: connection.userId, deviceId: connection.deviceId };
+  const parts: MatrixAccountParts = {
+    http: new MatrixHttp({
+      homeserverUrl: connection.homeserverUrl,
+      accessToken: connection.accessToken,
+      ...identity,
+      timeoutMs: config.requestTimeoutMs,
+    }),
+    rooms: new EncryptedRooms(),
+  };
+  const adapter = createMatrixAdapter(config, connection.accessToken, identity, parts);
   const run = await openTestRun({
     adapters: [adapter],
     accountId: "main",
+    ...(options.receive ? { receive: options.receive } : {}),
+    ...(options.handler ? { handler: options.handler } : {}),
     ...(options.delivery ? { delivery: options.delivery } : {}),
     ...(options.storePath ? { storePath: options.storePath } : {}),
   });
@@ -62,6 +89,19 @@ export async function openBench(options: BenchOptions = {}): Promise<Bench> {
     fake,
     adapter,
     connection,
+    parts,
+    async startReceiver() {
+      const receiver = createMatrixReceiver(
+        config,
+        connection.accessToken,
+        run.sink(adapter.id, "main"),
+        identity,
+        parts,
+      );
+      run.onClose(() => receiver.stop?.());
+      await receiver.start?.();
+      return receiver;
+    },
     room(kind: "group" | "direct" = "group") {
       const room = fake.createRoom({ direct: kind === "direct" });
       return { roomId: room.id, target: { kind, id: room.id } as MessageTarget };

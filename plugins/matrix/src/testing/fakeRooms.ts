@@ -59,6 +59,8 @@ export class FakeRooms {
   readonly rooms = new Map<string, FakeRoom>();
   /** Every event, in stream order. */
   readonly events: FakeEvent[] = [];
+  /** Events handed over again at a later stream position (a platform redelivery). */
+  readonly redeliveries: Array<{ stream: number; event: FakeEvent }> = [];
   /** The txnId window in ms (switchable: 0 forgets every key). */
   txnTtlMs: number;
   /** Event ids handed out next, before random ones (tests that need an ordering). */
@@ -165,6 +167,26 @@ export class FakeRooms {
     }
     for (const l of this.#listeners) l(event);
     return event;
+  }
+
+  /**
+   * Delivers an event again: it shows up in `/sync` once more, at a new stream position (as
+   * after a homeserver-side replay), with the same event id.
+   */
+  redeliver(eventId: string): void {
+    const event = this.get(eventId);
+    if (!event) throw new Error(`fake homeserver: no event ${eventId}`);
+    this.redeliveries.push({ stream: ++this.#stream, event });
+    for (const l of this.#listeners) l(event);
+  }
+
+  /** Timeline entries after a stream position, redeliveries included, in stream order. */
+  entriesAfter(position: number | undefined): Array<{ stream: number; event: FakeEvent }> {
+    const all = [
+      ...this.events.map((event) => ({ stream: event.stream, event })),
+      ...this.redeliveries,
+    ].filter((e) => position === undefined || e.stream > position);
+    return all.sort((a, b) => a.stream - b.stream);
   }
 
   /** Subscribes to new events. @returns an unsubscribe function. */

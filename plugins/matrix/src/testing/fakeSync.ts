@@ -115,11 +115,12 @@ function visibleTo(fake: FakeHomeserver, user: FakeMatrixUser, e: FakeEvent): bo
 }
 
 function hasNews(fake: FakeHomeserver, user: FakeMatrixUser, since: number): boolean {
-  return fake.rooms.events.some(
-    (e) =>
-      e.stream > since &&
-      (visibleTo(fake, user, e) || (e.type === "m.room.member" && e.state_key === user.userId)),
-  );
+  return fake.rooms
+    .entriesAfter(since)
+    .some(
+      ({ event: e }) =>
+        visibleTo(fake, user, e) || (e.type === "m.room.member" && e.state_key === user.userId),
+    );
 }
 
 function waitForNews(
@@ -175,9 +176,7 @@ function syncResponse(
       continue;
     }
     if (!room.members.has(user.userId)) continue;
-    const fresh = fake.rooms.events.filter(
-      (e) => e.room_id === room.id && (since === undefined || e.stream > since),
-    );
+    const fresh = fake.rooms.entriesAfter(since).filter((e) => e.event.room_id === room.id);
     if (since !== undefined && fresh.length === 0) continue;
     const limited = fresh.length > limit;
     const timeline = fresh.slice(-limit);
@@ -188,10 +187,11 @@ function syncResponse(
         : [];
     join[room.id] = {
       timeline: {
-        events: timeline.map((e) => fake.clientEvent(e, user)),
+        events: timeline.map((e) => fake.clientEvent(e.event, user)),
         limited,
         prev_batch: tokenOf(first ? first.stream - 1 : fake.rooms.position),
       },
+      summary: { "m.joined_member_count": room.members.size },
       state: { events: state.map((e) => fake.clientEvent(e, user)) },
     };
   }

@@ -12,6 +12,8 @@
  */
 import type {
   ChannelMessageAdapter,
+  ChannelReceiver,
+  ChannelReceiverSink,
   MessageOrigin,
   MessageTarget,
 } from "@herald/plugin-sdk/channel-message";
@@ -27,10 +29,17 @@ import {
   type MatrixConfigInput,
   matrixConfigSchema,
 } from "../config.ts";
-import { createMatrixAdapter } from "../index.ts";
+import { createMatrixAdapter, createMatrixReceiver } from "../index.ts";
 import { ORIGIN_CONTENT_KEY } from "../origin.ts";
 import { eventRef } from "../send.ts";
-import { ALICE, FAKE_BOT, FakeHomeserver } from "./FakeHomeserver.ts";
+import {
+  ALICE,
+  FAKE_BOT,
+  FakeHomeserver,
+  type FakeMatrixUser,
+  OTHER_FAKE_BOT,
+  SECOND_FAKE_BOT,
+} from "./FakeHomeserver.ts";
 
 /** What the adapter needs to reach a fake (JSON, for crash-test children). */
 export type MatrixConnection = {
@@ -95,7 +104,28 @@ export type MatrixContractPlatform = {
     refuseConnections(): Promise<() => Promise<void>>;
     dropConnections(): void;
   };
+  readonly inbound: {
+    nativeOrigin: true;
+    post(
+      target: MessageTarget,
+      message: {
+        text: string;
+        author?: "user" | "other_bot" | "self" | "second_self";
+        origin?: MessageOrigin;
+      },
+    ): Promise<{ platformMessageId: string }>;
+    redeliver(platformMessageId: string): Promise<void>;
+  };
+  /** The second herald bot ({@link SECOND_FAKE_BOT}) as a second account. */
+  readonly secondAccount: { accountId: string; connection: MatrixConnection };
   close(): Promise<void>;
+};
+
+const AUTHORS: Record<string, FakeMatrixUser> = {
+  user: ALICE,
+  other_bot: OTHER_FAKE_BOT,
+  self: FAKE_BOT,
+  second_self: SECOND_FAKE_BOT,
 };
 
 /** The visible messages of a room (a thread's, or the top level), with herald's refs as ids. */
@@ -151,6 +181,32 @@ export function matrixContractPlatform(
     isTyping: (target) => fake.isTyping(target.id),
     calls: () => fake.server.calls,
     faults: fake.faults,
+    inbound: {
+      nativeOrigin: true,
+      async post(target, message) {
+        const sender = AUTHORS[message.author ?? "user"] ?? ALICE;
+        const event = fake.post({
+          room: target.id,
+          sender: sender.userId,
+          body: message.text,
+          ...(target.threadId !== undefined ? { thread: target.threadId } : {}),
+          ...(message.origin ? { content: { [ORIGIN_CONTENT_KEY]: message.origin } } : {}),
+        });
+        return { platformMessageId: eventRef(target.id, event.event_id) };
+      },
+      async redeliver(platformMessageId) {
+        fake.rooms.redeliver(platformMessageId.slice(platformMessageId.lastIndexOf(":") + 1));
+      },
+    },
+    secondAccount: {
+      accountId: "second",
+      connection: {
+        ...connection,
+        accessToken: SECOND_FAKE_BOT.accessToken,
+        userId: SECOND_FAKE_BOT.userId,
+        deviceId: SECOND_FAKE_BOT.deviceId,
+      },
+    },
     close: () => fake.close(),
   };
 }
@@ -171,6 +227,7 @@ export type MatrixContractHarness = {
     adapterDefaults?: boolean;
   }): Promise<MatrixContractPlatform>;
   createAdapter(connection: MatrixConnection): ChannelMessageAdapter;
+  createReceiver(connection: MatrixConnection, sink: ChannelReceiverSink): ChannelReceiver;
 };
 
 /**
@@ -197,6 +254,11 @@ export function matrixHarness(): MatrixContractHarness {
     },
     createAdapter: (c) =>
       createMatrixAdapter(testConfig(c), c.accessToken, { userId: c.userId, deviceId: c.deviceId }),
+    createReceiver: (c, sink) =>
+      createMatrixReceiver(testConfig(c), c.accessToken, sink, {
+        userId: c.userId,
+        deviceId: c.deviceId,
+      }),
   };
 }
 

@@ -20,6 +20,7 @@ export {
   type FakeMatrixUser,
   matrixErrorBody,
   OTHER_FAKE_BOT,
+  SECOND_FAKE_BOT,
 } from "./FakeHomeserver.ts";
 export { type FakeEvent, type FakeRoom, FakeRooms, type FakeRoomsOptions } from "./fakeRooms.ts";
 export {
