@@ -13,6 +13,7 @@ afterEach(async () => {
 const deps = (token: string) => ({
   accountId: "main",
   secret: (name: string) => {
+    if (name === "SLACK_SIGNING_SECRET") return FAKE_BOT.signingSecret;
     if (name !== "SLACK_BOT_TOKEN") throw new Error(`no secret ${name}`);
     return token;
   },

@@ -29,6 +29,8 @@ export type SlackIdentity = {
   appId?: string;
   /** The bot user's name. */
   userName?: string;
+  /** The workspace's URL (`https://acme.slack.com/`), for permalinks. */
+  url?: string;
 };
 
 /**
@@ -55,6 +57,7 @@ export async function readIdentity(client: WebClient): Promise<SlackIdentity> {
     teamId: me.team_id,
     ...(appId ? { appId } : {}),
     ...(me.user ? { userName: me.user } : {}),
+    ...(me.url ? { url: me.url } : {}),
   };
 }
 

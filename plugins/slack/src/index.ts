@@ -13,9 +13,12 @@ import {
   type ChannelAccount,
   type ChannelAccountDeps,
   type ChannelMessageAdapter,
+  type ChannelReceiver,
+  type ChannelReceiverSink,
   defineChannelMessageAdapter,
   defineChannelPlugin,
   type MessageCapabilities,
+  NotImplementedError,
   type RateLimitRouteInput,
 } from "@herald/plugin-sdk/channel-message";
 import {
@@ -29,11 +32,13 @@ import { type SlackConfig, slackConfigSchema } from "./config.ts";
 import { IdentityCell } from "./identity.ts";
 import { createLive } from "./live.ts";
 import { slackOrigin } from "./origin.ts";
+import { createReceive } from "./receive.ts";
 import { createReconcile } from "./reconcile.ts";
 import { createRender } from "./render.ts";
 import { createSend, DispatchLog } from "./send.ts";
 import { channelOf } from "./target.ts";
 import { notImplementedUploader } from "./upload.ts";
+import { createEventsReceiver } from "./webhook.ts";
 
 export {
   checkSlackCredentials,
@@ -69,7 +74,22 @@ export {
   unitMetadata,
 } from "./origin.ts";
 export type { SlackFilePayload, SlackTextPayload, SlackUnitPayload } from "./render.ts";
-export { messageRef, parseMessageRef, placementOf, type SlackPlacement } from "./target.ts";
+export {
+  messageRef,
+  parseMessageRef,
+  permalinkOf,
+  placementOf,
+  type SlackPlacement,
+} from "./target.ts";
+export {
+  checkSlackSignature,
+  createEventsReceiver,
+  type EventsAuthFailure,
+  type EventsReceiverOptions,
+  parseSlackBody,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+} from "./webhook.ts";
 
 /**
  * What the Slack channel can do under `config`: text up to `maxTextLength` UTF-16 units
@@ -190,6 +210,7 @@ export function createSlackAdapter(
     client,
     config,
     dispatches,
+    identity,
     uploader: notImplementedUploader,
     secrets,
   });
@@ -201,13 +222,64 @@ export function createSlackAdapter(
     send,
     origin: slackOrigin,
     live: createLive(config),
+    receive: createReceive({ identity, config }),
     rateLimitRoute: slackRateLimitRoute,
   });
 }
 
+/** Secrets a Slack receiver needs, by mode. */
+export type SlackReceiverSecrets = {
+  /** Events API: the app's signing secret. */
+  signingSecret?: string;
+  /** Socket Mode: the app-level token (`xapp-…`). */
+  appToken?: string;
+};
+
+/**
+ * Builds the receiver of one account: the Events API webhook (`receive.mode: "events"`).
+ *
+ * @throws TypeError when the Events API mode has no signing secret.
+ * @throws NotImplementedError for Socket Mode (`receive.mode: "socket"`) in this release.
+ */
+export function createSlackReceiver(
+  config: SlackConfig,
+  sink: ChannelReceiverSink,
+  secrets: SlackReceiverSecrets,
+  options: { clock?: () => number } = {},
+): ChannelReceiver {
+  const receive = config.receive;
+  if (receive.mode === "socket") {
+    throw new NotImplementedError(
+      "Slack Socket Mode",
+      'use the Events API (receive.mode "events")',
+    );
+  }
+  if (!secrets.signingSecret) {
+    throw new TypeError(
+      `the Slack Events API needs the signing secret in ${receive.signingSecretEnv}`,
+    );
+  }
+  return createEventsReceiver({
+    sink,
+    signingSecret: secrets.signingSecret,
+    config: receive,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+}
+
+/** The receiver secrets of `config`, read through `secret`. */
+function receiverSecrets(
+  config: SlackConfig,
+  secret: (name: string) => string,
+): SlackReceiverSecrets {
+  return config.receive.mode === "events"
+    ? { signingSecret: secret(config.receive.signingSecretEnv) }
+    : { appToken: secret(config.receive.appTokenEnv) };
+}
+
 /**
  * Opens one bot in one workspace: `auth.test` (identity and credentials check), then the
- * adapter with that identity.
+ * adapter with that identity and the receiver of `config.receive`.
  *
  * @throws ChannelAccountError when Slack rejects the token — the gateway stops this account and
  *   starts the others; a network failure throws a plain error (retried).
@@ -223,9 +295,16 @@ export async function createSlackAccount(
     timeoutMs: config.requestTimeoutMs,
   });
   const me = await identityOrAccountError(config, client, token, deps.accountId);
-  const adapter = createSlackAdapter(config, { token, identity: me });
+  const secrets = receiverSecrets(config, deps.secret);
+  const adapter = createSlackAdapter(config, {
+    token,
+    identity: me,
+    secrets: Object.values(secrets).filter((s): s is string => typeof s === "string"),
+  });
+  const receiver = createSlackReceiver(config, deps.sink, secrets);
   return {
     adapter,
+    receiver,
     identity: {
       id: me.userId,
       otherIds: [me.botId, ...(me.appId ? [me.appId] : [])],
@@ -241,6 +320,8 @@ const slack = defineChannelPlugin<SlackConfig>({
   configSchema: slackConfigSchema,
   createAdapter: (config, deps) =>
     createSlackAdapter(config, { token: deps.secret(config.tokenEnv) }),
+  createReceiver: (config, sink, deps) =>
+    createSlackReceiver(config, sink, receiverSecrets(config, deps.secret)),
   createAccount: createSlackAccount,
   checkCredentials: checkSlackCredentials,
 });

@@ -24,7 +24,12 @@ async function setup(extra: SlackConfigInput = {}, options: FakeSlackOptions = {
   const adapter = (more: SlackConfigInput = {}): ChannelMessageAdapter =>
     createSlackAdapter(
       testConfig(
-        { apiUrl: f.apiUrl, token: FAKE_BOT.token, unknownSendPolicy: "hold" },
+        {
+          apiUrl: f.apiUrl,
+          token: FAKE_BOT.token,
+          signingSecret: FAKE_BOT.signingSecret,
+          unknownSendPolicy: "hold",
+        },
         { ...extra, ...more },
       ),
       { token: FAKE_BOT.token },

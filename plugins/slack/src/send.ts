@@ -19,9 +19,17 @@ import type {
 import type { WebClient } from "@slack/web-api";
 import type { SlackConfig } from "./config.ts";
 import { classifyError, SlackRenderError } from "./errors.ts";
+import type { IdentityCell } from "./identity.ts";
 import { unitMetadata } from "./origin.ts";
 import type { SlackUnitPayload } from "./render.ts";
-import { channelOf, messageRef, parseMessageRef, placementOf } from "./target.ts";
+import {
+  channelOf,
+  messageRef,
+  parseMessageRef,
+  permalinkOf,
+  placementOf,
+  type SlackPlacement,
+} from "./target.ts";
 import type { Uploader } from "./upload.ts";
 
 /**
@@ -56,6 +64,8 @@ export class DispatchLog {
 /** What the send adapter needs. */
 export type SendDeps = {
   client: WebClient;
+  /** The bot's identity (the workspace URL, for quote permalinks). */
+  identity: IdentityCell;
   config: Pick<SlackConfig, "replyInThread" | "replyBroadcast">;
   dispatches: DispatchLog;
   uploader: Uploader;
@@ -65,7 +75,7 @@ export type SendDeps = {
 
 /** The send adapter (see the module notes). */
 export function createSend(deps: SendDeps): MessageSendAdapter {
-  const { client, config, dispatches, uploader, secrets } = deps;
+  const { client, config, dispatches, uploader, secrets, identity } = deps;
   return {
     async send(ctx, unit) {
       const place = placementOf(ctx.message, config);
@@ -90,6 +100,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         mrkdwn: true,
         metadata,
         ...(thread as { thread_ts?: string; reply_broadcast?: false }),
+        ...(unit.index === 0 ? await quoteOf(ctx, place, identity) : {}),
       });
       if (typeof answer.ts !== "string") {
         throw new SlackRenderError("chat.postMessage answered ok without a ts");
@@ -120,6 +131,27 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
 
     classifyError: (error) => classifyError(error, secrets),
   };
+}
+
+/**
+ * A `quote` reply's reference to the message it answers (the first part only): Slack has no reply
+ * field, so it is the quoted message's permalink in an attachment, which Slack shows as a quote
+ * card under the text (a message unfurl). The text itself is unchanged.
+ */
+async function quoteOf(
+  ctx: MessageSendContext,
+  place: SlackPlacement,
+  identity: IdentityCell,
+): Promise<{ attachments?: Array<{ fallback: string; from_url: string; ts: string }> }> {
+  const relation = ctx.message.relation;
+  if (relation?.kind !== "reply" || relation.placement !== "quote" || !relation.replyToId) {
+    return {};
+  }
+  const me = await identity.get().catch(() => undefined);
+  if (!me?.url) return {};
+  const quoted = parseMessageRef(relation.replyToId, place.channel);
+  const link = permalinkOf(me.url, quoted.channel, quoted.ts, place.threadTs);
+  return { attachments: [{ fallback: link, from_url: link, ts: quoted.ts }] };
 }
 
 /** The receipt part of a posted unit. */

@@ -73,3 +73,18 @@ export function placementOf(
   }
   return { channel, ...(threadTs ? { threadTs } : {}), broadcast };
 }
+
+/**
+ * The permalink of a message (`<workspace>/archives/<channel>/p<ts without the dot>`), with the
+ * thread of a reply, as Slack's "Copy link" makes it.
+ */
+export function permalinkOf(
+  workspaceUrl: string,
+  channel: string,
+  ts: string,
+  threadTs?: string,
+): string {
+  const base = workspaceUrl.endsWith("/") ? workspaceUrl : `${workspaceUrl}/`;
+  const thread = threadTs && threadTs !== ts ? `?thread_ts=${threadTs}&cid=${channel}` : "";
+  return `${base}archives/${channel}/p${ts.replace(".", "")}${thread}`;
+}

@@ -22,6 +22,7 @@ import {
   type VisibleMessage,
   VisibleState,
 } from "@herald/plugin-sdk/testing";
+import { EventSender } from "./fakeEvents.ts";
 import { registerChatMethods } from "./fakeMethods.ts";
 import { registerReadMethods } from "./fakeReads.ts";
 import { slackErrorBody } from "./fakeWire.ts";
@@ -29,6 +30,8 @@ import { slackErrorBody } from "./fakeWire.ts";
 /** A bot (app installation) the fake knows; its token authorizes calls. */
 export type FakeSlackBot = {
   token: string;
+  /** The app's signing secret: the fake signs its Events API deliveries with it. */
+  signingSecret: string;
   userId: string;
   botId: string;
   appId: string;
@@ -42,6 +45,7 @@ export type FakeSlackUser = { id: string; name: string; teamId: string };
 /** The default bot. */
 export const FAKE_BOT: FakeSlackBot = {
   token: "xoxb-1000000001-herald-test-bot-token-Zq7",
+  signingSecret: "8f742231b10e8888abcd99yyyzzz85a5",
   userId: "UBOT00001",
   botId: "BBOT00001",
   appId: "ABOT00001",
@@ -52,11 +56,23 @@ export const FAKE_BOT: FakeSlackBot = {
 /** Another bot in the same workspace (another app). */
 export const OTHER_FAKE_BOT: FakeSlackBot = {
   token: "xoxb-1000000002-other-test-bot-token-Lm3",
+  signingSecret: "0ther0ther0ther0ther0ther0ther00",
   userId: "UOTHER001",
   botId: "BOTHER001",
   appId: "AOTHER001",
   teamId: "T00000001",
   name: "otherbot",
+};
+
+/** A second install in the same workspace: the second account of the two-accounts test. */
+export const SECOND_FAKE_BOT: FakeSlackBot = {
+  token: "xoxb-1000000003-second-test-bot-token-Qz9",
+  signingSecret: "5ec0nd5ec0nd5ec0nd5ec0nd5ec0nd55",
+  userId: "USECOND01",
+  botId: "BSECOND01",
+  appId: "ASECOND01",
+  teamId: "T00000001",
+  name: "second",
 };
 
 /** The default human. */
@@ -126,6 +142,8 @@ export class FakeSlack {
   readonly messagesByRef = new Map<string, FakeSlackMessage>();
   /** Every post the fake received, in order (thread placement checks, C25). */
   readonly posts: FakePostRecord[] = [];
+  /** The Events API side: webhooks per bot, signed deliveries. */
+  readonly events = new EventSender();
   readonly historyIntervalMs: number;
   readonly historyPageLimit: number;
   readonly #byVisible = new Map<string, FakeSlackMessage>();
@@ -224,6 +242,8 @@ export class FakeSlack {
     name?: string;
     /** When it was posted (epoch ms), for history from before a test. @defaultValue now */
     atMs?: number;
+    /** The visible id of a message it quotes (a permalink attachment). */
+    replyTo?: string;
   }): FakeSlackMessage {
     const ts = this.nextTs(input.atMs);
     const posted = this.state.post({
@@ -236,6 +256,7 @@ export class FakeSlack {
       },
       ...(input.threadTs !== undefined ? { thread: input.threadTs } : {}),
       ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+      ...(input.replyTo !== undefined ? { replyTo: input.replyTo } : {}),
     });
     const message: FakeSlackMessage = {
       channel: input.channel,
@@ -251,6 +272,76 @@ export class FakeSlack {
     this.messagesByRef.set(`${input.channel}:${ts}`, message);
     this.#byVisible.set(message.visibleId, message);
     return message;
+  }
+
+  /** The Slack `message` event of a stored message, as the Events API delivers it. */
+  messageEvent(m: FakeSlackMessage): Record<string, unknown> {
+    const channel = this.channels.get(m.channel);
+    return {
+      ...this.messageJson(m, true),
+      channel: m.channel,
+      channel_type: channel?.type === "im" ? "im" : "channel",
+      event_ts: m.ts,
+    };
+  }
+
+  /**
+   * Someone (a person, or a bot with `bot`) posts in a channel: the message is stored and
+   * visible, and every connected bot gets its `message` event — plus an `app_mention` event when
+   * the text mentions that bot (`<@U…>`), as Slack sends both.
+   */
+  async userPost(input: {
+    channel: string;
+    text: string;
+    user?: string;
+    bot?: FakeSlackBot;
+    threadTs?: string;
+    metadata?: FakeSlackMessage["metadata"];
+    broadcast?: boolean;
+  }): Promise<FakeSlackMessage> {
+    const user = input.bot?.userId ?? input.user ?? ALICE.id;
+    const stored = this.addMessage({ ...input, user, name: input.bot?.name ?? ALICE.name });
+    await this.deliverMessage(stored);
+    return stored;
+  }
+
+  /** Delivers the `message` (and `app_mention`) events of a stored message again, new event ids. */
+  async deliverMessage(
+    m: FakeSlackMessage,
+    to: readonly FakeSlackBot[] = this.bots,
+  ): Promise<void> {
+    const event = this.messageEvent(m);
+    for (const bot of to) {
+      if (!this.events.connected(bot)) continue;
+      await this.events.deliver(bot, event);
+      const text = String(event.text ?? "");
+      if (text.includes(`<@${bot.userId}>`)) {
+        await this.events.deliver(bot, { ...event, type: "app_mention" });
+      }
+    }
+  }
+
+  /** Someone edits a message: stored, visible, and a `message_changed` event for every bot. */
+  async userEdit(channel: string, ts: string, text: string, editor?: FakeSlackBot): Promise<void> {
+    const m = this.message(channel, ts);
+    if (!m) throw new Error(`no message ${channel}:${ts}`);
+    const previous = this.messageJson(m, true);
+    this.state.edit(m.visibleId, text);
+    const now = this.messageJson(m, true);
+    const editTs = this.nextTs();
+    const event = {
+      type: "message",
+      subtype: "message_changed",
+      hidden: true,
+      channel,
+      channel_type: this.channels.get(channel)?.type === "im" ? "im" : "channel",
+      message: { ...now, edited: { user: editor?.userId ?? m.user, ts: editTs } },
+      previous_message: previous,
+      ts: editTs,
+      event_ts: editTs,
+    };
+    for (const bot of this.bots)
+      if (this.events.connected(bot)) await this.events.deliver(bot, event);
   }
 
   /** The stored message of `channel` + `ts`, deleted ones excluded. */

@@ -76,9 +76,11 @@ export function postAsBot(
   const metadata = jsonField(args.metadata) as
     | { event_type: string; event_payload?: Record<string, unknown> }
     | undefined;
+  const quoted = quotedOf(fake, args.attachments);
   const stored = fake.addMessage({
     channel: channelId,
     text,
+    ...(quoted ? { replyTo: quoted.visibleId } : {}),
     user: bot.userId,
     bot,
     name: bot.name,
@@ -88,6 +90,19 @@ export function postAsBot(
   });
   record("ok");
   return { ts: stored.ts, channel: channelId };
+}
+
+/** The message a permalink in a post's attachments points at (Slack's quote card). */
+function quotedOf(fake: FakeSlack, attachments: unknown) {
+  const list = jsonField(attachments);
+  if (!Array.isArray(list)) return undefined;
+  for (const a of list as Array<{ from_url?: unknown }>) {
+    const match = /\/archives\/([A-Z0-9]+)\/p(\d{10})(\d{6})/.exec(String(a?.from_url ?? ""));
+    if (!match) continue;
+    const found = fake.message(match[1] as string, `${match[2]}.${match[3]}`);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** Registers `auth.test`, `bots.info` and the `chat.*` message methods. */

@@ -11,6 +11,8 @@
  */
 import type {
   ChannelMessageAdapter,
+  ChannelReceiver,
+  ChannelReceiverSink,
   MessageOrigin,
   MessageTarget,
 } from "@herald/plugin-sdk/channel-message";
@@ -26,15 +28,25 @@ import {
   type SlackConfigInput,
   slackConfigSchema,
 } from "../config.ts";
-import { createSlackAdapter } from "../index.ts";
-import { decodeOrigin } from "../origin.ts";
-import { messageRef } from "../target.ts";
-import { ALICE, FAKE_BOT, FakeSlack, OTHER_FAKE_BOT } from "./FakeSlack.ts";
+import { createSlackAdapter, createSlackReceiver } from "../index.ts";
+import { decodeOrigin, unitMetadata } from "../origin.ts";
+import { messageRef, parseMessageRef } from "../target.ts";
+import {
+  ALICE,
+  FAKE_BOT,
+  FakeSlack,
+  type FakeSlackBot,
+  OTHER_FAKE_BOT,
+  SECOND_FAKE_BOT,
+} from "./FakeSlack.ts";
+import { signSlackRequest } from "./fakeEvents.ts";
 
 /** What the adapter needs to reach a fake (JSON, for crash-test children). */
 export type SlackConnection = {
   apiUrl: string;
   token: string;
+  /** The app's signing secret (Events API). */
+  signingSecret: string;
   /** Absent: the config's default (Slack's real limit). */
   maxTextLength?: number;
   /** @defaultValue 2_000 */
@@ -89,8 +101,33 @@ export type SlackContractPlatform = {
     failNext(fault: PlatformFault, target?: FaultTarget): unknown;
     refuseConnections(): Promise<() => Promise<void>>;
   };
+  readonly inbound: {
+    nativeOrigin: true;
+    post(
+      target: MessageTarget,
+      message: {
+        text: string;
+        author?: "user" | "other_bot" | "self" | "second_self";
+        origin?: MessageOrigin;
+      },
+    ): Promise<{ platformMessageId: string }>;
+    redeliver(platformMessageId: string): Promise<void>;
+    connectWebhook(handler: (request: Request) => Promise<Response>, accountId?: string): void;
+    forge(kind: "forged" | "missing" | "stale", target: MessageTarget): Promise<Response>;
+  };
+  /** {@link SECOND_FAKE_BOT}, a second install in the same workspace. */
+  readonly secondAccount: { accountId: string; connection: SlackConnection };
   close(): Promise<void>;
 };
+
+const botOf = (author: string | undefined): FakeSlackBot | undefined =>
+  author === "self"
+    ? FAKE_BOT
+    : author === "second_self"
+      ? SECOND_FAKE_BOT
+      : author === "other_bot"
+        ? OTHER_FAKE_BOT
+        : undefined;
 
 /** Wraps a running fake in the suite's platform-neutral face. */
 export function slackContractPlatform(
@@ -100,7 +137,15 @@ export function slackContractPlatform(
   // herald's ids are `<channel>:<ts>`.
   const ref = (v: VisibleMessage): VisibleMessage => {
     const m = fake.messageOfVisible(v);
-    return m ? { ...v, id: messageRef(m.channel, m.ts) } : v;
+    const quoted = v.replyTo !== undefined ? fake.state.get(v.replyTo) : undefined;
+    const q = quoted ? fake.messageOfVisible(quoted) : undefined;
+    return m
+      ? {
+          ...v,
+          id: messageRef(m.channel, m.ts),
+          ...(q ? { replyTo: messageRef(q.channel, q.ts) } : {}),
+        }
+      : v;
   };
   return {
     connection,
@@ -127,6 +172,69 @@ export function slackContractPlatform(
       return stored ? decodeOrigin({ metadata: stored.metadata }) : undefined;
     },
     faults: fake.faults,
+    inbound: {
+      nativeOrigin: true,
+      async post(target, message) {
+        const bot = botOf(message.author);
+        const origin = message.origin;
+        const stored = await fake.userPost({
+          channel: target.id,
+          text: message.text,
+          ...(bot ? { bot } : {}),
+          ...(target.threadId ? { threadTs: target.threadId } : {}),
+          // Another herald bot's output carries its marks; the origin is in `event_type`.
+          ...(bot && origin
+            ? {
+                metadata: unitMetadata({
+                  accountId: "other",
+                  idempotencyKey: `posted-${fake.nextTs()}`,
+                  unitIndex: 0,
+                  origin,
+                }),
+              }
+            : {}),
+        });
+        return { platformMessageId: messageRef(stored.channel, stored.ts) };
+      },
+      async redeliver(platformMessageId) {
+        const { channel, ts } = parseMessageRef(platformMessageId, "");
+        const stored = fake.message(channel, ts);
+        if (!stored) throw new Error(`slack harness: no message ${platformMessageId}`);
+        await fake.deliverMessage(stored);
+      },
+      connectWebhook(handler, accountId) {
+        fake.events.connect(accountId === "second" ? SECOND_FAKE_BOT : FAKE_BOT, handler);
+      },
+      async forge(kind, target) {
+        const event = {
+          type: "message",
+          channel: target.id,
+          channel_type: target.kind === "direct" ? "im" : "channel",
+          user: ALICE.id,
+          text: `a ${kind} delivery`,
+          ts: fake.nextTs(),
+        };
+        const body = JSON.stringify(fake.events.envelope(FAKE_BOT, event));
+        const now = Math.floor(Date.now() / 1_000);
+        const headers =
+          kind === "missing"
+            ? {}
+            : kind === "stale"
+              ? signSlackRequest(FAKE_BOT.signingSecret, body, now - 6 * 60)
+              : signSlackRequest(`${FAKE_BOT.signingSecret}x`, body, now);
+        const response = await fake.events.post(FAKE_BOT, body, { headers });
+        if (!response) throw new Error("slack harness: no webhook connected");
+        return response;
+      },
+    },
+    secondAccount: {
+      accountId: "second",
+      connection: {
+        ...connection,
+        token: SECOND_FAKE_BOT.token,
+        signingSecret: SECOND_FAKE_BOT.signingSecret,
+      },
+    },
     close: () => fake.close(),
   };
 }
@@ -147,6 +255,7 @@ export type SlackContractHarness = {
     adapterDefaults?: boolean;
   }): Promise<SlackContractPlatform>;
   createAdapter(connection: SlackConnection): ChannelMessageAdapter;
+  createReceiver(connection: SlackConnection, sink: ChannelReceiverSink): ChannelReceiver;
 };
 
 /** Options of {@link slackHarness}. */
@@ -168,16 +277,17 @@ export function slackHarness(options: SlackHarnessOptions = {}): SlackContractHa
     guarantee: "reconcile-complete",
     module: { url: import.meta.url, exportName: "slackHarness", args: options },
     accountId: "main",
-    secrets: [FAKE_BOT.token],
+    secrets: [FAKE_BOT.token, FAKE_BOT.signingSecret],
     platformLimits: { maxLength: SLACK_TEXT_LIMIT },
     async platform({ maxLength, requestTimeoutMs, adapterDefaults }) {
       const fake = await FakeSlack.start({
-        bots: [FAKE_BOT, OTHER_FAKE_BOT],
+        bots: [FAKE_BOT, OTHER_FAKE_BOT, SECOND_FAKE_BOT],
         historyIntervalMs: CONTRACT_HISTORY_INTERVAL_MS / 2,
       });
       return slackContractPlatform(fake, {
         apiUrl: fake.apiUrl,
         token: FAKE_BOT.token,
+        signingSecret: FAKE_BOT.signingSecret,
         ...(adapterDefaults
           ? {}
           : { maxTextLength: Math.min(Math.max(maxLength, 2), SLACK_TEXT_LIMIT) }),
@@ -185,7 +295,10 @@ export function slackHarness(options: SlackHarnessOptions = {}): SlackContractHa
         unknownSendPolicy,
       });
     },
-    createAdapter: (c) => createSlackAdapter(testConfig(c), { token: c.token }),
+    createAdapter: (c) =>
+      createSlackAdapter(testConfig(c), { token: c.token, secrets: [c.signingSecret] }),
+    createReceiver: (c, sink) =>
+      createSlackReceiver(testConfig(c), sink, { signingSecret: c.signingSecret }),
   };
 }
 

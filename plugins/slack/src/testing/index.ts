@@ -21,7 +21,14 @@ export {
   type FakeSlackOptions,
   type FakeSlackUser,
   OTHER_FAKE_BOT,
+  SECOND_FAKE_BOT,
 } from "./FakeSlack.ts";
+export {
+  EventSender,
+  type FakeDelivery,
+  type FakeWebhook,
+  signSlackRequest,
+} from "./fakeEvents.ts";
 export {
   CONTRACT_HISTORY_INTERVAL_MS,
   contractHarness,

@@ -1,0 +1,106 @@
+import { describe, expect, it, onTestFinished } from "vitest";
+import * as fixtures from "./testing/fixtures.ts";
+import { FAKE_BOT, signSlackRequest } from "./testing/index.ts";
+import { openSlackRun } from "./testkit.ts";
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const FORM = "application/x-www-form-urlencoded";
+
+describe("Events API receiver", () => {
+  const bodies = {
+    json: {
+      type: "application/json",
+      body: JSON.stringify(fixtures.envelope(fixtures.channelMessage)),
+    },
+    form: { type: FORM, body: form(fixtures.slashCommand) },
+  } as const;
+
+  for (const [name, { type, body }] of Object.entries(bodies)) {
+    it(`${name} body: a bad signature, a stale timestamp and a missing header each get 401 and record nothing`, async () => {
+      const run = await openSlackRun(onTestFinished);
+      const now = Math.floor(Date.now() / 1_000);
+      const cases = {
+        forged: signSlackRequest(`${FAKE_BOT.signingSecret}x`, body, now),
+        stale: signSlackRequest(FAKE_BOT.signingSecret, body, now - 5 * 60 - 5),
+        future: signSlackRequest(FAKE_BOT.signingSecret, body, now + 5 * 60 + 5),
+        "missing signature": { "x-slack-request-timestamp": String(now) },
+        "missing timestamp": {
+          "x-slack-signature": signSlackRequest(FAKE_BOT.signingSecret, body, now)[
+            "x-slack-signature"
+          ] as string,
+        },
+        "signed other bytes": signSlackRequest(FAKE_BOT.signingSecret, `${body} `, now),
+      };
+      for (const [what, headers] of Object.entries(cases)) {
+        const response = await run.fake.events.post(FAKE_BOT, body, { contentType: type, headers });
+        expect(response?.status, what).toBe(401);
+      }
+      expect(run.deliveries).toBe(0);
+      expect(await run.store.listDeadLetters()).toEqual([]);
+      expect(run.handled).toEqual([]);
+      // The same body, signed right, is recorded and handled.
+      const ok = await run.fake.events.post(FAKE_BOT, body, { contentType: type });
+      expect(ok?.status).toBe(200);
+      expect(run.deliveries).toBe(1);
+    });
+  }
+
+  it("verifies the exact raw bytes: unusual spacing and unicode that a re-serialization would change", async () => {
+    const run = await openSlackRun(onTestFinished);
+    const body = `{ "type":"event_callback" ,"team_id":"T00000001","event_id":"EvX","event":{"type":"message","channel":"C00000001","user":"UALICE001","text":"caf\\u00e9 ☕","ts":"1700000000.000001","channel_type":"channel"}}`;
+    const response = await run.fake.events.post(FAKE_BOT, body);
+    expect(response?.status).toBe(200);
+    await expect.poll(() => run.handled.length).toBe(1);
+    expect(run.handled[0]?.input.body?.markdown).toBe("café ☕");
+  });
+
+  it("answers url_verification with its challenge, only when signed", async () => {
+    const run = await openSlackRun(onTestFinished);
+    const body = JSON.stringify({
+      token: "t",
+      challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P",
+      type: "url_verification",
+    });
+    const response = await run.fake.events.post(FAKE_BOT, body);
+    expect(await response?.json()).toEqual({
+      challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P",
+    });
+    const forged = await run.fake.events.post(FAKE_BOT, body, { headers: {} });
+    expect(forged?.status).toBe(401);
+    expect(run.deliveries).toBe(0);
+  });
+
+  it("a signed slash command (form body) is a message addressed to the bot", async () => {
+    const run = await openSlackRun(onTestFinished);
+    const response = await run.fake.events.post(FAKE_BOT, form(fixtures.slashCommand), {
+      contentType: FORM,
+    });
+    expect(response?.status).toBe(200);
+    await expect.poll(() => run.handled.length).toBe(1);
+    expect(run.handled[0]?.input).toMatchObject({
+      body: { markdown: "/deploy staging now" },
+      target: { kind: "group", id: "C00000001" },
+      sender: { id: "UALICE001" },
+      mentions: { self: true },
+    });
+  });
+
+  it("answers within the ack deadline even when recording is slow (Slack retries after 3 s)", async () => {
+    const run = await openSlackRun(onTestFinished, {
+      receive: { mode: "events", ackDeadlineMs: 200 },
+    });
+    const store = run.store;
+    const original = store.acquireDedupe.bind(store);
+    store.acquireDedupe = async (...args: Parameters<typeof original>) => {
+      await new Promise((r) => setTimeout(r, 1_000));
+      return original(...args);
+    };
+    const channel = run.fake.createChannel().id;
+    const started = Date.now();
+    run.fake.addMessage({ channel, text: "x", user: "UALICE001" });
+    const body = JSON.stringify(fixtures.envelope({ ...fixtures.channelMessage, channel }));
+    const response = await run.fake.events.post(FAKE_BOT, body);
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(response?.status).toBe(503);
+  });
+});
