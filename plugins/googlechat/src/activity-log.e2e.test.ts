@@ -5,11 +5,18 @@
  * API. Inbound messages are made by the adapter's own `normalize` from the fake's MESSAGE
  * events, so the thread anchor is the message's `thread.name` — a thread name, never a message
  * name; DMs (`DIRECT_MESSAGE` spaces) get none.
+ *
+ * After every case the wire is checked too (seed cases 1, 2, 4; CASES C21): every create that
+ * names a thread names a thread (`spaces/*\/threads/*`) with
+ * `REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD`, and every edit is an update with `updateMask: text`.
  */
 import { describeActivityLogSuite } from "@herald/plugin-sdk/contract";
 import { createMessageRuntime, SqliteStateStore } from "@herald/plugin-sdk/testing";
+import { expect } from "vitest";
 import { accessTokenCredentials } from "./auth.ts";
 import { createGoogleChatAdapter, GOOGLE_CHAT_CHANNEL_ID } from "./index.ts";
+import { isThreadName } from "./names.ts";
+import { REPLY_OPTION } from "./send.ts";
 import { ALICE, FAKE_ACCESS_TOKEN, FakeGoogleChat } from "./testing/FakeGoogleChat.ts";
 import { displayedText, testConfig } from "./testing/harness.ts";
 
@@ -77,6 +84,15 @@ describeActivityLogSuite("googlechat", async () => {
     },
     async close() {
       await runtime.stop(1_000);
+      for (const create of fake.creates) {
+        const thread = create.body.thread as { name?: string } | undefined;
+        if (thread === undefined) expect(create.messageReplyOption).toBeUndefined();
+        else {
+          expect(isThreadName(String(thread.name))).toBe(true);
+          expect(create.messageReplyOption).toBe(REPLY_OPTION);
+        }
+      }
+      for (const update of fake.updates) expect(update.updateMask).toBe("text");
       await store.close();
       await fake.close();
     },

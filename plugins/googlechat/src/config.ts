@@ -109,6 +109,14 @@ export const googleChatConfigSchema = z.strictObject({
     .url({ protocol: /^https?$/ })
     .transform((url) => (url.endsWith("/") ? url : `${url}/`))
     .default(GOOGLE_CHAT_ROOT_URL),
+  /**
+   * The app's own user name (`users/<id>`, as its messages carry it in `sender.name`), so its
+   * own messages are recognised even from another process; `users/app` always is.
+   */
+  appUser: z
+    .string()
+    .regex(/^users\/[^/]+$/, "must be a user name users/<id>")
+    .optional(),
   /** The HTTP endpoint receiver; absent: send-only. */
   receive: receiveSchema.optional(),
   /** Longest `text` per message, in characters; longer text is split. @defaultValue 4096 */

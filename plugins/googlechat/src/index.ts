@@ -28,7 +28,7 @@ import { credentialsOf, type GoogleChatCredentials } from "./auth.ts";
 import { createChatApi } from "./client.ts";
 import { type GoogleChatConfig, googleChatConfigSchema } from "./config.ts";
 import { classifyError } from "./errors.ts";
-import { createReceive } from "./receive.ts";
+import { APP_USER_ALIAS, createReceive } from "./receive.ts";
 import { createRender } from "./render.ts";
 import { createSend } from "./send.ts";
 import { createWebhookReceiver } from "./webhook.ts";
@@ -137,7 +137,7 @@ export function createGoogleChatAdapter(
     capabilities: googleChatCapabilities(config),
     render: createRender(config),
     send: createSend({ api, secrets: credentials.secrets }),
-    receive: createReceive(),
+    receive: createReceive(config.appUser ? [config.appUser] : []),
   });
 }
 
@@ -213,7 +213,7 @@ export async function createGoogleChatAccount(
   return {
     adapter: createGoogleChatAdapter(config, credentials),
     ...(config.receive ? { receiver: createWebhookReceiver(config.receive, deps.sink) } : {}),
-    identity: { id: "users/app", name: "Google Chat app" },
+    identity: { id: config.appUser ?? APP_USER_ALIAS, name: "Google Chat app" },
     close: async () => {},
   };
 }

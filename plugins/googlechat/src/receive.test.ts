@@ -126,8 +126,9 @@ describe("normalize", () => {
     expect(String((badName as Error).message)).toContain("message.name");
   });
 
-  it("the app's own messages are self (users/app)", () => {
-    expect(createReceive().selfIds?.("main")).toContain(FAKE_APP.name);
+  it("the app's own messages are self: users/app and the configured app user", () => {
+    expect(createReceive().selfIds?.("main")).toEqual(["users/app"]);
+    expect(createReceive([FAKE_APP.name]).selfIds?.("main")).toEqual(["users/app", FAKE_APP.name]);
   });
 });
 

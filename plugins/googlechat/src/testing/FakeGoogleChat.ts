@@ -28,9 +28,17 @@ import {
 import { googleErrorBody } from "./fakeWire.ts";
 
 /** The app under test, as its messages name it. */
-export const FAKE_APP: FakeChatUser = { name: "users/app", displayName: "herald", type: "BOT" };
+export const FAKE_APP: FakeChatUser = { name: "users/9000001", displayName: "herald", type: "BOT" };
 /** Its OAuth access token on the fake. */
 export const FAKE_ACCESS_TOKEN = "ya29.fake-herald-chat-app-token-Zq81";
+/** A second app (the second account of the two-accounts test). */
+export const SECOND_APP: FakeChatUser = {
+  name: "users/9000002",
+  displayName: "herald two",
+  type: "BOT",
+};
+/** Its OAuth access token on the fake. */
+export const SECOND_ACCESS_TOKEN = "ya29.fake-second-chat-app-token-Kp47";
 /** A person. */
 export const ALICE: FakeChatUser = { name: "users/1110001", displayName: "Alice", type: "HUMAN" };
 /** Another app in the same spaces. */
@@ -60,16 +68,22 @@ export class FakeGoogleChat {
   readonly server: FakePlatformServer;
   readonly store = new FakeChatStore();
   readonly tokens = new FakeChatTokens();
-  readonly apps = new Map<string, FakeChatUser>([[FAKE_ACCESS_TOKEN, FAKE_APP]]);
+  readonly apps = new Map<string, FakeChatUser>([
+    [FAKE_ACCESS_TOKEN, FAKE_APP],
+    [SECOND_ACCESS_TOKEN, SECOND_APP],
+  ]);
   /** Every authenticated create request, in order (wire-level checks: thread, reply option). */
   readonly creates: FakeCreateRequest[] = [];
+  /** Every authenticated update request, in order (message name and `updateMask`). */
+  readonly updates: Array<{ name: string; updateMask?: string }> = [];
   /** Every webhook delivery, in order. */
   readonly deliveries: FakeDelivery[] = [];
   audience: FakeAudience;
   /** Message writes allowed per space per second (C37); undefined = no limit. */
   writesPerSecondPerSpace: number | undefined;
   readonly #afterStore: Array<{ fault: AfterStoreFault; skip: number }> = [];
-  #webhook: ((request: Request) => Promise<Response>) | undefined;
+  /** The webhook of each app (by app user name): every event goes to each. */
+  readonly #webhooks = new Map<string, (request: Request) => Promise<Response>>();
   readonly #pending = new Set<Promise<unknown>>();
   #closed = false;
 
@@ -82,6 +96,7 @@ export class FakeGoogleChat {
       apps: this.apps,
       writesPerSecondPerSpace: () => this.writesPerSecondPerSpace,
       onCreate: (request) => this.creates.push(request),
+      onUpdate: (request) => this.updates.push(request),
       takeAfterStore: () => {
         const next = this.#afterStore[0];
         if (!next) return undefined;
@@ -136,9 +151,15 @@ export class FakeGoogleChat {
     this.#afterStore.push({ fault, skip });
   }
 
-  /** Where events are delivered (the receiver's `webhook`). */
-  connectWebhook(handler: (request: Request) => Promise<Response>): void {
-    this.#webhook = handler;
+  /**
+   * Where events for `app` are delivered (its receiver's `webhook`). Every app in a space gets
+   * every event (as if each were mentioned).
+   */
+  connectWebhook(
+    handler: (request: Request) => Promise<Response>,
+    app: string = FAKE_APP.name,
+  ): void {
+    this.#webhooks.set(app, handler);
   }
 
   /**
@@ -195,17 +216,22 @@ export class FakeGoogleChat {
     this.deliver(this.messageEvent(m));
   }
 
-  /** Posts `event` to the webhook in the background, retrying non-2xx answers a few times. */
+  /**
+   * Posts `event` to every connected webhook in the background, retrying non-2xx answers a few
+   * times (as Chat does).
+   */
   deliver(event: Record<string, unknown>): void {
-    const work = (async () => {
-      for (let attempt = 0; attempt < 5 && !this.#closed; attempt++) {
-        const response = await this.post(event);
-        if (response.status < 300) return;
-        await sleep(100 * (attempt + 1));
-      }
-    })().catch(() => {});
-    this.#pending.add(work);
-    void work.finally(() => this.#pending.delete(work));
+    for (const app of this.#webhooks.keys()) {
+      const work = (async () => {
+        for (let attempt = 0; attempt < 5 && !this.#closed; attempt++) {
+          const response = await this.post(event, { app });
+          if (response.status < 300) return;
+          await sleep(100 * (attempt + 1));
+        }
+      })().catch(() => {});
+      this.#pending.add(work);
+      void work.finally(() => this.#pending.delete(work));
+    }
   }
 
   /**
@@ -214,9 +240,15 @@ export class FakeGoogleChat {
    */
   async post(
     event: unknown,
-    options: { claims?: FakeTokenClaims; token?: string | null; key?: FakeSigningKey } = {},
+    options: {
+      claims?: FakeTokenClaims;
+      token?: string | null;
+      key?: FakeSigningKey;
+      /** The app whose webhook gets it. @defaultValue the main app's */
+      app?: string;
+    } = {},
   ): Promise<Response> {
-    const handler = this.#webhook;
+    const handler = this.#webhooks.get(options.app ?? FAKE_APP.name);
     if (!handler) throw new Error("fake: no webhook connected (connectWebhook)");
     const token =
       options.token === undefined

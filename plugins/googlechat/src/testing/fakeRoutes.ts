@@ -37,6 +37,8 @@ export type FakeRouteDeps = {
   takeAfterStore(): AfterStoreFault | undefined;
   /** Called with every create request that passed authentication, before it is applied. */
   onCreate(request: FakeCreateRequest): void;
+  /** Called with every authenticated update request (name and `updateMask`). */
+  onUpdate(request: { name: string; updateMask?: string }): void;
 };
 
 /** A create request as the fake received it (for wire-level assertions such as C21's). */
@@ -191,6 +193,7 @@ export function registerChatRoutes(server: FakePlatformServer, deps: FakeRouteDe
     const app = appOf(c);
     if (!app) return unauthenticated();
     const mask = c.req.query("updateMask");
+    deps.onUpdate({ name: messageOf(c), ...(mask !== undefined ? { updateMask: mask } : {}) });
     if (!mask) return googleError(400, "updateMask is required.");
     const m = store.live(messageOf(c));
     if (!m) return googleError(404, `Message ${messageOf(c)} not found.`);

@@ -14,7 +14,12 @@ import {
   createGoogleChatReceiver,
   GOOGLE_CHAT_CHANNEL_ID,
 } from "../index.ts";
-import { FAKE_ACCESS_TOKEN, FakeGoogleChat, type FakeGoogleChatOptions } from "./FakeGoogleChat.ts";
+import {
+  FAKE_ACCESS_TOKEN,
+  FAKE_APP,
+  FakeGoogleChat,
+  type FakeGoogleChatOptions,
+} from "./FakeGoogleChat.ts";
 import { type GoogleChatConnection, testConfig } from "./harness.ts";
 
 /** Options of {@link openGoogleChatRun}. */
@@ -45,6 +50,7 @@ export async function openGoogleChatRun(
   const connection: GoogleChatConnection = {
     rootUrl: fake.rootUrl,
     accessToken: FAKE_ACCESS_TOKEN,
+    appUser: FAKE_APP.name,
     audience: fake.audience,
     certsUrls: fake.certsUrls,
   };

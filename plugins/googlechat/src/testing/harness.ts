@@ -40,6 +40,8 @@ import {
   FAKE_PROJECT_NUMBER,
   FakeGoogleChat,
   OTHER_APP,
+  SECOND_ACCESS_TOKEN,
+  SECOND_APP,
 } from "./FakeGoogleChat.ts";
 import type { FakeStoredMessage } from "./fakeStore.ts";
 import { FakeSigningKey } from "./fakeTokens.ts";
@@ -48,6 +50,8 @@ import { FakeSigningKey } from "./fakeTokens.ts";
 export type GoogleChatConnection = {
   rootUrl: string;
   accessToken: string;
+  /** The app's own user name (`appUser`). */
+  appUser?: string;
   /** Absent: the config's default (Chat's real limit). */
   maxTextLength?: number;
   /** @defaultValue 5_000 */
@@ -70,6 +74,7 @@ export function testConfig(
   return googleChatConfigSchema.parse({
     credentials: { type: "access_token", tokenEnv: "GOOGLE_CHAT_ACCESS_TOKEN" },
     rootUrl: c.rootUrl,
+    ...(c.appUser !== undefined ? { appUser: c.appUser } : {}),
     ...(c.maxTextLength !== undefined ? { maxTextLength: c.maxTextLength } : {}),
     requestTimeoutMs: c.requestTimeoutMs ?? 5_000,
     previewIntervalMs: 50,
@@ -114,10 +119,12 @@ export type GoogleChatContractPlatform = {
       message: { text: string; author?: "user" | "other_bot" | "self" | "second_self" },
     ): Promise<{ platformMessageId: string }>;
     redeliver(platformMessageId: string): Promise<void>;
-    connectWebhook(handler: (request: Request) => Promise<Response>): void;
+    connectWebhook(handler: (request: Request) => Promise<Response>, accountId?: string): void;
     forge(kind: "forged" | "missing" | "stale", target: MessageTarget): Promise<Response>;
     forgeKinds: readonly ("forged" | "missing" | "stale")[];
   };
+  /** The second app ({@link SECOND_APP}) as a second account. */
+  readonly secondAccount: { accountId: string; connection: GoogleChatConnection };
   close(): Promise<void>;
 };
 
@@ -156,11 +163,13 @@ export function googleChatContractPlatform(
     inbound: {
       async post(target, message) {
         const sender =
-          message.author === "self" || message.author === "second_self"
+          message.author === "self"
             ? FAKE_APP
-            : message.author === "other_bot"
-              ? OTHER_APP
-              : ALICE;
+            : message.author === "second_self"
+              ? SECOND_APP
+              : message.author === "other_bot"
+                ? OTHER_APP
+                : ALICE;
         const { message: posted } = fake.userPost({
           space: target.id,
           text: message.text,
@@ -172,8 +181,8 @@ export function googleChatContractPlatform(
       async redeliver(platformMessageId) {
         fake.redeliver(platformMessageId);
       },
-      connectWebhook(handler) {
-        fake.connectWebhook(handler);
+      connectWebhook(handler, accountId) {
+        fake.connectWebhook(handler, accountId === "second" ? SECOND_APP.name : FAKE_APP.name);
       },
       async forge(kind, target) {
         const event = {
@@ -194,6 +203,10 @@ export function googleChatContractPlatform(
         return fake.post(event, { claims: { iat: past, exp: past + 3_600 } });
       },
       forgeKinds: ["forged", "missing", "stale"] as const,
+    },
+    secondAccount: {
+      accountId: "second",
+      connection: { ...connection, accessToken: SECOND_ACCESS_TOKEN, appUser: SECOND_APP.name },
     },
     close: () => fake.close(),
   };
@@ -236,7 +249,7 @@ export function googleChatHarness(
     guarantee: "native-key",
     module: { url: import.meta.url, exportName: "googleChatHarness", args: options },
     accountId: "main",
-    secrets: [FAKE_ACCESS_TOKEN],
+    secrets: [FAKE_ACCESS_TOKEN, SECOND_ACCESS_TOKEN],
     platformLimits: { maxLength: GOOGLE_CHAT_TEXT_LIMIT },
     async platform({ maxLength, requestTimeoutMs, adapterDefaults }) {
       const audience =
@@ -247,6 +260,7 @@ export function googleChatHarness(
       return googleChatContractPlatform(fake, {
         rootUrl: fake.rootUrl,
         accessToken: FAKE_ACCESS_TOKEN,
+        appUser: FAKE_APP.name,
         ...(adapterDefaults
           ? {}
           : { maxTextLength: Math.min(Math.max(maxLength, 16), GOOGLE_CHAT_TEXT_LIMIT) }),

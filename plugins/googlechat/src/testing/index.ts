@@ -21,6 +21,8 @@ export {
   FakeGoogleChat,
   type FakeGoogleChatOptions,
   OTHER_APP,
+  SECOND_ACCESS_TOKEN,
+  SECOND_APP,
 } from "./FakeGoogleChat.ts";
 export type { AfterStoreFault, FakeCreateRequest } from "./fakeRoutes.ts";
 export {
