@@ -174,6 +174,9 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
   let startupPass: Promise<ReceiveRecoverReport | undefined> | undefined;
   let recovering = false;
   let passRunning = false;
+  let passAgain = false;
+  let started = false;
+  let stopped = false;
   const send = createSendApi(deps, worker);
   const live = createLiveApi(deps, worker, options.live);
   const turns = createTurnRuntime(
@@ -195,6 +198,39 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     },
     { instanceId: workerId, ...options.receive },
   );
+  // Inbound messages recorded but not finished (a crash after the platform was answered), in
+  // the background: handlers re-run there may wait for their replies, and nothing else
+  // (receivers, the HTTP server) waits for them. One pass at a time; a pass requested while
+  // one runs (an adapter registered meanwhile) runs right after it, within the same promise.
+  const recoverInbound = async (): Promise<ReceiveRecoverReport | undefined> => {
+    if (passRunning) {
+      passAgain = true;
+      return undefined;
+    }
+    passRunning = true;
+    try {
+      const total: ReceiveRecoverReport = {
+        redispatched: 0,
+        processed: 0,
+        deadLettered: 0,
+        held: 0,
+      };
+      do {
+        passAgain = false;
+        const report = await inbound.recover({ channels: adapters.channels() });
+        total.redispatched += report.redispatched;
+        total.processed += report.processed;
+        total.deadLettered += report.deadLettered;
+        total.held += report.held;
+      } while (passAgain && !stopped);
+      return total;
+    } catch (err) {
+      deps.logger.error({ err }, "inbound recovery failed");
+      return undefined;
+    } finally {
+      passRunning = false;
+    }
+  };
   return {
     ...send,
     ...turns,
@@ -210,27 +246,18 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     deadLetters: inbound.deadLetters,
     recoverInbound: (opts) => inbound.recover({ channels: adapters.channels(), ...opts }),
     adapter: (channel, accountId) => adapters.find(channel, accountId),
-    addAdapter: (adapter, accountId) => adapters.add(adapter, accountId),
+    addAdapter: (adapter, accountId) => {
+      adapters.add(adapter, accountId);
+      // An account that opens after start() (its client built asynchronously): its channel's
+      // recorded-but-unfinished messages are recovered now, not at the next 30 s pass.
+      if (started && !stopped) void recoverInbound();
+    },
     removeAdapter: (channel, accountId) => adapters.remove(channel, accountId),
     async start() {
       const report = await worker.start();
       await live.recover();
       live.startBackground();
-      // Inbound messages recorded but not finished (a crash after the platform was answered),
-      // in the background: handlers re-run there may wait for their replies, and nothing else
-      // (receivers, the HTTP server) waits for them. One pass at a time.
-      const recoverInbound = async (): Promise<ReceiveRecoverReport | undefined> => {
-        if (passRunning) return undefined;
-        passRunning = true;
-        try {
-          return await inbound.recover({ channels: adapters.channels() });
-        } catch (err) {
-          deps.logger.error({ err }, "inbound recovery failed");
-          return undefined;
-        } finally {
-          passRunning = false;
-        }
-      };
+      started = true;
       recovering = true;
       startupPass = recoverInbound().finally(() => {
         recovering = false;
@@ -242,6 +269,7 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     startupRecovery: () => startupPass ?? Promise.resolve(undefined),
     isRecovering: () => recovering,
     async stop(drainMs) {
+      stopped = true;
       live.stopBackground();
       if (inboundTimer) clearInterval(inboundTimer);
       await inbound.drain();

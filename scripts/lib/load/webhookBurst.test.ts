@@ -41,5 +41,9 @@ it("600 webhook updates, 100 connections, one SIGKILL mid-backlog: each answered
   // Once per message, plus one per run the kill cut short before anything of it was durable.
   const runs = Object.entries(report.handlerRuns).reduce((n, [k, v]) => n + Number(k) * v, 0);
   expect(runs).toBe(600 + report.interruptedRuns);
-  expect(report.interruptedRuns).toBeLessThanOrEqual(100);
+  // The kill can only interrupt handlers that had started: at most the 300 updates acked by
+  // then (acks come once the update is recorded, so handlers in flight are not bounded by the
+  // connections). Each interrupted run is re-run after the restart, at once — not at the next
+  // 30 s recovery pass (the Telegram account registers its adapter after start()).
+  expect(report.interruptedRuns).toBeLessThanOrEqual(300);
 }, 120_000);

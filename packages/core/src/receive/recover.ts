@@ -91,10 +91,12 @@ async function recoverChannel(
   const groups = [...byKey.values()];
   let next = 0;
   const lane = async () => {
-    while (next < groups.length) {
+    for (;;) {
       // The store may answer without a macrotask in between (node:sqlite is synchronous): give
       // I/O (webhooks, /livez) a turn between records, or a big backlog starves the process.
       await setImmediate();
+      // Checked after the yield: another lane may have taken the last group meanwhile.
+      if (next >= groups.length) break;
       const group = groups[next++] as ScannedRecord[];
       const latest = group[group.length - 1] as ScannedRecord;
       const verdict = await recoverOne(latest, deps);
