@@ -2,7 +2,7 @@
  * Opening an account: identity from `GET /users/@me`, a rejected token stops the account with
  * the fix (never retried forever), credentials checks never show the token.
  */
-import { isChannelAccountError, NotImplementedError } from "@herald/plugin-sdk/channel-message";
+import { isChannelAccountError } from "@herald/plugin-sdk/channel-message";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { checkDiscordCredentials } from "./account.ts";
 import { discordConfigSchema } from "./config.ts";
@@ -42,11 +42,16 @@ describe("createDiscordAccount", () => {
     expect((error as Error).message).not.toContain("wrong-token-value-123");
   });
 
-  it("the interactions endpoint is not built yet: NotImplementedError", async () => {
+  it("opens the gateway receiver, and the interactions endpoint when configured", async () => {
+    const plain = await open(FAKE_BOT.token);
+    const account = await createDiscordAccount(plain.config, plain.deps);
+    expect(typeof account.receiver?.start).toBe("function");
+    expect(account.receiver?.webhook).toBeUndefined();
     const { config, deps } = await open(FAKE_BOT.token, {
       interactions: { publicKey: "a".repeat(64) },
     });
-    await expect(createDiscordAccount(config, deps)).rejects.toBeInstanceOf(NotImplementedError);
+    const withInteractions = await createDiscordAccount(config, deps);
+    expect(typeof withInteractions.receiver?.webhook).toBe("function");
   });
 
   it("herald doctor: ok with the bot's name; a bad token says what to fix", async () => {

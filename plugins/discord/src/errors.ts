@@ -21,6 +21,7 @@ import {
   networkFailureOf,
   PlatformApiError,
   PlatformNetworkError,
+  RemoteMediaError,
   redactSecrets,
 } from "@herald/plugin-sdk/channel-message";
 
@@ -243,6 +244,9 @@ function classifyAnswer(error: DiscordApiError): ClassifiedFailure {
  *   4xx → `invalid_payload` — all `not_dispatched`;
  * - no answer: refused / DNS / connect timeout → `transient`, `not_dispatched`; reset, timeout,
  *   abort → `transient`, `maybe_sent`;
+ * - a remote attachment herald could not fetch (`RemoteMediaError`, nothing reached Discord):
+ *   timeout, network, 5xx → `transient`; a blocked address, a bad URL, too large, a 4xx →
+ *   `invalid_payload` — both `not_dispatched`;
  * - a {@link DiscordRenderError} → `invalid_payload`; anything else → `unknown`, `maybe_sent`.
  *
  * @param token - redacted from the returned message, when given.
@@ -257,6 +261,20 @@ export function classifyError(error: unknown, token?: string): ClassifiedFailure
   if (error instanceof PlatformNetworkError) return classifyNetworkError(error, redact);
   if (error instanceof DiscordRenderError) {
     return { kind: "invalid_payload", evidence: "not_dispatched", message: redact(error.message) };
+  }
+  if (error instanceof RemoteMediaError) {
+    // Nothing reached Discord: a fetch that may work later is transient, a refused one permanent.
+    const later =
+      error.reason === "timeout" ||
+      error.reason === "network" ||
+      error.reason === "aborted" ||
+      (error.reason === "http_status" && (error.status ?? 0) >= 500);
+    return {
+      kind: later ? "transient" : "invalid_payload",
+      evidence: "not_dispatched",
+      message: redact(error.message),
+      platformCode: `media_${error.reason}`,
+    };
   }
   if (error instanceof ChannelOptionsError) {
     return { kind: "invalid_payload", evidence: "not_dispatched", message: redact(error.message) };

@@ -19,12 +19,12 @@ import {
   defineChannelMessageAdapter,
   defineChannelPlugin,
   type MessageCapabilities,
-  NotImplementedError,
   type RateLimitRouteInput,
 } from "@herald/plugin-sdk/channel-message";
 import { checkDiscordCredentials, DISCORD_CHANNEL_ID, fetchSelf } from "./account.ts";
 import { DiscordRest } from "./client.ts";
 import { DISCORD_NONCE_WINDOW_MS, type DiscordConfig, discordConfigSchema } from "./config.ts";
+import { createInteractionsHandler } from "./interactions.ts";
 import { createLive } from "./live.ts";
 import { DiscordIdentity, OutboundRegistry, userIdOfToken } from "./origin.ts";
 import { createReceive } from "./receive.ts";
@@ -56,6 +56,13 @@ export {
   DiscordRenderError,
   redactToken,
 } from "./errors.ts";
+export {
+  createInteractionsHandler,
+  type InteractionsOptions,
+  SIGNATURE_HEADER,
+  SIGNATURE_MAX_AGE_MS,
+  TIMESTAMP_HEADER,
+} from "./interactions.ts";
 export { DiscordIdentity, OutboundRegistry, userIdOfToken } from "./origin.ts";
 export { type DiscordInbound, discordInboundSchema } from "./receive.ts";
 export { DISCORD_INTENTS, GATEWAY_CURSOR, type GatewayReceiverOptions } from "./receiver.ts";
@@ -136,7 +143,8 @@ export function identityOf(config: DiscordConfig, token: string): DiscordIdentit
 }
 
 /**
- * Builds the gateway receiver of one bot (discord.js `Client`, RESUME across restarts).
+ * Builds the receiver of one bot: the gateway (discord.js `Client`, RESUME across restarts),
+ * and with `config.interactions` the interactions endpoint (`webhook`, Ed25519-verified).
  *
  * @param identity - filled in from READY; share it with the adapter.
  */
@@ -146,7 +154,15 @@ export function createDiscordReceiver(
   sink: ChannelReceiverSink,
   identity: DiscordIdentity = identityOf(config, token),
 ): ChannelReceiver {
-  return createGatewayReceiver({ config, token, sink, identity });
+  const gateway = createGatewayReceiver({ config, token, sink, identity });
+  if (!config.interactions) return gateway;
+  const webhook = createInteractionsHandler({ publicKey: config.interactions.publicKey, sink });
+  return {
+    start: () => gateway.start(),
+    stop: () => gateway.stop(),
+    health: () => gateway.health?.() ?? { state: "down", since: Date.now() },
+    webhook,
+  };
 }
 
 /**
@@ -185,18 +201,11 @@ export function createDiscordAdapter(
  *
  * @throws ChannelAccountError when Discord rejects the token (401) — the gateway stops this
  *   account and starts the others; a network failure throws a plain error (retried).
- * @throws NotImplementedError when `config.interactions` is set (the endpoint is not built yet).
  */
 export async function createDiscordAccount(
   config: DiscordConfig,
   deps: ChannelAccountDeps,
 ): Promise<ChannelAccount> {
-  if (config.interactions) {
-    throw new NotImplementedError(
-      "the Discord interactions endpoint",
-      "remove `interactions` from the config; see docs/channels/discord.md",
-    );
-  }
   const token = deps.secret(config.tokenEnv);
   const me = await fetchSelf(config, token, deps.accountId, deps.signal);
   const identity = identityOf(config, token);

@@ -72,6 +72,34 @@ const messageSchema = z.looseObject({
     .default([]),
 });
 
+const interactionSchema = z.looseObject({
+  id: z.string().min(1),
+  type: z.number().int(),
+  channel_id: z.string().min(1),
+  guild_id: z.string().optional(),
+  application_id: z.string().optional(),
+  member: z.looseObject({ user: userSchema }).optional(),
+  user: userSchema.optional(),
+  data: z
+    .looseObject({
+      name: z.string().optional(),
+      custom_id: z.string().optional(),
+      options: z
+        .array(z.looseObject({ name: z.string(), value: z.unknown().optional() }))
+        .optional(),
+    })
+    .optional(),
+});
+
+/** The text of an interaction: `/name option…` for a command, the `custom_id` otherwise. */
+function interactionText(i: z.output<typeof interactionSchema>): string {
+  if (i.data?.name) {
+    const options = (i.data.options ?? []).map((o) => `${o.name}:${String(o.value ?? "")}`);
+    return [`/${i.data.name}`, ...options].join(" ");
+  }
+  return i.data?.custom_id ?? "";
+}
+
 const channelSchema = z.looseObject({
   id: z.string(),
   type: z.number().int(),
@@ -198,6 +226,30 @@ export function createReceive(
           raw: inbound,
         };
       }
+      if (inbound.t === "INTERACTION_CREATE") {
+        const i = parseInbound(interactionSchema, inbound.d, DISCORD_CHANNEL_ID);
+        const user = i.member?.user ?? i.user;
+        if (!user) return { kind: "ignore", reason: "interaction_without_user" };
+        const text = interactionText(i);
+        return {
+          // An interaction is not a message: no platform message id to reply to.
+          id: `interaction:${i.id}`,
+          channel: DISCORD_CHANNEL_ID,
+          direction: "inbound",
+          target: targetOf(i, inbound),
+          sender: {
+            id: user.id,
+            ...(user.global_name || user.username
+              ? { displayName: user.global_name ?? user.username }
+              : {}),
+            isBot: user.bot === true,
+          },
+          body: { markdown: text, plain: text },
+          // A command is addressed to the bot.
+          mentions: { self: true },
+          raw: inbound,
+        } as ChannelMessage;
+      }
       if (inbound.t === "MESSAGE_DELETE") {
         const d = parseInbound(
           z.looseObject({
@@ -225,6 +277,16 @@ export function createReceive(
     classify(message, raw): MessageEventClass {
       const inbound = raw as DiscordInbound;
       const d = inbound.d as DiscordMessage;
+      if (inbound.t === "INTERACTION_CREATE") {
+        return {
+          eventType: inbound.t,
+          eventTypes: [inbound.t],
+          isBotAuthor: false,
+          isRoomish: message.target.kind !== "direct",
+          mentionsSelf: true,
+          authorIds: [message.sender?.id ?? ""],
+        };
+      }
       return {
         eventType: inbound.t,
         eventTypes: [inbound.t],
@@ -242,7 +304,9 @@ export function createReceive(
     selfIds: () => identity.ids(),
 
     preflight(message) {
-      const d = (message.raw as DiscordInbound).d as DiscordMessage;
+      const inbound = message.raw as DiscordInbound;
+      if (inbound.t === "INTERACTION_CREATE") return { action: "accept" };
+      const d = inbound.d as DiscordMessage;
       return registry.has(d.channel_id, d.id)
         ? { action: "drop", reason: "own_message" }
         : { action: "accept" };

@@ -3,8 +3,8 @@
  * mentions neutralized unless allowed), chunked at 2000 characters on the serialized output with
  * code fences closed and re-opened with their language (CASES C17); embeds from
  * `channelOptions.discord.embeds` split and packed within Discord's limits (see `embeds.ts`),
- * the first group on the last text message and the rest as messages of their own; attachments
- * as their own messages; and `allowed_mentions` on every payload matching what the text may
+ * the first group on the last text message and the rest as messages of their own; images with a
+ * URL as embed images, other files as uploads in messages of their own; and `allowed_mentions` on every payload matching what the text may
  * ping, so model text never pings `@everyone`, `@here` or a role unless configured.
  *
  * Source: https://discord.com/developers/docs/resources/message#create-message,
@@ -112,9 +112,13 @@ export function renderChunks(message: ChannelMessage, config: RenderConfig): str
     .filter((t) => t.trim() !== "");
 }
 
+/** An image with a URL: Discord shows it from the URL (an embed image), nothing is uploaded. */
+const isRemoteImage = (a: NonNullable<ChannelMessage["attachments"]>[number]) =>
+  a.kind === "image" && a.url !== undefined && a.path === undefined;
+
 function filesOf(message: ChannelMessage): DiscordFileSource[] {
   return (message.attachments ?? [])
-    .filter((a) => a.kind !== "link")
+    .filter((a) => a.kind !== "link" && !isRemoteImage(a))
     .map((a, i) => {
       const name = a.name ?? `attachment-${i + 1}`;
       if (a.url) return { url: a.url, name };
@@ -127,7 +131,9 @@ function filesOf(message: ChannelMessage): DiscordFileSource[] {
 
 /**
  * Renders a message into payloads, in order: text chunks (the first embed group on the last
- * one), the remaining embed groups, then each attachment (with link attachments as text).
+ * one), the remaining embed groups, then each file to upload (with link attachments as text).
+ * An image with a URL becomes an embed image that Discord loads from the URL; other remote files
+ * are fetched by herald (guarded fetch) and uploaded.
  *
  * @throws DiscordRenderError when there is nothing to send or an attachment has no source.
  * @throws ChannelOptionsError when `channelOptions.discord` is malformed.
@@ -140,7 +146,10 @@ export function renderPayloads(
   const links = (message.attachments ?? []).filter((a) => a.kind === "link" && a.url);
   const chunks = renderChunks(message, config);
   if (links.length > 0) chunks.push(links.map((l) => `<${l.url}>`).join("\n"));
-  const groups = packEmbeds(discordOptionsOf(message).embeds ?? []);
+  const images = (message.attachments ?? [])
+    .filter(isRemoteImage)
+    .map((a) => ({ image: { url: a.url as string } }));
+  const groups = packEmbeds([...(discordOptionsOf(message).embeds ?? []), ...images]);
   const out: DiscordUnitPayload[] = chunks.map((content) => ({
     content,
     allowedMentions: wire,

@@ -79,6 +79,7 @@ export type DiscordContractPlatform = {
   isTyping(target: MessageTarget): boolean;
   calls(): readonly FakeCallRecord[];
   expireKeys(): void;
+  attachmentsOf(message: VisibleMessage): Array<{ kind: string; source: string }>;
   readonly faults: {
     failNext(fault: PlatformFault, target?: FaultTarget): unknown;
     refuseConnections(): Promise<() => Promise<void>>;
@@ -141,6 +142,14 @@ export function discordContractPlatform(
       }),
     calls: () => fake.server.calls,
     expireKeys: () => fake.expireNonces(),
+    attachmentsOf(message) {
+      const stored = fake.stored.get(message.id.slice(message.id.lastIndexOf(":") + 1));
+      if (!stored) return [];
+      const images = (stored.embeds as Array<{ image?: { url?: string } }>)
+        .filter((e) => e.image?.url)
+        .map((e) => ({ kind: "image", source: e.image?.url as string }));
+      return [...images, ...stored.files.map((f) => ({ kind: "file", source: f.name }))];
+    },
     faults: {
       failNext: (fault, target) => fake.faults.failNext(fault, target),
       refuseConnections: () => fake.faults.refuseConnections(),
