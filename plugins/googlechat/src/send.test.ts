@@ -7,7 +7,7 @@ import type { MessageTarget } from "@herald/plugin-sdk/channel-message";
 import { afterEach, describe, expect, it } from "vitest";
 import { accessTokenCredentials } from "./auth.ts";
 import { createChatApi } from "./client.ts";
-import { classifyError } from "./errors.ts";
+import { classifyError, GoogleChatApiError } from "./errors.ts";
 import { clientMessageId, REPLY_OPTION, requestIdOf } from "./send.ts";
 import { ALICE, FAKE_ACCESS_TOKEN } from "./testing/FakeGoogleChat.ts";
 import { type GoogleChatRun, openGoogleChatRun } from "./testing/fixture.ts";
@@ -104,6 +104,48 @@ describe("the fake Chat API", () => {
       kind: "invalid_payload",
       platformCode: "INVALID_ARGUMENT",
     });
+  });
+});
+
+describe("the fake's limits", () => {
+  it("a thread key without the reply option starts a new thread; with it, the key's thread", async () => {
+    const t = await start();
+    const api = apiOf(t);
+    const space = t.fake.createSpace().name;
+    const create = (n: number, option?: string) =>
+      api.create({
+        parent: space,
+        requestId: `rk-${n}`,
+        messageId: `client-k${n}`,
+        ...(option ? { messageReplyOption: option } : {}),
+        requestBody: { text: `m${n}`, thread: { threadKey: "topic-1" } },
+      });
+    const a = await create(1, REPLY_OPTION);
+    const b = await create(2, REPLY_OPTION);
+    const c = await create(3);
+    expect(b.thread?.name).toBe(a.thread?.name);
+    expect(c.thread?.name).not.toBe(a.thread?.name);
+  });
+
+  it("C37: over the per-space write limit the fake answers 429 RESOURCE_EXHAUSTED without Retry-After", async () => {
+    const t = await start({ fake: { writesPerSecondPerSpace: 1 } });
+    const api = apiOf(t);
+    const space = t.fake.createSpace().name;
+    const other = t.fake.createSpace().name;
+    const body = (n: number, parent = space) => ({
+      parent,
+      requestId: `rl-${n}`,
+      messageId: `client-rl${n}`,
+      requestBody: { text: `m${n}` },
+    });
+    await api.create(body(1));
+    const limited = await api.create(body(2)).catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(GoogleChatApiError);
+    expect((limited as GoogleChatApiError).grpcStatus).toBe("RESOURCE_EXHAUSTED");
+    expect((limited as GoogleChatApiError).retryAfterMs).toBeUndefined();
+    expect(classifyError(limited).retryAfterMs).toBeUndefined();
+    // Another space has its own limit.
+    await expect(api.create(body(3, other))).resolves.toMatchObject({ text: "m3" });
   });
 });
 
