@@ -106,6 +106,27 @@ export class MatrixEncryptedRoomError extends HeraldError {
   }
 }
 
+/**
+ * An edit the homeserver accepted but does not show: another edit of the same event still wins
+ * the ordering (`origin_server_ts`, then the larger event id) after the edit was sent again
+ * `resends` times. Classified `not_found` — the message as herald meant it is not there — so a
+ * live final is sent fresh and the draft redacted only after that final was accepted, and a
+ * durable edit becomes a fresh send (`freshSendOnEditNotFound`). Code `HERALD_MATRIX_EDIT_NOT_SHOWN`.
+ */
+export class MatrixEditNotShownError extends HeraldError {
+  /** The original event and the edit shown instead. */
+  readonly original: string;
+  readonly shown: string;
+  constructor(original: string, shown: string, resends: number) {
+    super(
+      "HERALD_MATRIX_EDIT_NOT_SHOWN",
+      `the homeserver shows edit ${shown} of ${original}, not ours, after ${resends} resends`,
+    );
+    this.original = original;
+    this.shown = shown;
+  }
+}
+
 /** A message this channel cannot render or address (a malformed room or event id, nothing to send). */
 export class MatrixRenderError extends HeraldError {
   constructor(message: string) {
@@ -144,7 +165,8 @@ const KIND_BY_ERRCODE: Readonly<Record<string, DeliveryFailureKind>> = {
  * - no answer: refused / DNS / connect timeout → `transient`, `not_dispatched`; reset, timeout,
  *   abort → `transient`, `maybe_sent`;
  * - {@link MatrixRenderError} → `invalid_payload`; {@link MatrixEncryptedRoomError} →
- *   `permission` (the room cannot be served); anything else → `unknown`, `maybe_sent`.
+ *   `permission` (the room cannot be served); {@link MatrixEditNotShownError} → `not_found`
+ *   (the edit lost the ordering: send fresh); anything else → `unknown`, `maybe_sent`.
  *
  * @param secrets - redacted from the returned message (the access token).
  */
@@ -175,6 +197,14 @@ export function classifyError(error: unknown, secrets: readonly string[] = []): 
   if (error instanceof MatrixNetworkError) return classifyNetworkError(error, redact);
   if (error instanceof MatrixRenderError) {
     return { kind: "invalid_payload", evidence: "not_dispatched", message: redact(error.message) };
+  }
+  if (error instanceof MatrixEditNotShownError) {
+    return {
+      kind: "not_found",
+      evidence: "not_dispatched",
+      message: error.message,
+      platformCode: "edit_not_shown",
+    };
   }
   if (error instanceof MatrixEncryptedRoomError) {
     return {

@@ -54,6 +54,7 @@ export {
 export {
   classifyError,
   MatrixApiError,
+  MatrixEditNotShownError,
   MatrixEncryptedRoomError,
   type MatrixErrorBody,
   MatrixNetworkError,

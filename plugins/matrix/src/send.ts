@@ -34,7 +34,12 @@ import {
   utf8ByteLength,
 } from "@herald/plugin-sdk/channel-message";
 import { type MatrixHttp, seg } from "./client.ts";
-import { classifyError, MatrixEncryptedRoomError, MatrixRenderError } from "./errors.ts";
+import {
+  classifyError,
+  MatrixEditNotShownError,
+  MatrixEncryptedRoomError,
+  MatrixRenderError,
+} from "./errors.ts";
 import { encodeOrigin, SENT_CONTENT_KEY } from "./origin.ts";
 import type { MatrixUnitPayload } from "./render.ts";
 import type { EncryptedRooms } from "./rooms.ts";
@@ -43,11 +48,15 @@ import type { EncryptedRooms } from "./rooms.ts";
 export const TXN_ID_LENGTH = 43;
 
 /**
- * The transaction id of one platform call: `platformKey(unitIdempotencyKey)`, base62.
+ * The transaction id of one platform call: `platformKey(unitIdempotencyKey)`, base62. Sends and
+ * edits share the path `/send/m.room.message/{txnId}`, so an edit's key is namespaced
+ * (`kind: "edit"`): a fresh send that replaces a failed edit of the same unit (core's
+ * `freshSendOnEditNotFound`) can never be answered with the edit's event.
  * @example txnIdOf("0b9f…#0") // → 43 characters of [0-9A-Za-z], the same for every retry
  */
-export function txnIdOf(unitIdempotencyKey: string): string {
-  return platformKey(unitIdempotencyKey, { maxLength: TXN_ID_LENGTH });
+export function txnIdOf(unitIdempotencyKey: string, kind: "send" | "edit" = "send"): string {
+  const key = kind === "edit" ? `m.replace:${unitIdempotencyKey}` : unitIdempotencyKey;
+  return platformKey(key, { maxLength: TXN_ID_LENGTH });
 }
 
 /** The room id of a target (`nativeChannelId` when set). */
@@ -195,7 +204,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
   const put = async (
     ctx: MessageSendContext,
     room: string,
-    txnKey: string,
+    txnId: string,
     content: Record<string, unknown>,
   ): Promise<string> => {
     const bytes = utf8ByteLength(JSON.stringify(content));
@@ -204,7 +213,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         `event content is ${bytes} bytes, over maxContentBytes ${maxContentBytes} (M_TOO_LARGE before sending)`,
       );
     }
-    const path = `/rooms/${seg(room)}/send/m.room.message/${seg(txnIdOf(txnKey))}`;
+    const path = `/rooms/${seg(room)}/send/m.room.message/${seg(txnId)}`;
     const answer = await http.request<EventAnswer>("PUT", path, SEND_CALL, {
       body: content,
       signal: ctx.signal,
@@ -251,7 +260,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         ...encodeOrigin(ctx.message.origin),
         [SENT_CONTENT_KEY]: { v: 1 },
       };
-      const eventId = await put(ctx, room, ctx.unitIdempotencyKey, content);
+      const eventId = await put(ctx, room, txnIdOf(ctx.unitIdempotencyKey), content);
       return partOf(room, eventId, unit, thread, relation ? replyTo : undefined, {
         mentions: payload.mentions,
       });
@@ -263,6 +272,9 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
      * neither this one nor one with the same new content (two edits with one
      * `origin_server_ts`, ordered by event id), the edit is sent again with the next txnId —
      * strictly later — up to `maxEditResends` times.
+     *
+     * @throws MatrixEditNotShownError when another edit is still shown after the resends
+     *   (`not_found`: a live final then goes out fresh, and the draft is redacted after it).
      */
     async edit(ctx, target, unit) {
       const { room, event: original } = parseEventRef(
@@ -273,11 +285,15 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
       const before = memoOf(target).mentions;
       const content = editContent(original, payload, before, maxContentBytes);
       assertPlain(room);
-      let edit = await put(ctx, room, ctx.unitIdempotencyKey, content);
-      for (let resend = 1; resend <= maxEditResends; resend++) {
+      let edit = await put(ctx, room, txnIdOf(ctx.unitIdempotencyKey, "edit"), content);
+      for (let resend = 0; ; resend++) {
         const shown = await shownEdit(ctx, room, original);
         if (!shown || shown.eventId === edit || sameContent(shown.newContent, content)) break;
-        edit = await put(ctx, room, `${ctx.unitIdempotencyKey}#resend${resend}`, content);
+        if (resend === maxEditResends) {
+          throw new MatrixEditNotShownError(original, shown.eventId, maxEditResends);
+        }
+        const again = `${ctx.unitIdempotencyKey}#resend${resend + 1}`;
+        edit = await put(ctx, room, txnIdOf(again, "edit"), content);
       }
       const mentions = [...new Set([...before, ...payload.mentions])];
       return {
