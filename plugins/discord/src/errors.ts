@@ -18,6 +18,7 @@ import {
   type ClassifiedFailure,
   classifyNetworkError,
   HeraldError,
+  NotImplementedError,
   networkFailureOf,
   PlatformApiError,
   PlatformNetworkError,
@@ -247,7 +248,8 @@ function classifyAnswer(error: DiscordApiError): ClassifiedFailure {
  * - a remote attachment herald could not fetch (`RemoteMediaError`, nothing reached Discord):
  *   timeout, network, 5xx → `transient`; a blocked address, a bad URL, too large, a 4xx →
  *   `invalid_payload` — both `not_dispatched`;
- * - a {@link DiscordRenderError} → `invalid_payload`; anything else → `unknown`, `maybe_sent`.
+ * - a {@link DiscordRenderError}, malformed channel options, a `NotImplementedError` (a forum
+ *   post) → `invalid_payload`; anything else → `unknown`, `maybe_sent`.
  *
  * @param token - redacted from the returned message, when given.
  */
@@ -276,7 +278,7 @@ export function classifyError(error: unknown, token?: string): ClassifiedFailure
       platformCode: `media_${error.reason}`,
     };
   }
-  if (error instanceof ChannelOptionsError) {
+  if (error instanceof ChannelOptionsError || error instanceof NotImplementedError) {
     return { kind: "invalid_payload", evidence: "not_dispatched", message: redact(error.message) };
   }
   if (error instanceof Error && isNetworkShaped(error)) {

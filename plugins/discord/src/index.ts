@@ -158,7 +158,7 @@ export function createDiscordReceiver(
   if (!config.interactions) return gateway;
   const webhook = createInteractionsHandler({ publicKey: config.interactions.publicKey, sink });
   return {
-    start: () => gateway.start(),
+    start: (signal) => gateway.start(signal),
     stop: () => gateway.stop(),
     health: () => gateway.health?.() ?? { state: "down", since: Date.now() },
     webhook,

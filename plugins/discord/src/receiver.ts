@@ -58,7 +58,7 @@ export type GatewayReceiverOptions = {
 export type GatewayReceiver = ChannelReceiver & {
   /** The discord.js client (tests count its listeners). */
   readonly client: Client;
-  start(): Promise<void>;
+  start(signal?: AbortSignal): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -167,7 +167,7 @@ export function createGatewayReceiver(options: GatewayReceiverOptions): GatewayR
   let started = false;
   return {
     client,
-    async start() {
+    async start(signal?: AbortSignal) {
       if (started) return;
       started = true;
       health.set("connecting");
@@ -176,7 +176,14 @@ export function createGatewayReceiver(options: GatewayReceiverOptions): GatewayR
       const text = await cursor.load();
       const session = parseSession(text);
       if (session?.sessionId) saved = session;
-      await client.login(token);
+      // The gateway stops while this account is still opening: give up the connection.
+      const abort = () => void client.destroy();
+      signal?.addEventListener("abort", abort, { once: true });
+      try {
+        await client.login(token);
+      } finally {
+        signal?.removeEventListener("abort", abort);
+      }
     },
     async stop() {
       await client.destroy();

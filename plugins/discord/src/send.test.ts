@@ -287,3 +287,18 @@ describe("rate limits", () => {
     );
   });
 });
+
+describe("forum channels", () => {
+  it("a send to a forum channel itself is not built (no nonce covers a new post): NotImplementedError, failed, nothing posted", async () => {
+    const b = await openBench();
+    const forum = b.fake.createChannel({ type: "forum" });
+    await b.runtime.enqueue(b.message({ kind: "group", id: forum.id }, "new post?"), {
+      idempotencyKey: "forum",
+    });
+    const intent = await b.settled("forum");
+    expect(intent.status).toBe("failed");
+    expect(intent.failure).toMatchObject({ kind: "invalid_payload", evidence: "not_dispatched" });
+    expect(intent.failure?.message).toContain("forum post");
+    expect(b.fake.messages(forum.id)).toEqual([]);
+  });
+});

@@ -15,7 +15,9 @@
  * reference (50035 on `message_reference`), the unit is sent once more without it — never for a
  * 50013, which stays a permission failure. Threads are channels on Discord: a target with a
  * `threadId` posts into that channel; when it does not exist yet (10003) and the id is a message
- * of the parent channel (a thread anchor), a thread is started from that message first.
+ * of the parent channel (a thread anchor), a thread is started from that message first. A forum
+ * channel itself takes posts, not messages (40058): creating a forum post is not implemented
+ * (Discord's nonce does not cover it) and throws `NotImplementedError`.
  *
  * Source: https://discord.com/developers/docs/resources/message#create-message,
  * https://discord.com/developers/docs/resources/channel#start-thread-from-message
@@ -32,6 +34,7 @@ import {
   type MessageSendAdapter,
   type MessageSendContext,
   type MessageTarget,
+  NotImplementedError,
   parseRef,
   platformKey,
   type RenderedMessageUnit,
@@ -223,6 +226,15 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         ) {
           await startThread(ctx, target.parentId ?? target.id, target.threadId);
           sent = await create(ctx, channel, body, files);
+        } else if (
+          error instanceof DiscordApiError &&
+          error.discordCode === DISCORD_CODES.cannotSendInForumChannel
+        ) {
+          // Creating a forum post has no nonce: not built, so never resent blindly.
+          throw new NotImplementedError(
+            "posting into a Discord forum channel (creating a forum post)",
+            "send to one of its posts (a thread target) instead",
+          );
         } else {
           throw error;
         }
