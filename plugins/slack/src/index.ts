@@ -18,7 +18,6 @@ import {
   defineChannelMessageAdapter,
   defineChannelPlugin,
   type MessageCapabilities,
-  NotImplementedError,
   type RateLimitRouteInput,
 } from "@herald/plugin-sdk/channel-message";
 import {
@@ -36,6 +35,7 @@ import { createReceive } from "./receive.ts";
 import { createReconcile } from "./reconcile.ts";
 import { createRender } from "./render.ts";
 import { createSend, DispatchLog } from "./send.ts";
+import { createSocketReceiver } from "./socket.ts";
 import { channelOf } from "./target.ts";
 import { notImplementedUploader } from "./upload.ts";
 import { createEventsReceiver } from "./webhook.ts";
@@ -74,6 +74,7 @@ export {
   unitMetadata,
 } from "./origin.ts";
 export type { SlackFilePayload, SlackTextPayload, SlackUnitPayload } from "./render.ts";
+export { createSocketReceiver, type SocketReceiverOptions } from "./socket.ts";
 export {
   messageRef,
   parseMessageRef,
@@ -106,6 +107,7 @@ export function slackCapabilities(config: SlackConfig): MessageCapabilities {
     live: {
       edit: true,
       delete: true,
+      ...(config.nativeStreaming ? { nativeStream: true } : {}),
       editRate: { limit: 1, intervalMs: config.previewIntervalMs },
     },
     delivery: {
@@ -221,7 +223,7 @@ export function createSlackAdapter(
     render: createRender(config),
     send,
     origin: slackOrigin,
-    live: createLive(config),
+    live: createLive({ client, config, secrets }),
     receive: createReceive({ identity, config }),
     rateLimitRoute: slackRateLimitRoute,
   });
@@ -236,10 +238,10 @@ export type SlackReceiverSecrets = {
 };
 
 /**
- * Builds the receiver of one account: the Events API webhook (`receive.mode: "events"`).
+ * Builds the receiver of one account: the Events API webhook (`receive.mode: "events"`) or the
+ * Socket Mode connection (`receive.mode: "socket"`).
  *
- * @throws TypeError when the Events API mode has no signing secret.
- * @throws NotImplementedError for Socket Mode (`receive.mode: "socket"`) in this release.
+ * @throws TypeError when the mode's secret (signing secret / app-level token) is missing.
  */
 export function createSlackReceiver(
   config: SlackConfig,
@@ -249,10 +251,16 @@ export function createSlackReceiver(
 ): ChannelReceiver {
   const receive = config.receive;
   if (receive.mode === "socket") {
-    throw new NotImplementedError(
-      "Slack Socket Mode",
-      'use the Events API (receive.mode "events")',
-    );
+    if (!secrets.appToken) {
+      throw new TypeError(`Slack Socket Mode needs the app-level token in ${receive.appTokenEnv}`);
+    }
+    return createSocketReceiver({
+      sink,
+      appToken: secrets.appToken,
+      slackApiUrl: config.slackApiUrl,
+      requestTimeoutMs: config.requestTimeoutMs,
+      ackDeadlineMs: 2_500,
+    });
   }
   if (!secrets.signingSecret) {
     throw new TypeError(

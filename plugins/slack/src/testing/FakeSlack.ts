@@ -25,6 +25,7 @@ import {
 import { EventSender } from "./fakeEvents.ts";
 import { registerChatMethods } from "./fakeMethods.ts";
 import { registerReadMethods } from "./fakeReads.ts";
+import { type FakeStream, registerStreamMethods } from "./fakeStreams.ts";
 import { slackErrorBody } from "./fakeWire.ts";
 
 /** A bot (app installation) the fake knows; its token authorizes calls. */
@@ -126,6 +127,8 @@ export type FakeSlackOptions = {
   historyIntervalMs?: number;
   /** Most messages per history page (Slack: 15 for apps outside the Marketplace). @defaultValue 15 */
   historyPageLimit?: number;
+  /** How long a native stream stays open server-side, in ms (Slack: about 5 minutes). @defaultValue 300_000 */
+  streamLifetimeMs?: number;
   /** Port on 127.0.0.1. @defaultValue 0 (any free port) */
   port?: number;
   /** Delay before every call, in ms. @defaultValue 0 */
@@ -146,6 +149,10 @@ export class FakeSlack {
   readonly events = new EventSender();
   readonly historyIntervalMs: number;
   readonly historyPageLimit: number;
+  /** Native streams by `channel:ts`. */
+  readonly streams = new Map<string, FakeStream>();
+  /** How long a stream stays open, in ms (switchable at run time). */
+  streamLifetimeMs: number;
   readonly #byVisible = new Map<string, FakeSlackMessage>();
   #seq = 0;
   #nextChannel = 1;
@@ -156,6 +163,7 @@ export class FakeSlack {
     this.bots = options.bots ?? [FAKE_BOT, OTHER_FAKE_BOT];
     this.historyIntervalMs = options.historyIntervalMs ?? 0;
     this.historyPageLimit = options.historyPageLimit ?? 15;
+    this.streamLifetimeMs = options.streamLifetimeMs ?? 300_000;
     this.server = new FakePlatformServer({
       wire: {
         errorBody: (answer) => {
@@ -180,6 +188,7 @@ export class FakeSlack {
     });
     registerChatMethods(this);
     registerReadMethods(this);
+    registerStreamMethods(this);
   }
 
   /** Starts a fake on 127.0.0.1. */

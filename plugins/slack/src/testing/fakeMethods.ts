@@ -148,8 +148,12 @@ export function registerChatMethods(fake: FakeSlack): void {
     const stored = f.message(channel, ts);
     if (!stored) return fail("message_not_found");
     if (stored.user !== bot.userId) return fail("cant_update_message");
-    const text = typeof args.text === "string" ? args.text : "";
+    const markdown = typeof args.markdown_text === "string" ? args.markdown_text : undefined;
+    const text = markdown ?? (typeof args.text === "string" ? args.text : "");
     if (text.length > TEXT_LIMIT) return fail("msg_too_long");
+    // An update on a stream's ts replaces its text and ends the stream.
+    const stream = f.streams.get(`${channel}:${ts}`);
+    if (stream) stream.open = false;
     const metadata = jsonField(args.metadata);
     if (metadata && typeof metadata === "object") {
       stored.metadata = metadata as NonNullable<typeof stored.metadata>;

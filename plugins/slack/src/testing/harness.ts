@@ -69,6 +69,9 @@ export function testConfig(c: SlackConnection, extra: SlackConfigInput = {}): Sl
     unknownSendPolicy: c.unknownSendPolicy,
     requestTimeoutMs: c.requestTimeoutMs ?? 2_000,
     previewIntervalMs: 50,
+    // The suite streams into channels without a recipient, which Slack refuses: native
+    // streaming is tested by this package's own tests (stream.test.ts).
+    nativeStreaming: false,
     ...extra,
     rateLimits: {
       postsPerChannelPerSecond: 50,

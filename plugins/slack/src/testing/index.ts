@@ -29,6 +29,7 @@ export {
   type FakeWebhook,
   signSlackRequest,
 } from "./fakeEvents.ts";
+export { type FakeAppToken, FakeSocketMode } from "./fakeSocket.ts";
 export {
   CONTRACT_HISTORY_INTERVAL_MS,
   contractHarness,

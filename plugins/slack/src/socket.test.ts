@@ -1,0 +1,104 @@
+import type { ChannelReceiver } from "@herald/plugin-sdk/channel-message";
+import { eventually } from "@herald/plugin-sdk/testing";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { slackConfigSchema } from "./config.ts";
+import { createSlackReceiver } from "./index.ts";
+import { ALICE, FAKE_BOT, FakeSocketMode } from "./testing/index.ts";
+import { openSlackRun, type SlackTestRun } from "./testkit.ts";
+
+const APP_TOKEN = "xapp-1-A0000000001-1234567890-socketmodetesttoken";
+
+async function socketRun(): Promise<{
+  run: SlackTestRun;
+  socket: FakeSocketMode;
+  receiver: () => ChannelReceiver;
+}> {
+  const run = await openSlackRun(onTestFinished);
+  const socket = new FakeSocketMode(run.fake, [{ appToken: APP_TOKEN, botToken: FAKE_BOT.token }]);
+  await socket.listen();
+  const receivers: ChannelReceiver[] = [];
+  onTestFinished(async () => {
+    for (const r of receivers) await r.stop?.();
+    await socket.close();
+  });
+  const config = slackConfigSchema.parse({
+    slackApiUrl: run.fake.apiUrl,
+    receive: { mode: "socket" },
+  });
+  return {
+    run,
+    socket,
+    receiver: () => {
+      const r = createSlackReceiver(config, run.sink("slack", "main"), { appToken: APP_TOKEN });
+      receivers.push(r);
+      return r;
+    },
+  };
+}
+
+function payloadOf(run: SlackTestRun, channel: string, ts: string) {
+  const m = run.fake.message(channel, ts);
+  if (!m) throw new Error("no message");
+  return run.fake.events.envelope(FAKE_BOT, run.fake.messageEvent(m));
+}
+
+describe("Socket Mode receiver (@slack/socket-mode against FakeSocketServer)", () => {
+  it("receives events_api envelopes and acks each once it is recorded", async () => {
+    const { run, socket, receiver } = await socketRun();
+    const r = receiver();
+    await r.start?.();
+    expect(r.health?.().state).toBe("up");
+    const channel = run.fake.createChannel().id;
+    const m = run.fake.addMessage({ channel, text: "over the socket", user: ALICE.id });
+    const id = socket.deliver(payloadOf(run, channel, m.ts));
+    await eventually(
+      () => socket.acked,
+      (a) => a.includes(id),
+    );
+    expect(run.handled.map((h) => h.input.body?.markdown)).toEqual(["over the socket"]);
+  });
+
+  it("a dropped connection turns the receiver down (the gateway reconnects); a redelivery after the reconnect is handled once", async () => {
+    const { run, socket, receiver } = await socketRun();
+    const first = receiver();
+    await first.start?.();
+    const channel = run.fake.createChannel().id;
+    const m = run.fake.addMessage({ channel, text: "once only", user: ALICE.id });
+    const payload = payloadOf(run, channel, m.ts);
+    socket.deliver(payload);
+    await eventually(
+      () => run.handled.length,
+      (n) => n === 1,
+    );
+    await socket.socket.dropConnections();
+    await eventually(
+      () => first.health?.().state,
+      (s) => s === "down",
+    );
+    // The gateway's supervisor opens the account again: a new receiver, a new connection.
+    const second = receiver();
+    await second.start?.();
+    const again = socket.deliver(payload);
+    await eventually(
+      () => socket.acked,
+      (a) => a.includes(again),
+    );
+    await eventually(
+      () => run.outcomes.map((o) => o.status),
+      (s) => s.includes("duplicate"),
+    );
+    expect(run.handled).toHaveLength(1);
+    expect(socket.socket.connections).toHaveLength(2);
+  });
+
+  it("a rejected app-level token fails the start and leaves the receiver down", async () => {
+    const { run } = await socketRun();
+    const config = slackConfigSchema.parse({
+      slackApiUrl: run.fake.apiUrl,
+      receive: { mode: "socket" },
+    });
+    const r = createSlackReceiver(config, run.sink("slack", "main"), { appToken: "xapp-wrong" });
+    await expect(r.start?.()).rejects.toThrow();
+    expect(r.health?.().state).toBe("down");
+  });
+});
