@@ -1,0 +1,106 @@
+/**
+ * The fake homeserver's transaction-id semantics, as Synapse has them (PLATFORMS.md §8): per
+ * user **and device** and path, kept 24 h, errors never cached; the event limit; edits ordered
+ * by `origin_server_ts` then event id.
+ */
+import { describe, expect, it, onTestFinished } from "vitest";
+import { FAKE_BOT, FakeHomeserver, type FakeMatrixUser } from "./FakeHomeserver.ts";
+
+async function start(options: ConstructorParameters<typeof FakeHomeserver>[0] = {}) {
+  const fake = await FakeHomeserver.start(options);
+  onTestFinished(() => fake.close());
+  return fake;
+}
+
+function put(
+  fake: FakeHomeserver,
+  user: FakeMatrixUser,
+  room: string,
+  txnId: string,
+  body: unknown,
+) {
+  return fetch(
+    `${fake.url}/_matrix/client/v3/rooms/${encodeURIComponent(room)}/send/m.room.message/${txnId}`,
+    {
+      method: "PUT",
+      headers: { authorization: `Bearer ${user.accessToken}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    },
+  );
+}
+
+const OTHER_DEVICE: FakeMatrixUser = {
+  ...FAKE_BOT,
+  accessToken: "syt_otherDevice_0000000000",
+  deviceId: "LAPTOP",
+};
+
+describe("FakeHomeserver transaction ids", () => {
+  it("the same txnId from the same device returns the first event, whatever the body; another device makes a new event", async () => {
+    const fake = await start({ users: [OTHER_DEVICE] });
+    const room = fake.createRoom();
+    const first = (await (
+      await put(fake, FAKE_BOT, room.id, "txnA", { msgtype: "m.text", body: "one" })
+    ).json()) as { event_id: string };
+    const again = (await (
+      await put(fake, FAKE_BOT, room.id, "txnA", { msgtype: "m.text", body: "two" })
+    ).json()) as { event_id: string };
+    expect(again.event_id).toBe(first.event_id);
+    const other = (await (
+      await put(fake, OTHER_DEVICE, room.id, "txnA", { msgtype: "m.text", body: "three" })
+    ).json()) as { event_id: string };
+    expect(other.event_id).not.toBe(first.event_id);
+    expect(fake.visible(room.id).map((m) => m.text)).toEqual(["one", "three"]);
+  });
+
+  it("keeps a txnId 24 h: a retry after 23 h is deduplicated, one after 25 h makes a new event", async () => {
+    let now = 1_800_000_000_000;
+    const fake = await start({ clock: () => now });
+    const room = fake.createRoom();
+    const body = { msgtype: "m.text", body: "x" };
+    const first = (await (await put(fake, FAKE_BOT, room.id, "t", body)).json()) as {
+      event_id: string;
+    };
+    now += 23 * 3_600_000;
+    const within = (await (await put(fake, FAKE_BOT, room.id, "t", body)).json()) as {
+      event_id: string;
+    };
+    now += 2 * 3_600_000;
+    const after = (await (await put(fake, FAKE_BOT, room.id, "t", body)).json()) as {
+      event_id: string;
+    };
+    expect(within.event_id).toBe(first.event_id);
+    expect(after.event_id).not.toBe(first.event_id);
+  });
+
+  it("does not cache errors: a 429 then a retry with the same txnId stores one event", async () => {
+    const fake = await start();
+    const room = fake.createRoom();
+    fake.failNext({ kind: "rate_limit", retryAfterMs: 1_120, via: "body" }, { op: "send" });
+    const limited = await put(fake, FAKE_BOT, room.id, "t429", { msgtype: "m.text", body: "x" });
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toEqual({
+      errcode: "M_LIMIT_EXCEEDED",
+      error: "Too Many Requests: retry after 1120 ms",
+      retry_after_ms: 1_120,
+    });
+    expect(
+      (await put(fake, FAKE_BOT, room.id, "t429", { msgtype: "m.text", body: "x" })).status,
+    ).toBe(200);
+    expect(fake.visible(room.id)).toHaveLength(1);
+  });
+
+  it("refuses events over 64 KiB with M_TOO_LARGE and members-only rooms with M_FORBIDDEN", async () => {
+    const fake = await start();
+    const room = fake.createRoom();
+    const big = await put(fake, FAKE_BOT, room.id, "big", {
+      msgtype: "m.text",
+      body: "x".repeat(70_000),
+    });
+    expect(big.status).toBe(413);
+    expect(((await big.json()) as { errcode: string }).errcode).toBe("M_TOO_LARGE");
+    const closed = fake.createRoom({ members: ["@alice:fake.test"] });
+    const denied = await put(fake, FAKE_BOT, closed.id, "no", { msgtype: "m.text", body: "x" });
+    expect(denied.status).toBe(403);
+  });
+});
