@@ -22,6 +22,7 @@
  */
 import {
   type ChannelMessage,
+  type MessageActor,
   type MessageAttachment,
   type MessageEventClass,
   type MessageReceiveAdapter,
@@ -139,6 +140,12 @@ function targetOf(
   return { kind: "group", id: m.channel_id, spaceId: m.guild_id };
 }
 
+/** A Discord user as herald's actor (display name: the global name, else the username). */
+function actorOf(u: z.output<typeof userSchema>, isBot: boolean): MessageActor {
+  const name = u.global_name ?? u.username;
+  return name ? { id: u.id, displayName: name, isBot } : { id: u.id, isBot };
+}
+
 function attachmentsOf(m: DiscordMessage): MessageAttachment[] {
   return m.attachments.map((a) => ({
     kind: a.content_type?.startsWith("image/") ? "image" : "file",
@@ -178,13 +185,7 @@ export function createReceive(
       direction: "inbound",
       target,
       platformMessageId: ref,
-      sender: {
-        id: m.author.id,
-        ...(m.author.global_name || m.author.username
-          ? { displayName: m.author.global_name ?? m.author.username }
-          : {}),
-        isBot: m.author.bot === true || m.webhook_id !== undefined,
-      },
+      sender: actorOf(m.author, m.author.bot === true || m.webhook_id !== undefined),
       body: { markdown: m.content, plain: m.content },
       ...(attachments.length > 0 ? { attachments } : {}),
       ...(anchor ? { threadAnchor: { threadId: anchor } } : {}),
@@ -197,9 +198,9 @@ export function createReceive(
           }
         : {}),
       mentions: { self: mentionsBot(m), users: m.mentions.map((u) => u.id) },
-      ...(m.timestamp ? { createdAt: Date.parse(m.timestamp) } : {}),
+      ...(m.timestamp ? { timestamp: Date.parse(m.timestamp) } : {}),
       raw: inbound,
-    } as ChannelMessage;
+    } satisfies ChannelMessage;
   };
 
   return {
@@ -237,18 +238,12 @@ export function createReceive(
           channel: DISCORD_CHANNEL_ID,
           direction: "inbound",
           target: targetOf(i, inbound),
-          sender: {
-            id: user.id,
-            ...(user.global_name || user.username
-              ? { displayName: user.global_name ?? user.username }
-              : {}),
-            isBot: user.bot === true,
-          },
+          sender: actorOf(user, user.bot === true),
           body: { markdown: text, plain: text },
           // A command is addressed to the bot.
           mentions: { self: true },
           raw: inbound,
-        } as ChannelMessage;
+        } satisfies ChannelMessage;
       }
       if (inbound.t === "MESSAGE_DELETE") {
         const d = parseInbound(

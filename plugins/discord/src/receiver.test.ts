@@ -114,6 +114,30 @@ describe("normalize", () => {
   });
 });
 
+describe("gateway URL", () => {
+  it("gatewayUrl is dialled instead of the url GET /gateway/bot names", async () => {
+    const b = await openBench();
+    const real = b.fake.gateway.server.url;
+    b.fake.gatewayUrl = "ws://127.0.0.1:9/nowhere"; // what GET /gateway/bot answers now
+    const { channel } = b.channel();
+    const receiver = createGatewayReceiver({
+      config: { ...b.config, gatewayUrl: real },
+      token: FAKE_BOT.token,
+      sink: b.run.sink("discord"),
+      identity: b.identity,
+    });
+    onTestFinished(() => receiver.stop());
+    await receiver.start();
+    b.fake.post({ channelId: channel.id, author: ALICE, text: "via the configured URL" });
+    await eventually(
+      () => b.run.handled.length,
+      (n) => n === 1,
+      { what: "the message" },
+    );
+    expect(b.fake.gateway.server.connections.length).toBe(1);
+  });
+});
+
 describe("C26 · gateway replay after RESUME", () => {
   it("1234 processed and answered; close 4000; the resume replays 1234 and 1235: 1234 not again, 1235 once, one listener", async () => {
     const b = await openBench({
