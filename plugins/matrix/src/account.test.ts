@@ -3,9 +3,12 @@
  * rejected token stopping the account with the fix.
  */
 import { isChannelAccountError } from "@herald/plugin-sdk/channel-message";
+import { eventually, openTestRun } from "@herald/plugin-sdk/testing";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { checkMatrixCredentials, whoami } from "./account.ts";
 import { matrixConfigSchema } from "./config.ts";
+import { MatrixEncryptedRoomError } from "./errors.ts";
+import { createMatrixAccount } from "./index.ts";
 import { FAKE_BOT, FakeHomeserver } from "./testing/FakeHomeserver.ts";
 
 async function fake() {
@@ -61,5 +64,52 @@ describe("whoami", () => {
     });
     expect(doctor.ok).toBe(false);
     expect(doctor.detail).not.toContain("syt_wrong_token_0123456789");
+  });
+});
+
+describe("createMatrixAccount", () => {
+  it("opens the account with /whoami's identity; its receiver and adapter share what they learn (an encrypted room refuses sends)", async () => {
+    const f = await fake();
+    const room = f.createRoom({ encrypted: true });
+    const run = await openTestRun({ adapters: [], accountId: "main" });
+    onTestFinished(() => run.close());
+    const controller = new AbortController();
+    const account = await createMatrixAccount(config(f.url, { sync: { pollTimeoutMs: 300 } }), {
+      accountId: "main",
+      logger: run.logger,
+      clock: Date.now,
+      secret: (name) => {
+        expect(name).toBe("MATRIX_ACCESS_TOKEN");
+        return FAKE_BOT.accessToken;
+      },
+      sink: run.sink("matrix", "main"),
+      signal: controller.signal,
+    });
+    run.runtime.addAdapter(account.adapter, "main");
+    expect(account.identity).toEqual({ id: FAKE_BOT.userId, name: FAKE_BOT.userId });
+    await account.receiver?.start?.();
+    onTestFinished(() => account.receiver?.stop?.());
+    await eventually(
+      () => account.receiver?.health?.().state,
+      (state) => state === "up",
+      { what: "the receiver up" },
+    );
+    const ctx = {
+      channel: "matrix",
+      message: run.message("matrix", { kind: "group", id: room.id }, "hi"),
+      attempt: 1,
+      idempotencyKey: "k",
+      unitIdempotencyKey: "k#0",
+      signal: controller.signal,
+      log: run.logger,
+    };
+    const batch = await account.adapter.render.render(ctx.message, {
+      idempotencyKey: "k",
+      capabilities: account.adapter.capabilities,
+    });
+    await expect(account.adapter.send.send(ctx, batch.units[0] as never)).rejects.toBeInstanceOf(
+      MatrixEncryptedRoomError,
+    );
+    await account.close();
   });
 });
