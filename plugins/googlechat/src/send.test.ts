@@ -370,6 +370,37 @@ describe("send", () => {
     ]);
   });
 
+  it("a card Chat refuses is sent once as its plain-text fallback, in the same thread", async () => {
+    const t = await start();
+    const space = t.fake.createSpace().name;
+    const { message: inbound } = t.fake.userPost({ space, text: "approve?" });
+    t.fake.faults.failNext(
+      { kind: "status", status: 403, description: "Cards require app authentication." },
+      { op: "send", skip: 1 },
+    );
+    const receipt = await t.run.runtime.send(
+      t.run.message(
+        "googlechat",
+        { kind: "thread", id: space, threadId: inbound.thread },
+        "policy",
+        {
+          card: {
+            title: "Run rm -rf /tmp/cache?",
+            actions: [{ kind: "button", label: "Approve", id: "ok" }],
+          },
+        },
+      ),
+    );
+    expect(texts(t, space, inbound.thread)).toEqual([
+      "policy",
+      "Run rm -rf /tmp/cache?\n\n• Approve",
+    ]);
+    expect(receipt.parts[1]?.raw).toMatchObject({
+      cardFallback: expect.stringContaining("app authentication"),
+    });
+    expect(t.fake.store.messages({ space }).every((m) => m.cardsV2 === undefined)).toBe(true);
+  });
+
   it("a quote reply quotes the inbound on the first chunk only", async () => {
     const t = await start({ config: { maxTextLength: 20 } });
     const space = t.fake.createSpace().name;

@@ -18,11 +18,15 @@
  * **Quotes.** Placement `quote` quotes the inbound on the first chunk
  * (`quotedMessageMetadata`, which needs the quoted message's last update time: one `GET`).
  *
+ * **Cards.** A card Chat refuses (400, or 403: cards need app authentication) is sent once as
+ * its plain-text fallback in the same place, the reason kept on the part (`raw.cardFallback`).
+ *
  * Source: https://developers.google.com/workspace/chat/api/reference/rest/v1/spaces.messages/create
  *
  * @module
  */
 import {
+  literalTree,
   type MessageReceiptPart,
   type MessageSendAdapter,
   type MessageSendContext,
@@ -30,6 +34,7 @@ import {
   platformKey,
   type ReconcileResult,
   type RenderedMessageUnit,
+  renderGoogleChat,
   unitIdempotencyKey,
 } from "@herald/plugin-sdk/channel-message";
 import type { ChatApi, ChatMessage } from "./client.ts";
@@ -148,44 +153,72 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
     }
   }
 
+  async function deliver(
+    ctx: MessageSendContext,
+    unit: RenderedMessageUnit,
+    payload: GoogleChatUnitPayload,
+  ): Promise<MessageReceiptPart> {
+    const space = spaceOf(ctx);
+    const key = ctx.unitIdempotencyKey;
+    const ids = { parent: space, requestId: requestIdOf(key), messageId: clientMessageId(key) };
+    const base = bodyOf(payload);
+    const quote = await quoteOf(ctx, unit);
+    const quoted = quote ? { quotedMessageMetadata: quote } : {};
+    const replyToId = quote?.name;
+    const wanted = fellBack(ctx) ? undefined : requestedThread(ctx);
+    let fallback = wanted === undefined ? undefined : threadNameProblem(wanted, space);
+    if (wanted !== undefined && fallback === undefined) {
+      try {
+        const created = await api.create(
+          {
+            ...ids,
+            messageReplyOption: REPLY_OPTION,
+            requestBody: { ...base, ...quoted, thread: { name: wanted } },
+          },
+          ctx.signal,
+        );
+        return partOf(created, unit, { thread: true, ...(replyToId ? { replyToId } : {}) });
+      } catch (error) {
+        if (!(error instanceof GoogleChatApiError && error.invalidThread)) throw error;
+        fallback = `the platform refused thread ${wanted}: ${error.message}`;
+      }
+    }
+    if (fallback !== undefined) {
+      ctx.log.warn(
+        { thread: wanted, reason: fallback },
+        "googlechat: thread target refused; posting top-level once (C35)",
+      );
+    }
+    const created = await api.create({ ...ids, requestBody: { ...base, ...quoted } }, ctx.signal);
+    return partOf(created, unit, {
+      ...(replyToId ? { replyToId } : {}),
+      ...(fallback !== undefined ? { fallback } : {}),
+    });
+  }
+
   return {
     async send(ctx, unit) {
-      const space = spaceOf(ctx);
-      const key = ctx.unitIdempotencyKey;
-      const ids = { parent: space, requestId: requestIdOf(key), messageId: clientMessageId(key) };
-      const base = bodyOf(unit.payload as GoogleChatUnitPayload);
-      const quote = await quoteOf(ctx, unit);
-      const quoted = quote ? { quotedMessageMetadata: quote } : {};
-      const replyToId = quote?.name;
-      const wanted = fellBack(ctx) ? undefined : requestedThread(ctx);
-      let fallback = wanted === undefined ? undefined : threadNameProblem(wanted, space);
-      if (wanted !== undefined && fallback === undefined) {
-        try {
-          const created = await api.create(
-            {
-              ...ids,
-              messageReplyOption: REPLY_OPTION,
-              requestBody: { ...base, ...quoted, thread: { name: wanted } },
-            },
-            ctx.signal,
-          );
-          return partOf(created, unit, { thread: true, ...(replyToId ? { replyToId } : {}) });
-        } catch (error) {
-          if (!(error instanceof GoogleChatApiError && error.invalidThread)) throw error;
-          fallback = `the platform refused thread ${wanted}: ${error.message}`;
-        }
-      }
-      if (fallback !== undefined) {
+      const payload = unit.payload as GoogleChatUnitPayload;
+      try {
+        return await deliver(ctx, unit, payload);
+      } catch (error) {
+        // Chat refused the card (a 400 on the card, cards without app authentication: 403):
+        // the card's plain-text fallback once, in the same place (seed "Thread-message routing").
+        const refused =
+          error instanceof GoogleChatApiError && (error.status === 400 || error.status === 403);
+        if (!payload.cardsV2 || !payload.fallbackText || !refused || error.invalidThread)
+          throw error;
         ctx.log.warn(
-          { thread: wanted, reason: fallback },
-          "googlechat: thread target refused; posting top-level once (C35)",
+          { reason: error.message },
+          "googlechat: the card was refused; sending its text fallback once",
         );
+        const text = renderGoogleChat(literalTree(payload.fallbackText));
+        const part = await deliver(ctx, unit, { text });
+        return {
+          ...part,
+          raw: { ...(part.raw as object | undefined), cardFallback: error.message },
+        };
       }
-      const created = await api.create({ ...ids, requestBody: { ...base, ...quoted } }, ctx.signal);
-      return partOf(created, unit, {
-        ...(replyToId ? { replyToId } : {}),
-        ...(fallback !== undefined ? { fallback } : {}),
-      });
     },
 
     async edit(ctx, target, unit) {
