@@ -147,6 +147,20 @@ export const slackConfigSchema = z.strictObject({
     .prefault({}),
   /** Least time between two live preview updates in one channel, in ms. @defaultValue 1_200 */
   previewIntervalMs: z.number().int().positive().default(1_200),
+  /**
+   * Remote files herald downloads to upload them (through the SDK's guarded fetch). An image
+   * with a URL is not downloaded: Slack fetches it for an image block.
+   */
+  media: z
+    .strictObject({
+      /** Largest file, in bytes. @defaultValue 20_971_520 (20 MiB) */
+      maxBytes: z.number().int().positive().default(20_971_520),
+      /** Allow private and loopback addresses (a media server inside your network). @defaultValue false */
+      allowPrivateNetworks: z.boolean().default(false),
+      /** Host names that may resolve to private addresses. @defaultValue [] */
+      allowedHosts: z.array(z.string().min(1)).default([]),
+    })
+    .prefault({}),
   /** Per-request timeout of Web API calls, in ms; a timed-out post is `maybe_sent`. @defaultValue 10_000 */
   requestTimeoutMs: z.number().int().positive().default(10_000),
 });

@@ -114,6 +114,26 @@ export class SlackNetworkError extends PlatformNetworkError {
   }
 }
 
+/**
+ * A file upload failed before the share (`files.completeUploadExternal`): nothing is visible,
+ * so a retry is safe (`not_dispatched`). `cause` is what the step threw.
+ */
+export class SlackUploadError extends HeraldError {
+  /** The step that failed: reading the bytes, asking for the upload URL, or uploading them. */
+  readonly step: "read" | "get_upload_url" | "upload";
+  constructor(step: SlackUploadError["step"], cause: unknown) {
+    super(
+      "HERALD_SLACK_UPLOAD",
+      `file upload failed at ${step} (nothing was shared): ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+    this.step = step;
+  }
+}
+
+/** Remote-media failures that will not get better by retrying. */
+const MEDIA_PERMANENT = new Set(["bad_url", "blocked_address", "too_large", "too_many_redirects"]);
+
 /** A message the Slack channel cannot render or address (nothing to send, a malformed ref). */
 export class SlackRenderError extends HeraldError {
   constructor(message: string) {
@@ -199,6 +219,8 @@ function platformFailure(
  * - `WebAPIHTTPError`: 5xx → `transient`, `maybe_sent`; else its body's code, else its status;
  * - `WebAPIRequestError` (no answer): refused / DNS / connect timeout → `transient`,
  *   `not_dispatched`; reset, timeout, abort → `transient`, `maybe_sent`;
+ * - a {@link SlackUploadError} (before the file was shared) → the failed step's kind,
+ *   `not_dispatched`; a remote file that is blocked, too large or gone → `invalid_payload`;
  * - a {@link SlackRenderError} → `invalid_payload`; anything else → `unknown`, `maybe_sent`.
  *
  * @param secrets - redacted from the returned message (the bot token, the signing secret).
@@ -215,6 +237,31 @@ export function classifyError(
   }
   if (error instanceof SlackRateLimitWithoutWaitError) return rateLimited(message);
   if (error instanceof SlackNetworkError) return classifyNetworkError(error, redact);
+  if (error instanceof SlackUploadError) {
+    const cause = error.cause as { reason?: unknown; status?: unknown; name?: unknown } | undefined;
+    const media = cause?.name === "RemoteMediaError" || typeof cause?.reason === "string";
+    if (media) {
+      const status = typeof cause?.status === "number" ? cause.status : 0;
+      const permanent =
+        MEDIA_PERMANENT.has(String(cause?.reason)) ||
+        (cause?.reason === "http_status" && status >= 400 && status < 500);
+      return {
+        kind: permanent ? "invalid_payload" : "transient",
+        evidence: "not_dispatched",
+        message,
+        platformCode: `media_${String(cause?.reason)}`,
+      };
+    }
+    // Before the share nothing is visible: the step's kind (transient when unknown), never
+    // "maybe sent".
+    const inner = classifyError(error.cause, secrets);
+    return {
+      ...inner,
+      kind: inner.kind === "unknown" ? "transient" : inner.kind,
+      evidence: "not_dispatched",
+      message,
+    };
+  }
   switch (e.code) {
     case SDK_CODES.rateLimited: {
       const seconds = typeof e.retryAfter === "number" ? e.retryAfter : undefined;

@@ -37,7 +37,7 @@ import { createRender } from "./render.ts";
 import { createSend, DispatchLog } from "./send.ts";
 import { createSocketReceiver } from "./socket.ts";
 import { channelOf } from "./target.ts";
-import { notImplementedUploader } from "./upload.ts";
+import { createUploader } from "./upload.ts";
 import { createEventsReceiver } from "./webhook.ts";
 
 export {
@@ -63,6 +63,7 @@ export {
   SlackNetworkError,
   SlackRateLimitWithoutWaitError,
   SlackRenderError,
+  SlackUploadError,
 } from "./errors.ts";
 export {
   decodeOrigin,
@@ -73,7 +74,12 @@ export {
   unitMarkOf,
   unitMetadata,
 } from "./origin.ts";
-export type { SlackFilePayload, SlackTextPayload, SlackUnitPayload } from "./render.ts";
+export type {
+  SlackFilePayload,
+  SlackImagePayload,
+  SlackTextPayload,
+  SlackUnitPayload,
+} from "./render.ts";
 export { createSocketReceiver, type SocketReceiverOptions } from "./socket.ts";
 export {
   messageRef,
@@ -103,6 +109,7 @@ export function slackCapabilities(config: SlackConfig): MessageCapabilities {
   const limits = config.rateLimits;
   return {
     text: { maxLength: config.maxTextLength, chunking: true },
+    attachments: { upload: true, remoteUrl: true },
     threads: { reply: true, nativeThread: true, inDirect: true },
     live: {
       edit: true,
@@ -213,7 +220,7 @@ export function createSlackAdapter(
     config,
     dispatches,
     identity,
-    uploader: notImplementedUploader,
+    uploader: createUploader({ client, config }),
     secrets,
   });
   send.reconcileUnknownSend = createReconcile({ client, identity, dispatches, config, secrets });

@@ -65,6 +65,11 @@ export function createReconcile(deps: ReconcileDeps) {
     units: readonly RenderedMessageUnit[],
   ): Promise<ReconcileResult> => {
     if (units.length === 0) return { status: "sent", parts: [] };
+    const first = [...units].sort((a, b) => a.index - b.index)[0];
+    if ((first?.payload as { type?: string } | undefined)?.type === "file") {
+      // A shared file carries no metadata: its share cannot be looked up.
+      return { status: "unresolved", reason: "a file share carries no metadata to look up" };
+    }
     let me: Awaited<ReturnType<IdentityCell["get"]>>;
     try {
       me = await identity.get();

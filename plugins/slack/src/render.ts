@@ -4,8 +4,9 @@
  * literal `<@U123>` text escaped so it never becomes a mention), chunked by the SDK's
  * inline-aware `chunkMarkdown` to `maxTextLength` measured on the serialized mrkdwn (marks and
  * fences closed and re-opened; never a split surrogate pair or grapheme). A literal body (the
- * activity log) is escaped, never parsed. Attachments become their own units (uploaded with
- * `files.getUploadURLExternal` + `completeUploadExternal`), before the text.
+ * activity log) is escaped, never parsed. Attachments become their own units before the text: an
+ * image with a public URL is an image block (Slack fetches it); any other file is uploaded
+ * (`files.getUploadURLExternal` + `completeUploadExternal`, `upload.ts`).
  *
  * Source: https://api.slack.com/reference/surfaces/formatting
  *
@@ -35,8 +36,16 @@ export type SlackFilePayload = {
   comment?: string;
   mimeType?: string;
 };
+/** An image Slack fetches itself from a public URL: a message with an image block. */
+export type SlackImagePayload = {
+  type: "image";
+  url: string;
+  altText: string;
+  /** mrkdwn shown with it (the caption). */
+  comment?: string;
+};
 /** What one Slack unit carries (`RenderedMessageUnit.payload`). */
-export type SlackUnitPayload = SlackTextPayload | SlackFilePayload;
+export type SlackUnitPayload = SlackTextPayload | SlackFilePayload | SlackImagePayload;
 
 /** The mrkdwn chunks of a message body. */
 export function bodyChunks(message: Pick<ChannelMessage, "body">, maxLength: number): string[] {
@@ -50,7 +59,18 @@ export function bodyChunks(message: Pick<ChannelMessage, "body">, maxLength: num
 function fileUnitOf(
   a: NonNullable<ChannelMessage["attachments"]>[number],
   maxLength: number,
-): SlackFilePayload {
+): SlackFilePayload | SlackImagePayload {
+  if (a.kind === "image" && a.url && /^https?:/i.test(a.url)) {
+    const caption = a.caption
+      ? bodyChunks({ body: { markdown: a.caption } }, maxLength)[0]
+      : undefined;
+    return {
+      type: "image",
+      url: a.url,
+      altText: a.caption ?? a.name ?? "image",
+      ...(caption ? { comment: caption } : {}),
+    };
+  }
   const source = a.url ? { url: a.url } : a.path ? { path: a.path } : undefined;
   if (!source) {
     throw new SlackRenderError(

@@ -91,13 +91,21 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         const ts = await uploader.upload(ctx, place, payload);
         return partOf(place.channel, ts, unit, place.threadTs);
       }
+      const content =
+        payload.type === "image"
+          ? {
+              text: payload.comment ?? "",
+              blocks: [
+                { type: "image" as const, image_url: payload.url, alt_text: payload.altText },
+              ],
+            }
+          : { text: payload.text, mrkdwn: true };
       const thread = place.threadTs
         ? { thread_ts: place.threadTs, ...(place.broadcast ? { reply_broadcast: true } : {}) }
         : {};
       const answer = await client.chat.postMessage({
         channel: place.channel,
-        text: payload.text,
-        mrkdwn: true,
+        ...content,
         metadata,
         ...(thread as { thread_ts?: string; reply_broadcast?: false }),
         ...(unit.index === 0 ? await quoteOf(ctx, place, identity) : {}),
@@ -115,7 +123,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
       );
       const payload = unit.payload as SlackUnitPayload;
       if (payload.type !== "text") {
-        throw new SlackRenderError("a Slack message cannot become a file: send the file anew");
+        throw new SlackRenderError("a Slack message cannot become a file or image: send it anew");
       }
       await client.chat.update({ channel, ts, text: payload.text });
       return { ...target, kind: unit.kind, index: unit.index };

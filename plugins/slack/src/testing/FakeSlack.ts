@@ -23,6 +23,7 @@ import {
   VisibleState,
 } from "@herald/plugin-sdk/testing";
 import { EventSender } from "./fakeEvents.ts";
+import { type FakeFile, registerFileMethods } from "./fakeFiles.ts";
 import { registerChatMethods } from "./fakeMethods.ts";
 import { registerReadMethods } from "./fakeReads.ts";
 import { type FakeStream, registerStreamMethods } from "./fakeStreams.ts";
@@ -102,6 +103,10 @@ export type FakeSlackMessage = {
   metadata?: { event_type: string; event_payload?: Record<string, unknown> };
   /** `reply_broadcast`: also shown in the channel. */
   broadcast: boolean;
+  /** Ids of the files this message shares. */
+  files: string[];
+  /** The message's blocks, as posted. */
+  blocks?: unknown[];
   /** The visible state's id. */
   visibleId: string;
 };
@@ -149,6 +154,8 @@ export class FakeSlack {
   readonly events = new EventSender();
   readonly historyIntervalMs: number;
   readonly historyPageLimit: number;
+  /** Uploaded files by id. */
+  readonly files = new Map<string, FakeFile>();
   /** Native streams by `channel:ts`. */
   readonly streams = new Map<string, FakeStream>();
   /** How long a stream stays open, in ms (switchable at run time). */
@@ -189,6 +196,7 @@ export class FakeSlack {
     registerChatMethods(this);
     registerReadMethods(this);
     registerStreamMethods(this);
+    registerFileMethods(this);
   }
 
   /** Starts a fake on 127.0.0.1. */
@@ -253,6 +261,7 @@ export class FakeSlack {
     atMs?: number;
     /** The visible id of a message it quotes (a permalink attachment). */
     replyTo?: string;
+    blocks?: unknown[];
   }): FakeSlackMessage {
     const ts = this.nextTs(input.atMs);
     const posted = this.state.post({
@@ -273,7 +282,9 @@ export class FakeSlack {
       user: input.user,
       teamId: input.bot?.teamId ?? ALICE.teamId,
       broadcast: input.broadcast === true,
+      files: [],
       visibleId: posted.message.id,
+      ...(input.blocks ? { blocks: input.blocks } : {}),
       ...(input.threadTs !== undefined ? { threadTs: input.threadTs } : {}),
       ...(input.bot ? { botId: input.bot.botId, appId: input.bot.appId } : {}),
       ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),

@@ -77,9 +77,11 @@ export function postAsBot(
     | { event_type: string; event_payload?: Record<string, unknown> }
     | undefined;
   const quoted = quotedOf(fake, args.attachments);
+  const blocks = jsonField(args.blocks);
   const stored = fake.addMessage({
     channel: channelId,
     text,
+    ...(Array.isArray(blocks) ? { blocks } : {}),
     ...(quoted ? { replyTo: quoted.visibleId } : {}),
     user: bot.userId,
     bot,

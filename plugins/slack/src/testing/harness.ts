@@ -100,6 +100,7 @@ export type SlackContractPlatform = {
   visible(target: MessageTarget): VisibleMessage[];
   calls(): readonly FakeCallRecord[];
   storedOrigin(message: VisibleMessage): MessageOrigin | undefined;
+  attachmentsOf(message: VisibleMessage): Array<{ kind: string; source: string }>;
   readonly faults: {
     failNext(fault: PlatformFault, target?: FaultTarget): unknown;
     refuseConnections(): Promise<() => Promise<void>>;
@@ -173,6 +174,19 @@ export function slackContractPlatform(
         (m) => messageRef(m.channel, m.ts) === message.id,
       );
       return stored ? decodeOrigin({ metadata: stored.metadata }) : undefined;
+    },
+    attachmentsOf(message) {
+      const stored = [...fake.messagesByRef.values()].find(
+        (m) => messageRef(m.channel, m.ts) === message.id,
+      );
+      if (!stored) return [];
+      const images = (stored.blocks ?? []).flatMap((b) => {
+        const block = b as { type?: string; image_url?: string };
+        return block.type === "image" && block.image_url
+          ? [{ kind: "image", source: block.image_url }]
+          : [];
+      });
+      return [...images, ...stored.files.map((id) => ({ kind: "file", source: id }))];
     },
     faults: fake.faults,
     inbound: {
