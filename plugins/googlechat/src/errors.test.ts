@@ -138,6 +138,25 @@ describe("classifyError", () => {
     expect(failure.message).toContain("[redacted]");
   });
 
+  it("gaxios retries are off: a 503 on GET or DELETE (which gaxios retries by default) is one call", async () => {
+    const { fake, api, space } = await setup();
+    const created = await api.create({
+      parent: space,
+      requestId: "r",
+      messageId: "client-x",
+      requestBody: { text: "hi" },
+    });
+    fake.faults.failNext({ kind: "status", status: 503 }, { op: "read" });
+    fake.faults.failNext({ kind: "status", status: 503 }, { op: "delete" });
+    await expect(api.get(String(created.name))).rejects.toBeInstanceOf(GoogleChatApiError);
+    await expect(api.delete(String(created.name))).rejects.toBeInstanceOf(GoogleChatApiError);
+    expect(fake.server.calls.map((c) => `${c.op} ${c.outcome}`)).toEqual([
+      "send ok 200",
+      "read status 503",
+      "delete status 503",
+    ]);
+  });
+
   it("anything else is unknown, maybe_sent", () => {
     expect(classifyError(new Error("boom"))).toMatchObject({
       kind: "unknown",
