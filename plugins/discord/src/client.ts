@@ -15,7 +15,7 @@
  * @module
  */
 import { type RawFile, REST, RESTEvents, type RequestData } from "@discordjs/rest";
-import type { RateLimitFeedback } from "@herald/plugin-sdk/channel-message";
+import { networkFailureOf, type RateLimitFeedback } from "@herald/plugin-sdk/channel-message";
 import { asDiscordApiError, DiscordApiError, DiscordNetworkError } from "./errors.ts";
 
 /** Options of {@link createDiscordRest}. */
@@ -176,7 +176,9 @@ export class DiscordRest {
     }
     const api = asDiscordApiError(error, name);
     if (api) return api;
-    if (error instanceof Error && /token/i.test(error.message) && !("code" in error)) return error;
+    // Only what the network threw is a network error; anything else (a bug, a discord.js
+    // precondition) stays itself and classifies as `unknown`, `maybe_sent`.
+    if (networkFailureOf(error).reason === "other" && error instanceof Error) return error;
     return new DiscordNetworkError(name, error);
   }
 }
