@@ -6,7 +6,8 @@
  * 3. every entry point (but `./contract`) imports, with no undeclared runtime import;
  * 4. a TypeScript bot type-checks (`module: nodenext`, no `skipLibCheck` for herald's types)
  *    and, run with Node, answers on the Telegram fake;
- * 5. add the QA channel, store-postgres and Vitest: their entries import; `herald demo` starts;
+ * 5. add the QA channel, store-postgres, the Slack, Discord, Matrix and Google Chat plugins and
+ *    Vitest: their entries import; `herald demo` starts;
  *    each plugin's contract suite runs from the project (the QA channel, and every example
  *    plugin under `examples/` whose `./testing` exports `contractHarness`).
  */
@@ -26,6 +27,17 @@ import type { Tarball } from "./registry.ts";
 
 /** A timed step of the scenario. */
 export type StepTiming = { step: string; ms: number };
+
+/**
+ * Channel plugins installed next to the Telegram one in step 5: their entries import from the
+ * tarballs (their own contract suites run in the repository's tests, not here, for time).
+ */
+export const CHANNEL_PLUGINS = [
+  "@herald/plugin-slack",
+  "@herald/plugin-discord",
+  "@herald/plugin-matrix",
+  "@herald/plugin-googlechat",
+];
 
 /** Packages whose `./testing` `contractHarness` gets the contract suite (plus examples). */
 export const CONTRACT_TARGETS_BUILT_IN = ["@herald/plugin-qa-channel"];
@@ -141,20 +153,32 @@ export async function userScenario(options: {
     ),
   );
 
-  // The QA channel, store-postgres and every example plugin whose contract suite runs below.
-  const extra = [...new Set(["@herald/store-postgres", ...contractTargets(tarballs)])];
-  await step("add QA channel, store-postgres, example plugins, vitest", async () => {
-    await install(
-      project,
-      extra.map((n) => `${n}@${version(n)}`),
-    );
-    await install(project, [`vitest@${tool("vitest")}`], { dev: true });
-  });
+  // The QA channel, store-postgres and every example plugin whose contract suite runs below,
+  // plus the other channel plugins: installed from their tarballs with their platform SDKs,
+  // every entry (`.` and `./testing`) must import in a blank project too.
+  const extra = [
+    ...new Set(["@herald/store-postgres", ...CHANNEL_PLUGINS, ...contractTargets(tarballs)]),
+  ];
+  await step(
+    "add QA channel, store-postgres, channel plugins, example plugins, vitest",
+    async () => {
+      await install(
+        project,
+        extra.map((n) => `${n}@${version(n)}`),
+      );
+      await install(project, [`vitest@${tool("vitest")}`], { dev: true });
+    },
+  );
   await step("import every entry again", async () =>
     expectOutput(
       "node smoke.mjs",
       await run("node", ["smoke.mjs"], { cwd: project.dir }),
-      /ok {3}@herald\/plugin-qa-channel\/testing/,
+      // Every one of them printed its `./testing` line (lookaheads: in any order).
+      new RegExp(
+        ["@herald/plugin-qa-channel", ...CHANNEL_PLUGINS]
+          .map((name) => `(?=[\\s\\S]*ok {3}${name}/testing)`)
+          .join(""),
+      ),
     ),
   );
   await step("herald demo starts", async () =>

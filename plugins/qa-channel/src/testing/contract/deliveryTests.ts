@@ -141,9 +141,11 @@ export function deliveryTests(suite: ContractSuite): void {
           // A durable send answered 429: the chat's first preview waits for the retry-after.
           run.platform.faults.failNext({ kind: "rate_limit", retryAfterMs: 1_500 }, { op: "send" });
           await run.runtime.enqueue(run.message(target, "durable first"), { idempotencyKey: "d1" });
+          // The 429 has come back and is recorded (`attempt` counts from the dispatch, while the
+          // intent is still `sending`: a preview opened then would race the pause).
           await eventually(
             () => run.intent("d1"),
-            (i) => (i?.attempt ?? 0) >= 1,
+            (i) => i?.failure?.kind === "rate_limit",
             { what: "the send answered 429" },
           );
           const live = await run.runtime.live({ channel: run.adapter.id, target, ...account });
@@ -159,17 +161,19 @@ export function deliveryTests(suite: ContractSuite): void {
 
           // A preview answered 429: a send to that chat waits for the retry-after too.
           const other = await run.platform.createTarget("group");
-          run.platform.faults.failNext({ kind: "rate_limit", retryAfterMs: 1_500 }, { op: "send" });
+          run.platform.faults.failNext({ kind: "rate_limit", retryAfterMs: 3_000 }, { op: "send" });
           const second = await run.runtime.live({
             channel: run.adapter.id,
             target: other,
             ...account,
           });
           second.update("preview");
-          await new Promise((r) => setTimeout(r, 300));
+          // Time for the preview's call to be answered 429 even on a loaded machine; the send
+          // after it still has ≥ 2 s of the 3 s retry-after to wait out.
+          await new Promise((r) => setTimeout(r, 1_000));
           const started = Date.now();
           await run.runtime.send(run.message(other, "durable second"));
-          expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+          expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
           await second.finalize("final");
           expect([...(await texts(run.visible(other)))].sort()).toEqual([
             "durable second",
