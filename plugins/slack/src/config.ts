@@ -42,6 +42,14 @@ export const slackEventsSchema = z.strictObject({
    * @defaultValue 2_500
    */
   ackDeadlineMs: z.number().int().positive().max(3_000).default(2_500),
+  /**
+   * One Request URL for an app installed in several workspaces: the account of each other
+   * workspace by team id (`{ "T0123": "acme" }`); its events go to that account. Events of a
+   * workspace not listed and not this account's own are ignored. @defaultValue {}
+   */
+  teams: z
+    .record(z.string().regex(/^[TE][A-Z0-9]+$/, "must be a Slack team id (T…)"), z.string().min(1))
+    .default({}),
 });
 
 /** Socket Mode: the receiver opens a WebSocket with an app-level `xapp-` token; no public URL. */
@@ -49,6 +57,14 @@ export const slackSocketSchema = z.strictObject({
   mode: z.literal("socket"),
   /** Name of the env var holding the app-level token (`xapp-…`). @defaultValue "SLACK_APP_TOKEN" */
   appTokenEnv: envName.default("SLACK_APP_TOKEN"),
+  /**
+   * One Request URL for an app installed in several workspaces: the account of each other
+   * workspace by team id (`{ "T0123": "acme" }`); its events go to that account. Events of a
+   * workspace not listed and not this account's own are ignored. @defaultValue {}
+   */
+  teams: z
+    .record(z.string().regex(/^[TE][A-Z0-9]+$/, "must be a Slack team id (T…)"), z.string().min(1))
+    .default({}),
 });
 
 /** The Slack channel's account config. */

@@ -267,6 +267,7 @@ export function createSlackReceiver(
       slackApiUrl: config.slackApiUrl,
       requestTimeoutMs: config.requestTimeoutMs,
       ackDeadlineMs: 2_500,
+      accountOfTeam: (team) => receive.teams[team],
     });
   }
   if (!secrets.signingSecret) {
@@ -278,6 +279,7 @@ export function createSlackReceiver(
     sink,
     signingSecret: secrets.signingSecret,
     config: receive,
+    accountOfTeam: (team) => receive.teams[team],
     ...(options.clock ? { clock: options.clock } : {}),
   });
 }

@@ -264,6 +264,8 @@ export function createReceive(deps: ReceiveDeps): MessageReceiveAdapter {
         return ignore("not an event", String(body.type ?? "unknown payload"));
       }
       const envelope = parseInbound(eventCallbackSchema, raw, SLACK_CHANNEL_ID);
+      // Another workspace's event reached this account (one Request URL, no route for it).
+      if (envelope.team_id !== me.teamId) return ignore("other workspace", envelope.team_id);
       const type = envelope.event.type;
       if (type !== "message" && type !== "app_mention")
         return ignore("event type not handled", type);

@@ -104,3 +104,53 @@ describe("Events API receiver", () => {
     expect(response?.status).toBe(503);
   });
 });
+
+describe("one Request URL for several workspaces", () => {
+  it("routes each event to its team's account; another workspace's event is ignored by this account", async () => {
+    const { createEventsReceiver } = await import("./webhook.ts");
+    const seen: Array<{ team: unknown; accountId: string | undefined }> = [];
+    const receiver = createEventsReceiver({
+      signingSecret: FAKE_BOT.signingSecret,
+      config: { maxClockSkewMs: 300_000, ackDeadlineMs: 2_500 },
+      accountOfTeam: (team) => ({ T00000002: "second" })[team],
+      sink: {
+        receive(raw: unknown, source?: { accountId?: string }) {
+          seen.push({ team: (raw as { team_id?: unknown }).team_id, accountId: source?.accountId });
+          return {
+            ack: Promise.resolve({ kind: "accept" }),
+            done: Promise.resolve({ status: "ignored" }),
+          } as never;
+        },
+        watermark: () => undefined as never,
+        cursor: () => undefined as never,
+      } as never,
+    });
+    for (const team of ["T00000001", "T00000002"]) {
+      const body = JSON.stringify({ ...fixtures.envelope(fixtures.channelMessage), team_id: team });
+      const response = await receiver.webhook(
+        new Request("http://127.0.0.1/webhooks/slack/main", {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            ...signSlackRequest(FAKE_BOT.signingSecret, body),
+          },
+          body,
+        }),
+      );
+      expect(response.status).toBe(200);
+    }
+    expect(seen).toEqual([
+      { team: "T00000001", accountId: undefined },
+      { team: "T00000002", accountId: "second" },
+    ]);
+    const run = await openSlackRun(onTestFinished);
+    const other = { ...fixtures.envelope(fixtures.channelMessage), team_id: "T00000009" };
+    expect(
+      await run.adapter.receive?.normalize(other, { channel: "slack", receivedAt: 1 }),
+    ).toEqual({
+      kind: "ignore",
+      reason: "other workspace",
+      detail: "T00000009",
+    });
+  });
+});
