@@ -288,6 +288,24 @@ describe("rate limits", () => {
   });
 });
 
+describe("header feedback", () => {
+  it("a bucket the headers say is spent holds the next send until it resets: no 429, both delivered", async () => {
+    // The adapter declares a loose limit; only Discord's headers (1 per 1.5 s) can hold it.
+    const b = await openBench({ fake: { buckets: { limit: 1, windowMs: 1_500 } } });
+    const { channel, target } = b.channel();
+    await b.runtime.send(b.message(target, "first"));
+    await b.runtime.enqueue(b.message(target, "second"), { idempotencyKey: "second" });
+    const second = await b.settled("second");
+    // Held by the scheduler before the call (attempt 1, no failure), not refused by discord.js.
+    expect(second).toMatchObject({ status: "sent", attempt: 1 });
+    expect(second.failure).toBeUndefined();
+    expect(b.fake.messages(channel.id).map((m) => m.text)).toEqual(["first", "second"]);
+    const calls = b.fake.server.calls.filter((c) => c.op === "send");
+    expect(calls.map((c) => c.outcome)).toEqual(["ok 200", "ok 200"]);
+    expect((calls[1]?.at ?? 0) - (calls[0]?.at ?? 0)).toBeGreaterThanOrEqual(1_400);
+  });
+});
+
 describe("forum channels", () => {
   it("a send to a forum channel itself is not built (no nonce covers a new post): NotImplementedError, failed, nothing posted", async () => {
     const b = await openBench();
