@@ -13,6 +13,18 @@ describe("Events API receiver", () => {
       body: JSON.stringify(fixtures.envelope(fixtures.channelMessage)),
     },
     form: { type: FORM, body: form(fixtures.slashCommand) },
+    "interactivity form": {
+      type: FORM,
+      body: form({
+        payload: JSON.stringify({
+          type: "block_actions",
+          team: { id: "T00000001" },
+          user: { id: "UALICE001" },
+          actions: [{ action_id: "approve", value: "yes" }],
+          trigger_id: "1.2.3",
+        }),
+      }),
+    },
   } as const;
 
   for (const [name, { type, body }] of Object.entries(bodies)) {
