@@ -126,6 +126,20 @@ describe("native streaming (C24)", () => {
     expect(bots(run, target.id).map((m) => m.text)).toEqual(["Hello world."]);
   });
 
+  it("C24 variant: the stream message is gone (stop and update fail): one fallback post carries the final", async () => {
+    const run = await streamRun();
+    const target = dm(run);
+    const live = await helloWorld(run, target, "s11");
+    const [stream] = bots(run, target.id);
+    run.fake.state.delete(stream?.id ?? "");
+    const receipt = await live.finalize("Hello world.");
+    const visible = bots(run, target.id);
+    expect(visible.map((m) => m.text)).toEqual(["Hello world."]);
+    expect(receipt.primaryPlatformMessageId).toBe(
+      `${target.id}:${run.fake.messageOfVisible(visible[0] as never)?.ts}`,
+    );
+  });
+
   it("an expired stream loses no buffered text: later text goes in with chat.update", async () => {
     const run = await streamRun();
     const target = dm(run);
