@@ -20,6 +20,7 @@ import type { LiveRuntimeOptions } from "./live/types.ts";
 import { type HeraldLogger, silentLogger } from "./logger.ts";
 import { DEFAULT_BACKOFF } from "./message/failure.ts";
 import { createReceiveRuntime } from "./receive/ReceiveRuntime.ts";
+import { InboundRecoveryPasses } from "./receive/recoveryPasses.ts";
 import type {
   ReceiveRecoverReport,
   ReceiveRuntime,
@@ -107,7 +108,8 @@ export interface MessageRuntime extends SendApi, TurnRuntime {
   /**
    * Registers an adapter for its channel and `accountId` after creation (an account whose client
    * was built asynchronously); replaces an earlier one of the same pair. Intents, live sessions
-   * and inbound events of that account use it from then on.
+   * and inbound events of that account use it from then on. After `start()`, an inbound
+   * recovery pass over its channel starts at once (the `start()` pass did not see it).
    */
   addAdapter(adapter: ChannelMessageAdapter, accountId?: string): void;
   /** Unregisters the adapter of (channel, accountId). @returns whether one was registered */
@@ -116,15 +118,18 @@ export interface MessageRuntime extends SendApi, TurnRuntime {
    * Starts delivery: startup recovery within its budget, then the worker loop; then live
    * recovery (sessions of a crashed process), repeated every `live.recoveryIntervalMs`; then
    * starts inbound recovery (messages recorded but not finished) in the background — `start()`
-   * does not wait for it (see {@link MessageRuntime.startupRecovery}) — repeated every 30 s.
+   * does not wait for it (see {@link MessageRuntime.startupRecovery}) — repeated every 30 s, and
+   * once more for each channel whose adapter `addAdapter` registers later.
    */
   start(): Promise<RecoveryReport>;
   /**
-   * The first inbound recovery pass `start()` began: resolves with its report once it ends
-   * (`undefined` before `start()`, or when the pass failed: the error is logged).
+   * The inbound recovery passes of startup — the one `start()` began, and the one of each
+   * adapter registered since (`addAdapter`): resolves once none is queued or running, with the
+   * sum of their reports (`undefined` before `start()`, or when a pass failed: the error is
+   * logged).
    */
   startupRecovery(): Promise<ReceiveRecoverReport | undefined>;
-  /** Whether the startup inbound recovery pass is still running. */
+  /** Whether a startup inbound recovery pass (see {@link MessageRuntime.startupRecovery}) is queued or running. */
   isRecovering(): boolean;
   /** Graceful shutdown: finish in-flight sends (up to `drainMs`), release leases. */
   stop(drainMs?: number): Promise<void>;
@@ -170,13 +175,6 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     },
   };
   const worker = new DeliveryWorker(deps);
-  let inboundTimer: ReturnType<typeof setInterval> | undefined;
-  let startupPass: Promise<ReceiveRecoverReport | undefined> | undefined;
-  let recovering = false;
-  let passRunning = false;
-  let passAgain = false;
-  let started = false;
-  let stopped = false;
   const send = createSendApi(deps, worker);
   const live = createLiveApi(deps, worker, options.live);
   const turns = createTurnRuntime(
@@ -198,39 +196,12 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     },
     { instanceId: workerId, ...options.receive },
   );
-  // Inbound messages recorded but not finished (a crash after the platform was answered), in
-  // the background: handlers re-run there may wait for their replies, and nothing else
-  // (receivers, the HTTP server) waits for them. One pass at a time; a pass requested while
-  // one runs (an adapter registered meanwhile) runs right after it, within the same promise.
-  const recoverInbound = async (): Promise<ReceiveRecoverReport | undefined> => {
-    if (passRunning) {
-      passAgain = true;
-      return undefined;
-    }
-    passRunning = true;
-    try {
-      const total: ReceiveRecoverReport = {
-        redispatched: 0,
-        processed: 0,
-        deadLettered: 0,
-        held: 0,
-      };
-      do {
-        passAgain = false;
-        const report = await inbound.recover({ channels: adapters.channels() });
-        total.redispatched += report.redispatched;
-        total.processed += report.processed;
-        total.deadLettered += report.deadLettered;
-        total.held += report.held;
-      } while (passAgain && !stopped);
-      return total;
-    } catch (err) {
-      deps.logger.error({ err }, "inbound recovery failed");
-      return undefined;
-    } finally {
-      passRunning = false;
-    }
-  };
+  const inboundPasses = new InboundRecoveryPasses({
+    recover: (channels) => inbound.recover({ channels }),
+    channels: () => adapters.channels(),
+    log: deps.logger,
+    intervalMs: INBOUND_RECOVERY_INTERVAL_MS,
+  });
   return {
     ...send,
     ...turns,
@@ -248,30 +219,25 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     adapter: (channel, accountId) => adapters.find(channel, accountId),
     addAdapter: (adapter, accountId) => {
       adapters.add(adapter, accountId);
-      // An account that opens after start() (its client built asynchronously): its channel's
-      // recorded-but-unfinished messages are recovered now, not at the next 30 s pass.
-      if (started && !stopped) void recoverInbound();
+      inboundPasses.channelAdded(adapter.id);
     },
     removeAdapter: (channel, accountId) => adapters.remove(channel, accountId),
     async start() {
       const report = await worker.start();
       await live.recover();
       live.startBackground();
-      started = true;
-      recovering = true;
-      startupPass = recoverInbound().finally(() => {
-        recovering = false;
-      });
-      inboundTimer = setInterval(() => void recoverInbound(), INBOUND_RECOVERY_INTERVAL_MS);
-      inboundTimer.unref();
+      // Inbound messages recorded but not finished (a crash after the platform was answered),
+      // in the background: handlers re-run there may wait for their replies, and nothing else
+      // (receivers, the HTTP server) waits for them. Adapters registered later get their own
+      // pass (`addAdapter`).
+      inboundPasses.start();
       return report;
     },
-    startupRecovery: () => startupPass ?? Promise.resolve(undefined),
-    isRecovering: () => recovering,
+    startupRecovery: () => inboundPasses.settled(),
+    isRecovering: () => inboundPasses.recovering,
     async stop(drainMs) {
-      stopped = true;
       live.stopBackground();
-      if (inboundTimer) clearInterval(inboundTimer);
+      inboundPasses.stop();
       await inbound.drain();
       await worker.stop(drainMs);
     },

@@ -152,7 +152,8 @@ export type Gateway = {
    * receiver runs), starts delivery (its recovery within `recoveryBudgetMs`), then opens every
    * account and starts its receiver concurrently (resolving once each first attempt settled:
    * up, failed and retrying, or stopped for rejected credentials). Inbound recovery runs in the
-   * background meanwhile: readiness reports `recovering` until it ends. One broken account
+   * background meanwhile (one pass at start, one per account once its adapter is registered):
+   * readiness reports `recovering` until those passes ended. One broken account
    * never fails `start()`: see {@link Gateway.accounts}.
    */
   start(): Promise<void>;
@@ -294,6 +295,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   let http: HttpServerHandle | undefined;
   let phase: GatewayPhase = "starting";
+  /** Between `runtime.start()` and the end of every account's first start attempt. */
+  let opening = false;
   let stopping: Promise<void> | undefined;
   const gateway: Gateway = {
     runtime,
@@ -313,7 +316,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     accounts: accountHealth,
     phase: () => {
-      if (phase === "recovering" && !runtime.isRecovering()) phase = "ready";
+      if (phase === "recovering" && !opening && !runtime.isRecovering()) phase = "ready";
       return phase;
     },
     async start() {
@@ -345,10 +348,14 @@ export function createGateway(options: GatewayOptions): Gateway {
         throw error;
       }
       phase = "recovering";
-      void runtime.startupRecovery().then(() => gateway.phase());
       // Every account opens and starts concurrently; a broken one never holds up the others.
+      // Each account's adapter, registered once it opened, gets its own recovery pass: readiness
+      // stays `recovering` until those passes ended too.
+      opening = true;
       for (const s of supervisors) s.start();
       await Promise.all(supervisors.map((s) => s.firstAttempt));
+      opening = false;
+      void runtime.startupRecovery().then(() => gateway.phase());
       // Warn only for accounts that really failed: a receiver still connecting after a good
       // start (its first poll in flight) is healthy.
       for (const [i, h] of accountHealth().entries()) {

@@ -1,31 +1,30 @@
 /**
  * [H20] item 4 — the gateway is reachable during startup recovery: `start()` opens the HTTP
  * server and the receivers without waiting for inbound recovery, whose re-run handlers may
- * take long; readiness says `recovering` until the pass ends, then `ok`.
+ * take long; readiness says `recovering` until the pass ends, then `ok`. An account opened after
+ * the runtime started (`createAccount`) gets its own pass at once.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStateStore } from "@herald/core";
 import { afterEach, expect, it } from "vitest";
-import { benchAccount, benchGateway } from "./testing/fakeChannels.ts";
+import type { Gateway } from "./gateway.ts";
+import { type BenchUpdate, benchAccount, benchGateway } from "./testing/fakeChannels.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-it("serves /livez, /readyz (recovering) and webhooks while a recovered handler still runs", async () => {
+/**
+ * Run 1 on a fresh SQLite file: the platform was answered for each update, then its handler
+ * failed (the process "died" mid-turn) — the messages are left to recovery. @returns the file.
+ */
+async function leftToRecovery(updates: readonly BenchUpdate[]): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "herald-startup-"));
   dirs.push(dir);
   const path = join(dir, "state.db");
-  const source = {
-    channel: "chat",
-    accountId: "A",
-    ackPolicy: { kind: "immediate", reason: "webhook-timeout" },
-  } as const;
-
-  // Run 1: the platform was answered, then the handler failed: the message is left to recovery.
   const first = benchGateway([benchAccount("chat", "A")], {
     store: new SqliteStateStore({ path }),
   });
@@ -33,10 +32,34 @@ it("serves /livez, /readyz (recovering) and webhooks while a recovered handler s
     throw new Error("crashed mid-turn");
   });
   await first.gateway.start();
-  const t = first.gateway.runtime.receive({ id: "1", chat: "g", from: "u", text: "hi" }, source);
-  expect((await t.ack).kind).toBe("accept");
-  expect((await t.done).status).toBe("failed");
+  const source = {
+    channel: "chat",
+    accountId: "A",
+    ackPolicy: { kind: "immediate", reason: "webhook-timeout" },
+  } as const;
+  await Promise.all(
+    updates.map(async (update) => {
+      const t = first.gateway.runtime.receive(update, source);
+      expect((await t.ack).kind).toBe("accept");
+      expect((await t.done).status).toBe("failed");
+    }),
+  );
   await first.close();
+  return path;
+}
+
+/** Answers every message with `answer to <text>`; @returns the count of handler runs so far. */
+function answering(gateway: Gateway): () => number {
+  let runs = 0;
+  gateway.onMessage(async (turn) => {
+    runs += 1;
+    await turn.reply(`answer to ${turn.text}`);
+  });
+  return () => runs;
+}
+
+it("serves /livez, /readyz (recovering) and webhooks while a recovered handler still runs", async () => {
+  const path = await leftToRecovery([{ id: "1", chat: "g", from: "u", text: "hi" }]);
 
   // Run 2: recovery re-runs the handler, which takes its time.
   let release: () => void = () => {};
@@ -82,34 +105,15 @@ it("serves /livez, /readyz (recovering) and webhooks while a recovered handler s
 });
 
 it("recovers a backlog of 200 recorded messages without waiting for the replies' delivery; /livez answers within 1 s throughout", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "herald-startup-"));
-  dirs.push(dir);
-  const path = join(dir, "state.db");
-  const source = {
-    channel: "chat",
-    accountId: "A",
-    ackPolicy: { kind: "immediate", reason: "webhook-timeout" },
-  } as const;
   const backlog = 200;
-
-  // Run 1: every message was answered to the platform, then the process "died" mid-turn.
-  const first = benchGateway([benchAccount("chat", "A")], {
-    store: new SqliteStateStore({ path }),
-  });
-  first.gateway.onMessage(() => {
-    throw new Error("crashed mid-turn");
-  });
-  await first.gateway.start();
-  await Promise.all(
-    Array.from({ length: backlog }, async (_, i) => {
-      const t = first.gateway.runtime.receive(
-        { id: String(i), chat: `g${i}`, from: "u", text: `m${i}` },
-        source,
-      );
-      await t.done;
-    }),
+  const path = await leftToRecovery(
+    Array.from({ length: backlog }, (_, i) => ({
+      id: String(i),
+      chat: `g${i}`,
+      from: "u",
+      text: `m${i}`,
+    })),
   );
-  await first.close();
 
   // Run 2: replies go out at 4/s (50 s for the backlog); recovery must not wait for them.
   const a = benchAccount("chat", "A", {
@@ -119,11 +123,7 @@ it("recovers a backlog of 200 recorded messages without waiting for the replies'
     store: new SqliteStateStore({ path }),
     http: { host: "127.0.0.1", port: 0 },
   });
-  let runs = 0;
-  second.gateway.onMessage(async (turn) => {
-    runs += 1;
-    await turn.reply(`answer to ${turn.text}`);
-  });
+  const runs = answering(second.gateway);
   try {
     await second.gateway.start();
     expect(second.gateway.phase()).toBe("recovering");
@@ -160,8 +160,40 @@ it("recovers a backlog of 200 recorded messages without waiting for the replies'
     const texts = a.platform.visible().map((m) => m.text);
     expect(new Set(texts).size).toBe(texts.length);
     expect(await second.store.countIntents()).toMatchObject({ failed: 0 });
-    expect(runs).toBe(backlog);
+    expect(runs()).toBe(backlog);
   } finally {
     await second.close();
   }
 }, 60_000);
+
+it("recovers at startup the messages of an account opened after the runtime started (createAccount)", async () => {
+  const path = await leftToRecovery([{ id: "1", chat: "g", from: "u", text: "hi" }]);
+
+  // Run 2: the account opens asynchronously (like Telegram's `getMe`), after `runtime.start()`:
+  // its adapter is registered only then, so the `start()` pass does not see its channel.
+  const a = benchAccount("chat", "A");
+  const late = {
+    ...a,
+    channel: {
+      ...a.channel,
+      plugin: {
+        ...a.channel.plugin,
+        createAccount: async () => {
+          await new Promise((r) => setTimeout(r, 50));
+          return { adapter: a.adapter, close: async () => {} };
+        },
+      },
+    },
+  };
+  const second = benchGateway([late], { store: new SqliteStateStore({ path }) });
+  const runs = answering(second.gateway);
+  try {
+    await second.gateway.start();
+    // Before, the next pass came 30 s later: the answered message waited that long.
+    expect(await second.gateway.runtime.startupRecovery()).toMatchObject({ processed: 1 });
+    expect(runs()).toBe(1);
+    expect(second.gateway.phase()).toBe("ready");
+  } finally {
+    await second.close();
+  }
+});

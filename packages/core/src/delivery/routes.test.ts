@@ -57,7 +57,12 @@ describe("rate-limit routes against a strict fake platform", () => {
       () => sendsTo(harness, "dm-1").some((c) => c.outcome === "status 429"),
       Boolean,
     );
-    const intent = (await harness.store.listIntents({ limit: 10 }))[0];
+    // The platform's answer is seen before the worker's write of it committed (group commit:
+    // the next tick): wait for the stored failure.
+    const intent = await eventually(
+      async () => (await harness.store.listIntents({ limit: 10 }))[0],
+      (i) => i?.failure !== undefined,
+    );
     // Backoff with random() = 0.5: 75 % of baseMs 100.
     expect(intent?.failure?.kind).toBe("rate_limit");
     expect((intent?.nextAttemptAt ?? 0) - t0).toBe(75);

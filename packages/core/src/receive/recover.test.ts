@@ -45,6 +45,33 @@ describe("recover()", () => {
     });
   });
 
+  it("recovers a backlog larger than its lanes in one pass and moves the cursor past it", async () => {
+    // Handlers that finish at once keep the 8 lanes in step: at the end several wait for the
+    // last record together, and only one may take it (the others once read past the list,
+    // failing the pass: 16 of 20 recovered, the cursor never moved).
+    let fail = true;
+    const bench = receiveBench([immediate], {
+      handler: () => {
+        if (fail) throw new Error("tool crashed");
+      },
+    });
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => bench.runtime.receive(teleUpdate(i + 1), tg).done),
+    );
+    fail = false;
+    expect(await bench.runtime.recover()).toEqual({
+      redispatched: 20,
+      processed: 20,
+      deadLettered: 0,
+      held: 0,
+    });
+    // Past the 20 records and their 20 `failed` markers the pass read.
+    expect(await bench.store.getWatermark({ channel: "telegram", source: "herald.inbox" })).toBe(
+      "40",
+    );
+    expect((await bench.runtime.recover()).redispatched).toBe(0);
+  });
+
   it("leaves a message this process is still processing alone, and keeps the cursor before it", async () => {
     const gate = deferred();
     const bench = receiveBench([immediate], { handler: () => gate.promise });

@@ -6,6 +6,11 @@
  * writes `acked` to stdout (synchronously) when the platform may be answered; the handler marks
  * the failpoint `test.handler_mid` before appending the update id to the log.
  * `node webhookChild.ts <db> <processed.log> recover` — one `recover()` pass; prints its report.
+ * `node webhookChild.ts <db> <processed.log> burst <n>:<k>` — receives updates 1…n in one tick
+ * (their store writes share group commits), writes `acked <id>` to stdout (synchronously) for
+ * each that may be answered, and SIGKILLs itself right after the k-th; handlers never finish.
+ *
+ * The store uses group commit (`groupCommit: {}`).
  *
  * @module
  */
@@ -18,7 +23,8 @@ import { createFakeTelegramAdapter, type TeleUpdate, teleUpdate } from "./fakeTe
 const [db, logFile, mode, arg] = process.argv.slice(2);
 if (!db || !logFile || !mode) throw new Error("usage: webhookChild <db> <log> serve|recover [id]");
 
-const store = new SqliteStateStore({ path: db });
+const store = new SqliteStateStore({ path: db, groupCommit: {} });
+const burst = mode === "burst";
 const adapter = createFakeTelegramAdapter({
   ackPolicy: { kind: "immediate", reason: "webhook-timeout" },
 });
@@ -27,6 +33,7 @@ const runtime = createReceiveRuntime(
   {
     instanceId: "gateway-1",
     handler: async (ctx) => {
+      if (burst) await new Promise(() => {}); // still running when the process dies
       await new Promise((resolve) => setImmediate(resolve));
       failpoint("test.handler_mid");
       appendFileSync(logFile, `${(ctx.input.raw as TeleUpdate).update_id}\n`);
@@ -43,6 +50,19 @@ if (mode === "serve") {
     if (signal.kind === "accept") writeSync(1, "acked\n");
   });
   await ticket.done;
+} else if (burst) {
+  const [n = 0, k = 0] = (arg ?? "").split(":").map(Number);
+  let acked = 0;
+  for (let id = 1; id <= n; id++) {
+    const ticket = runtime.receive(teleUpdate(id), { channel: "telegram", accountId: "main" });
+    void ticket.ack.then((signal) => {
+      if (signal.kind !== "accept") return;
+      writeSync(1, `acked ${id}\n`);
+      if (++acked === k) process.kill(process.pid, "SIGKILL");
+    });
+  }
+  setInterval(() => {}, 60_000); // alive until the kill
+  await new Promise(() => {});
 } else {
   const report = await runtime.recover();
   writeSync(1, `${JSON.stringify(report)}\n`);

@@ -14,9 +14,10 @@ let n = 0;
 const freshPath = () => join(dir, `store-${++n}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+// Both write modes: one transaction per write in memory, group commit (the default) on files.
 describeStateStoreConformance({
-  name: "sqlite (memory)",
-  create: async () => new SqliteStateStore({ path: ":memory:" }),
+  name: "sqlite (memory, groupCommit: false)",
+  create: async () => new SqliteStateStore({ path: ":memory:", groupCommit: false }),
 });
 
 describeStateStoreConformance({
