@@ -6,6 +6,7 @@
  * @module
  */
 import { HeraldError, UnknownChannelError } from "../errors.ts";
+import { forgetRegistration, recordRegistration } from "./registration.ts";
 import type { ChannelMessageAdapter } from "./types.ts";
 
 /**
@@ -75,13 +76,30 @@ export class AdapterRegistry {
       accounts = new Map();
       this.#byChannel.set(adapter.id, accounts);
     }
-    accounts.set(accountId ?? "", this.#redact ? redacting(adapter, this.#redact) : adapter);
+    const key = accountId ?? "";
+    const replaced = accounts.get(key);
+    const stored = this.#redact ? redacting(adapter, this.#redact) : adapter;
+    accounts.set(key, stored);
+    if (replaced) this.#forget(accounts, replaced, key);
+    recordRegistration(stored, key);
+  }
+
+  /** `adapter` no longer serves `key`: it counts as its other registration, if any. */
+  #forget(
+    accounts: Map<string, ChannelMessageAdapter>,
+    adapter: ChannelMessageAdapter,
+    key: string,
+  ): void {
+    forgetRegistration(adapter, key);
+    for (const [other, a] of accounts) if (a === adapter) recordRegistration(a, other);
   }
 
   /** Unregisters one (channel, accountId) pair. @returns whether it was registered */
   remove(channel: string, accountId?: string): boolean {
     const accounts = this.#byChannel.get(channel);
+    const stored = accounts?.get(accountId ?? "");
     const removed = accounts?.delete(accountId ?? "") ?? false;
+    if (accounts && stored) this.#forget(accounts, stored, accountId ?? "");
     if (accounts && accounts.size === 0) this.#byChannel.delete(channel);
     return removed;
   }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { registeredAccount } from "../../adapter/registration.ts";
 import type { ChannelMessageAdapter } from "../../adapter/types.ts";
 import type { DeliveryFailure } from "../../message/failure.ts";
 import type { RateLimitCall, RateLimitRouteInput } from "../../message/rateLimit.ts";
@@ -15,7 +16,9 @@ export function defaultRateLimitRoute(input: RateLimitRouteInput): string {
 }
 
 /**
- * The rate-limit call of one platform call of `adapter` for an account.
+ * The rate-limit call of one platform call of `adapter` for an account. The call counts against
+ * the account `adapter` is registered for (`registeredAccount`: a bare adapter's calls share
+ * one set of buckets whichever account the caller named), else against `account.accountId`.
  * An adapter whose `rateLimitRoute` throws or answers nothing gets the default route.
  */
 export function rateLimitCall(
@@ -31,7 +34,7 @@ export function rateLimitCall(
   }
   return {
     channel: account.channel,
-    accountId: account.accountId,
+    accountId: registeredAccount(adapter, account.accountId),
     target: input.target,
     operation: input.operation,
     route: route || defaultRateLimitRoute(input),
