@@ -31,11 +31,13 @@ import {
   type MessageReceiveAdapter,
   type MessageTarget,
   parseInbound,
+  ReceiveValidationError,
   z,
 } from "@herald/plugin-sdk/channel-message";
 import { MATRIX_CHANNEL_ID } from "./account.ts";
 import { MatrixEncryptedRoomError } from "./errors.ts";
 import { eventRef } from "./send.ts";
+import { syncFragmentSchema } from "./syncShape.ts";
 
 const eventSchema = z.object({
   event_id: z.string().startsWith("$"),
@@ -218,6 +220,13 @@ function normalizeEvent(
 export function createReceive(identity: ReceiveIdentity): MessageReceiveAdapter {
   return {
     normalize(raw, ctx) {
+      const fragment = syncFragmentSchema.safeParse(raw);
+      if (fragment.success) {
+        // A malformed part of a /sync answer (syncShape.ts): dead-lettered with its path.
+        throw new ReceiveValidationError(MATRIX_CHANNEL_ID, [
+          { path: fragment.data.sync_path, message: fragment.data.problem },
+        ]);
+      }
       const input = parseInbound(matrixInboundSchema, raw, MATRIX_CHANNEL_ID);
       return normalizeEvent(input, identity, ctx.accountId);
     },

@@ -40,28 +40,22 @@ import {
 import { type MatrixHttp, seg } from "./client.ts";
 import type { MatrixSyncConfig } from "./config.ts";
 import { classifyError } from "./errors.ts";
-import type { MatrixInbound } from "./receive.ts";
 import type { EncryptedRooms } from "./rooms.ts";
+import {
+  eventIdOf,
+  eventTypeOf,
+  type ParsedSync,
+  parseSyncAnswer,
+  type SyncInvite,
+} from "./syncShape.ts";
+
+/** Back-fill failures after which the same `/sync` is asked again (the rest would repeat). */
+const REFETCH_KINDS: ReadonlySet<string> = new Set(["transient", "rate_limit", "unknown", "auth"]);
 
 /** Most time between two `/sync` after failures, in ms. */
 const MAX_RETRY_DELAY_MS = 30_000;
 
-type ClientEvent = MatrixInbound["event"];
-
-type JoinedRoom = {
-  timeline?: { events?: ClientEvent[]; limited?: boolean; prev_batch?: string };
-  state?: { events?: ClientEvent[] };
-  summary?: { "m.joined_member_count"?: number };
-};
-
-type InvitedRoom = { invite_state?: { events?: Array<Partial<ClientEvent>> } };
-
-type SyncAnswer = {
-  next_batch?: unknown;
-  rooms?: { join?: Record<string, JoinedRoom>; invite?: Record<string, InvitedRoom> };
-};
-
-type MessagesAnswer = { chunk?: ClientEvent[]; end?: string };
+type MessagesAnswer = { chunk?: unknown; end?: unknown };
 
 /** Options of {@link createSyncReceiver}. */
 export type SyncReceiverOptions = {
@@ -97,8 +91,8 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
     baseDelayMs: config.retryDelayMs,
   });
 
-  const markEncryption = (roomId: string, events: readonly ClientEvent[]) => {
-    if (!events.some((e) => e.type === "m.room.encryption")) return;
+  const markEncryption = (roomId: string, events: readonly unknown[]) => {
+    if (!events.some((e) => eventTypeOf(e) === "m.room.encryption")) return;
     rooms.markEncrypted(roomId);
     if (warnedEncrypted.has(roomId)) return;
     warnedEncrypted.add(roomId);
@@ -114,8 +108,8 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
     from: string,
     to: string,
     signal: AbortSignal,
-  ): Promise<ClientEvent[]> => {
-    const newestFirst: ClientEvent[] = [];
+  ): Promise<unknown[]> => {
+    const newestFirst: unknown[] = [];
     let token: string | undefined = from;
     let pages = 0;
     while (token !== undefined && pages < config.backfillMaxPages) {
@@ -129,9 +123,9 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
         },
       );
       pages += 1;
-      const chunk = page.chunk ?? [];
+      const chunk: unknown[] = Array.isArray(page?.chunk) ? page.chunk : [];
       newestFirst.push(...chunk);
-      token = chunk.length > 0 ? page.end : undefined;
+      token = chunk.length > 0 && typeof page.end === "string" ? page.end : undefined;
     }
     if (token !== undefined) {
       log.error(
@@ -142,7 +136,31 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
     return newestFirst.reverse();
   };
 
-  const handleInvites = async (invite: Record<string, InvitedRoom>, signal: AbortSignal) => {
+  /**
+   * {@link backfill}, except that a refusal (403, 404, a bad token…) is logged as an error and
+   * the gap left unfilled: asking the same `/sync` again would get the same refusal and stall
+   * every room. Transient failures (5xx, network, 429) are thrown: the `/sync` is asked again.
+   */
+  const backfillOrSkip = async (
+    roomId: string,
+    from: string,
+    to: string,
+    signal: AbortSignal,
+  ): Promise<unknown[]> => {
+    try {
+      return await backfill(roomId, from, to, signal);
+    } catch (error) {
+      const failure = classifyError(error);
+      if (signal.aborted || REFETCH_KINDS.has(failure.kind)) throw error;
+      log.error(
+        { roomId, err: failure.message, kind: failure.kind },
+        "matrix: back-filling a limited timeline was refused: the gap's older events were not fetched",
+      );
+      return [];
+    }
+  };
+
+  const handleInvites = async (invite: Record<string, SyncInvite>, signal: AbortSignal) => {
     for (const [roomId, room] of Object.entries(invite)) {
       const me = room.invite_state?.events?.find(
         (e) => e.type === "m.room.member" && e.state_key === options.userId,
@@ -183,10 +201,10 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
     let delayMs = config.retryDelayMs;
     const pause = (ms: number) => sleep(ms, signal).catch(() => {});
     while (!signal.aborted) {
-      let answer: SyncAnswer;
-      let inbound: MatrixInbound[];
+      let answer: ParsedSync;
+      const inbound: unknown[] = [];
       try {
-        answer = await http.request<SyncAnswer>("GET", "/sync", "GET /sync", {
+        const raw = await http.request<unknown>("GET", "/sync", "GET /sync", {
           query: {
             since,
             filter,
@@ -195,31 +213,44 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
           signal,
           timeoutMs: config.pollTimeoutMs + options.requestTimeoutMs,
         });
-        if (typeof answer.next_batch !== "string" || answer.next_batch === "")
-          throw new Error("/sync answered without a next_batch");
-        inbound = [];
-        for (const [roomId, room] of Object.entries(answer.rooms?.join ?? {})) {
-          const count = room.summary?.["m.joined_member_count"];
-          if (typeof count === "number") memberCounts.set(roomId, count);
-          const timeline = room.timeline?.events ?? [];
-          markEncryption(roomId, [...(room.state?.events ?? []), ...timeline]);
+        answer = parseSyncAnswer(raw);
+        for (const fragment of answer.malformed) {
+          log.error(
+            { path: fragment.sync_path, problem: fragment.problem },
+            "matrix: a /sync answer had a malformed part: dead-lettered, the rest of the batch goes on",
+          );
+          inbound.push(fragment);
+        }
+        for (const room of answer.rooms) {
+          const { roomId } = room;
+          if (room.memberCount !== undefined) memberCounts.set(roomId, room.memberCount);
+          const timeline = room.events;
+          markEncryption(roomId, [...room.state, ...timeline]);
           let events = timeline;
-          if (room.timeline?.limited && since !== undefined && room.timeline.prev_batch) {
-            const gap = await backfill(roomId, room.timeline.prev_batch, since, signal);
-            const known = new Set(timeline.map((e) => e.event_id));
-            events = [...gap.filter((e) => !known.has(e.event_id)), ...timeline];
+          if (room.limited && since !== undefined) {
+            const gap = room.prevBatch
+              ? await backfillOrSkip(roomId, room.prevBatch, since, signal)
+              : [];
+            if (!room.prevBatch) {
+              log.error(
+                { roomId },
+                "matrix: a limited timeline came without prev_batch: its gap cannot be back-filled",
+              );
+            }
+            const known = new Set(timeline.map(eventIdOf).filter((id) => id !== undefined));
+            events = [...gap.filter((e) => !known.has(eventIdOf(e) ?? "")), ...timeline];
             log.info({ roomId, backfilled: gap.length }, "matrix: back-filled a limited timeline");
           }
           const joined = memberCounts.get(roomId);
           if (since === undefined) {
             // An initial sync's membership events are the room's history, not news.
-            const history = events.filter((e) => e.type === "m.room.member").length;
+            const history = events.filter((e) => eventTypeOf(e) === "m.room.member").length;
             if (history > 0) {
               log.info(
                 { roomId, skipped: history },
                 "matrix: initial sync: membership history not handed over",
               );
-              events = events.filter((e) => e.type !== "m.room.member");
+              events = events.filter((e) => eventTypeOf(e) !== "m.room.member");
             }
           }
           for (const event of events) {
@@ -253,7 +284,7 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
       delayMs = config.retryDelayMs;
       health.set("up");
       // Every event of the batch is added before any completes: none can be passed over.
-      const batch = tracker.batch(answer.next_batch as string);
+      const batch = tracker.batch(answer.nextBatch);
       const items = inbound.map((raw) => ({ raw, item: batch.item() }));
       for (const { raw, item } of items) {
         void redelivery.deliver(raw, {}, (ack) => {
@@ -265,8 +296,8 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
       batch.seal().catch((error: unknown) => {
         log.warn({ err: error }, "matrix: sync cursor not written");
       });
-      since = answer.next_batch as string;
-      if (answer.rooms?.invite) await handleInvites(answer.rooms.invite, signal);
+      since = answer.nextBatch;
+      await handleInvites(answer.invites, signal);
     }
   }
 
