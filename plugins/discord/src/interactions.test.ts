@@ -128,4 +128,18 @@ describe("C29 · interaction signatures", () => {
     });
     expect(run.deliveries).toBe(1);
   });
+
+  it("a signed body that is not a JSON object (not JSON, null, an array, a string, empty) gets 400 and records nothing", async () => {
+    const { run, post } = await endpoint();
+    const ts = now();
+    for (const body of ["{not json", "null", "[1]", '"ping"', "", '{"type":1'.slice(0, 8)]) {
+      const response = await post(body, {
+        [SIGNATURE_HEADER]: signed(ts, body),
+        [TIMESTAMP_HEADER]: ts,
+      });
+      expect(response.status, JSON.stringify(body)).toBe(400);
+    }
+    expect(run.deliveries).toBe(0);
+    expect(run.handled).toEqual([]);
+  });
 });

@@ -61,16 +61,21 @@ export function createInteractionsHandler(
     if (!fresh || !verifyEd25519({ publicKey: key, signed: [timestamp, rawBody], signature })) {
       return new Response("invalid request signature", { status: 401 });
     }
-    let interaction: { type?: unknown };
+    let interaction: unknown;
     try {
-      interaction = JSON.parse(new TextDecoder().decode(rawBody)) as { type?: unknown };
+      interaction = JSON.parse(new TextDecoder().decode(rawBody));
     } catch {
       return new Response("body is not JSON", { status: 400 });
     }
-    if (interaction.type === PING) return Response.json({ type: 1 });
+    // `null`, an array, a string…: not an interaction (and `null.type` would throw).
+    if (interaction === null || typeof interaction !== "object" || Array.isArray(interaction)) {
+      return new Response("body is not a JSON object", { status: 400 });
+    }
+    const { type } = interaction as { type?: unknown };
+    if (type === PING) return Response.json({ type: 1 });
     const ticket = options.sink.receive({ t: "INTERACTION_CREATE", s: null, d: interaction });
     return ackToResponse(await ticket.ack, {
-      acceptBody: { type: interaction.type === MESSAGE_COMPONENT ? 6 : 5 },
+      acceptBody: { type: type === MESSAGE_COMPONENT ? 6 : 5 },
     });
   };
 }

@@ -210,9 +210,12 @@ export function createReceive(
         return toMessage(parseInbound(messageSchema, inbound.d, DISCORD_CHANNEL_ID), inbound);
       }
       if (inbound.t === "MESSAGE_UPDATE") {
-        const d = inbound.d as { author?: unknown; edited_timestamp?: unknown };
-        // An embed unfurl arrives as an update without an author: not an edit by anyone.
-        if (!d?.author) return { kind: "ignore", reason: "unfurl" };
+        // An embed unfurl arrives as an update without an author: not an edit by anyone. A `d`
+        // that is no object at all is malformed (dead-lettered by the parse below).
+        const d = inbound.d;
+        if (d !== null && typeof d === "object" && !("author" in d && d.author)) {
+          return { kind: "ignore", reason: "unfurl" };
+        }
         const m = parseInbound(messageSchema, inbound.d, DISCORD_CHANNEL_ID);
         const message = toMessage(m, inbound);
         return {

@@ -7,7 +7,7 @@ import { eventually, type MessageReceiveContext, openTestRun } from "@herald/plu
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createDiscordAdapter, identityOf } from "./index.ts";
 import { OutboundRegistry } from "./origin.ts";
-import { createGatewayReceiver } from "./receiver.ts";
+import { createGatewayReceiver, GATEWAY_CURSOR } from "./receiver.ts";
 import { openBench } from "./testing/bench.ts";
 import { ALICE, FAKE_BOT, FakeDiscord, OTHER_FAKE_BOT } from "./testing/FakeDiscord.ts";
 import { testConfig } from "./testing/harness.ts";
@@ -301,6 +301,39 @@ describe("C11 · two bots ping-pong", () => {
       () => run.handled.length,
       (n) => n > handledBefore,
       { what: "the pair heard again" },
+    );
+  });
+});
+
+describe("hostile gateway dispatches", () => {
+  it("null, a string, wrong types: dead-lettered with the field path, the receiver goes on, the session sequence moves past them", async () => {
+    const b = await openBench();
+    const { channel } = b.channel();
+    await b.startReceiver();
+    const gw = b.fake.gateway;
+    gw.dispatch("MESSAGE_CREATE", null, channel.id);
+    gw.dispatch("MESSAGE_CREATE", { id: "1", channel_id: channel.id, author: "x" }, channel.id);
+    gw.dispatch("MESSAGE_UPDATE", { id: "2", channel_id: 7, author: { id: "3" } }, channel.id);
+    gw.dispatch("MESSAGE_UPDATE", null, channel.id);
+    gw.dispatch("MESSAGE_DELETE", "not an object", channel.id);
+    b.fake.post({ channelId: channel.id, author: ALICE, text: "after the garbage" });
+    await eventually(
+      () => b.run.handled.map((h) => h.input.body?.markdown),
+      (texts) => texts.length === 1,
+      { what: "the message after the hostile dispatches" },
+    );
+    expect(b.run.handled[0]?.input.body?.markdown).toBe("after the garbage");
+    const deadLettered = () =>
+      b.run.logLines
+        .filter((l) => l.includes("dead-lettered"))
+        .map((l) => (JSON.parse(l) as { error: { path: string } }).error.path);
+    await eventually(deadLettered, (paths) => paths.length === 5, { what: "five dead letters" });
+    expect(deadLettered().sort()).toEqual(["(root)", "(root)", "(root)", "author", "channel_id"]);
+    const [session] = [...gw.sessions.values()];
+    await eventually(
+      () => b.run.sink("discord").cursor(GATEWAY_CURSOR).load(),
+      (text) => (text ? (JSON.parse(text) as { sequence: number }).sequence : 0) === session?.seq,
+      { what: "the saved sequence at the last dispatch" },
     );
   });
 });

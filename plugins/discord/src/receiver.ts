@@ -118,10 +118,22 @@ export function createGatewayReceiver(options: GatewayReceiverOptions): GatewayR
     ws: { buildStrategy },
   });
 
+  const asRecord = (d: unknown): Record<string, unknown> | undefined =>
+    d !== null && typeof d === "object" && !Array.isArray(d)
+      ? (d as Record<string, unknown>)
+      : undefined;
+
   const onPacket = (packet: Packet) => {
+    // `d` is whatever the gateway sent: read it as unknown, so a hostile dispatch (null, a
+    // string, wrong types) reaches the sink — and is dead-lettered there with its field path —
+    // instead of throwing here, inside discord.js's event emitter (an uncaught exception).
+    const d = asRecord(packet.d);
     if (packet.t === "READY") {
-      const d = packet.d as { user?: { id?: string }; application?: { id?: string } };
-      if (d.user?.id) identity.set(d.user.id, d.application?.id);
+      const user = asRecord(d?.user);
+      const application = asRecord(d?.application);
+      if (typeof user?.id === "string") {
+        identity.set(user.id, typeof application?.id === "string" ? application.id : undefined);
+      }
     }
     if (typeof packet.s !== "number" || !packet.t || !cursor) return;
     const session = live ?? saved;
@@ -132,29 +144,53 @@ export function createGatewayReceiver(options: GatewayReceiverOptions): GatewayR
         sequence: packet.s,
       }),
     );
-    if (MESSAGE_EVENTS.has(packet.t)) {
-      const d = packet.d as { channel_id?: string };
-      const channel = d.channel_id ? client.channels.cache.get(d.channel_id) : undefined;
-      const raw = {
-        t: packet.t,
-        s: packet.s,
-        d: packet.d,
-        ...(channel
-          ? {
-              channel: {
-                id: channel.id,
-                type: channel.type,
-                parent_id: "parentId" in channel ? (channel.parentId ?? null) : null,
-              },
-            }
-          : {}),
-      };
-      void batch.item().track(sink.receive(raw).ack);
+    try {
+      if (MESSAGE_EVENTS.has(packet.t)) {
+        const channelId = typeof d?.channel_id === "string" ? d.channel_id : undefined;
+        const channel = channelId ? client.channels.cache.get(channelId) : undefined;
+        const raw = {
+          t: packet.t,
+          s: packet.s,
+          d: packet.d,
+          ...(channel
+            ? {
+                channel: {
+                  id: channel.id,
+                  type: channel.type,
+                  parent_id: "parentId" in channel ? (channel.parentId ?? null) : null,
+                },
+              }
+            : {}),
+        };
+        void batch.item().track(sink.receive(raw).ack);
+      }
+    } finally {
+      // Always sealed: an unsealed batch would hold the session's sequence back for good.
+      void batch.seal();
     }
-    void batch.seal();
   };
   // Registered once, for the life of the receiver: reconnects and resumes reuse it.
   client.on(Events.Raw, onPacket);
+  // discord.js's own handlers (its caches) throw on a malformed dispatch — inside its
+  // WebSocket listener, where nothing catches it, so the process would die (and, resuming
+  // from the same sequence, die again). The dispatch already reached the sink above (recorded
+  // or dead-lettered); a failure of discord.js's cache update is logged and the gateway goes on.
+  // (`handlePacket` is discord.js's internal per-packet step: WebSocketManager.js, v14.)
+  const ws = client.ws as unknown as {
+    handlePacket(packet?: Packet, shard?: unknown): boolean;
+  };
+  const handlePacket = ws.handlePacket.bind(ws);
+  ws.handlePacket = (packet, shard) => {
+    try {
+      return handlePacket(packet, shard);
+    } catch (error) {
+      sink.logger.warn(
+        { err: error, dispatch: packet?.t, seq: packet?.s },
+        "discord: discord.js could not apply a malformed gateway dispatch (skipped)",
+      );
+      return true;
+    }
+  };
   client.on(Events.ClientReady, () => health.set("up"));
   client.on(Events.ShardResume, () => health.set("up"));
   client.on(Events.ShardReconnecting, () => health.set("connecting", "reconnecting"));
