@@ -25,17 +25,47 @@ export const spaceSchema = z.looseObject({
   displayName: z.string().optional(),
 });
 
-/** A message as events carry it. */
-export const messageSchema = z.looseObject({
-  name: z.string().regex(/^spaces\/[^/]+\/messages\/[^/]+$/, "must be a message name"),
-  sender: userSchema,
-  createTime: z.string().optional(),
-  text: z.string().optional(),
-  argumentText: z.string().optional(),
-  thread: z.looseObject({ name: z.string() }).optional(),
-  threadReply: z.boolean().optional(),
-  space: spaceSchema.optional(),
-});
+const spaceOfMessage = (name: string): string => name.split("/").slice(0, 2).join("/");
+
+/**
+ * A message as events carry it. Its `thread.name` is the thread anchor of replies, so it must be
+ * a thread name of the message's own space (`spaces/S/threads/T`, CASES C35) — a message name,
+ * another space's thread or garbage there is a malformed event (dead-lettered), never an anchor.
+ */
+export const messageSchema = z
+  .looseObject({
+    name: z.string().regex(/^spaces\/[^/]+\/messages\/[^/]+$/, "must be a message name"),
+    sender: userSchema,
+    createTime: z.string().optional(),
+    text: z.string().optional(),
+    argumentText: z.string().optional(),
+    thread: z
+      .looseObject({
+        name: z
+          .string()
+          .regex(/^spaces\/[^/]+\/threads\/[^/]+$/, "must be a thread name spaces/*/threads/*"),
+      })
+      .optional(),
+    threadReply: z.boolean().optional(),
+    space: spaceSchema.optional(),
+  })
+  .superRefine((m, ctx) => {
+    const space = spaceOfMessage(m.name);
+    if (m.thread && spaceOfMessage(m.thread.name) !== space) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["thread", "name"],
+        message: `must be a thread of the message's space ${space}`,
+      });
+    }
+    if (m.space && m.space.name !== space) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["space", "name"],
+        message: `must be the space of the message name (${space})`,
+      });
+    }
+  });
 
 /** A Chat app event. */
 export const eventSchema = z.looseObject({
@@ -49,8 +79,19 @@ export const eventSchema = z.looseObject({
 /** A validated Chat app event. */
 export type GoogleChatEvent = z.infer<typeof eventSchema>;
 
-/** A `MESSAGE` event: its message is required. */
-export const messageEventSchema = eventSchema.extend({ message: messageSchema });
+/** A `MESSAGE` event: its message is required, and in the event's space. */
+export const messageEventSchema = eventSchema
+  .extend({ message: messageSchema })
+  .superRefine((e, ctx) => {
+    const space = spaceOfMessage(e.message.name);
+    if (e.space.name !== space) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["message", "name"],
+        message: `must be a message of the event's space ${e.space.name}`,
+      });
+    }
+  });
 
 /** A validated `MESSAGE` event. */
 export type GoogleChatMessageEvent = z.infer<typeof messageEventSchema>;

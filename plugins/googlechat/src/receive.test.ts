@@ -126,6 +126,48 @@ describe("normalize", () => {
     expect(String((badName as Error).message)).toContain("message.name");
   });
 
+  it("C35: a thread.name that is not a thread of the message's space is a malformed event naming the field, never an anchor", async () => {
+    const receive = createReceive();
+    const event = (message: Record<string, unknown>, space = "spaces/A") => ({
+      type: "MESSAGE",
+      space: { name: space, spaceType: "SPACE" },
+      message: {
+        name: "spaces/A/messages/M.M",
+        sender: { name: "users/1" },
+        text: "x",
+        ...message,
+      },
+    });
+    const pathOf = async (raw: unknown) => {
+      try {
+        await receive.normalize(raw, ctx);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ReceiveValidationError);
+        return (error as ReceiveValidationError).path;
+      }
+      return "accepted";
+    };
+    for (const name of [
+      "spaces/A/messages/B.B", // a message name (C35)
+      "spaces/OTHER/threads/T", // another space's thread
+      "garbage",
+      "",
+      "spaces/A/threads/T/messages/X",
+    ]) {
+      expect(await pathOf(event({ thread: { name } })), name).toBe("message.thread.name");
+    }
+    expect(await pathOf(event({ thread: { name: 7 } }))).toBe("message.thread.name");
+    expect(await pathOf(event({ thread: "spaces/A/threads/T" }))).toBe("message.thread");
+    expect(await pathOf(event({ text: 5 }))).toBe("message.text");
+    expect(await pathOf(event({ sender: { displayName: "x" } }))).toBe("message.sender.name");
+    expect(await pathOf(event({ space: { name: "spaces/B" } }))).toBe("message.space.name");
+    expect(await pathOf(event({}, "spaces/B"))).toBe("message.name");
+    expect(await pathOf({ ...event({}), space: { name: 3 } })).toBe("space.name");
+    expect(await pathOf({ ...event({}), type: ["MESSAGE"] })).toBe("type");
+    const ok = await receive.normalize(event({ thread: { name: "spaces/A/threads/T" } }), ctx);
+    expect(ok).toMatchObject({ threadAnchor: { threadId: "spaces/A/threads/T" } });
+  });
+
   it("the app's own messages are self: users/app and the configured app user", () => {
     expect(createReceive().selfIds?.("main")).toEqual(["users/app"]);
     expect(createReceive([FAKE_APP.name]).selfIds?.("main")).toEqual(["users/app", FAKE_APP.name]);

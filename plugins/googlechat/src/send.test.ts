@@ -9,7 +9,7 @@ import { accessTokenCredentials } from "./auth.ts";
 import { createChatApi } from "./client.ts";
 import { classifyError, GoogleChatApiError } from "./errors.ts";
 import { clientMessageId, REPLY_OPTION, requestIdOf } from "./send.ts";
-import { ALICE, FAKE_ACCESS_TOKEN } from "./testing/FakeGoogleChat.ts";
+import { ALICE, FAKE_ACCESS_TOKEN, SECOND_ACCESS_TOKEN } from "./testing/FakeGoogleChat.ts";
 import { type GoogleChatRun, openGoogleChatRun } from "./testing/fixture.ts";
 import { visibleOf } from "./testing/harness.ts";
 
@@ -69,6 +69,22 @@ describe("the fake Chat API", () => {
       })
       .catch((e: unknown) => e);
     expect(classifyError(reused)).toMatchObject({ kind: "conflict", evidence: "not_dispatched" });
+    // The same requestId from another app is an error, never the first app's message.
+    const other = await createChatApi({
+      rootUrl: t.fake.rootUrl,
+      auth: accessTokenCredentials(SECOND_ACCESS_TOKEN).auth,
+      timeoutMs: 5_000,
+    })
+      .create({
+        parent: space,
+        requestId: "r-1",
+        messageId: "client-def",
+        requestBody: { text: "y" },
+      })
+      .catch((e: unknown) => e);
+    expect(other).toBeInstanceOf(GoogleChatApiError);
+    expect((other as GoogleChatApiError).status).toBe(400);
+    expect(texts(t, space)).toEqual(["first"]);
   });
 
   it("a thread name without the reply option starts a new thread; a message name as thread name is a 400", async () => {

@@ -4,10 +4,13 @@
  * while the final is written, (d) a three-chunk final — against the fake through the real client.
  */
 import type { ChannelMessage } from "@herald/plugin-sdk/channel-message";
+import { openTestRun } from "@herald/plugin-sdk/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { GOOGLE_CHAT_CHANNEL_ID } from "./index.ts";
+import { accessTokenCredentials } from "./auth.ts";
+import { createGoogleChatAdapter, GOOGLE_CHAT_CHANNEL_ID } from "./index.ts";
+import { ALICE, SECOND_ACCESS_TOKEN, SECOND_APP } from "./testing/FakeGoogleChat.ts";
 import { type GoogleChatRun, openGoogleChatRun } from "./testing/fixture.ts";
-import { visibleOf } from "./testing/harness.ts";
+import { testConfig, visibleOf } from "./testing/harness.ts";
 import { DEFAULT_PLACEHOLDER_TEXT, startTypingPlaceholder } from "./typing.ts";
 
 let open: GoogleChatRun | undefined;
@@ -92,5 +95,38 @@ describe("C36: typing placeholder lifecycle", () => {
     expect(shown.map((m) => m.text).join(" ")).toBe(final);
     expect(shown[0]?.id).toBe(placeholder?.id);
     expect(receipt.platformMessageIds).toEqual(shown.map((m) => m.id));
+  });
+
+  it("two accounts (two apps) answering the same message each get their own placeholder and final", async () => {
+    open = await openGoogleChatRun();
+    const t = open;
+    const second = createGoogleChatAdapter(
+      testConfig({ ...t.connection, accessToken: SECOND_ACCESS_TOKEN, appUser: SECOND_APP.name }),
+      accessTokenCredentials(SECOND_ACCESS_TOKEN),
+    );
+    const run = await openTestRun({
+      adapters: [
+        { accountId: "main", adapter: t.adapter },
+        { accountId: "second", adapter: second },
+      ],
+    });
+    t.run.onClose(() => run.close());
+    const space = t.fake.createSpace().name;
+    const { message } = t.fake.userPost({ space, text: "both of you?", sender: ALICE });
+    for (const accountId of ["main", "second"]) {
+      const inbound = (await t.adapter.receive?.normalize(t.fake.messageEvent(message), {
+        channel: GOOGLE_CHAT_CHANNEL_ID,
+        accountId,
+        receivedAt: Date.now(),
+      })) as ChannelMessage;
+      const typing = await startTypingPlaceholder(run.runtime, inbound);
+      await typing.idle();
+      await typing.finalize(`answer of ${accountId}`);
+    }
+    const bots = t.fake.store.messages({ space }).filter((m) => m.sender.type === "BOT");
+    expect(bots.map((m) => [m.sender.name, t.fake.store.textOf(m)])).toEqual([
+      [t.connection.appUser, "answer of main"],
+      [SECOND_APP.name, "answer of second"],
+    ]);
   });
 });

@@ -66,10 +66,18 @@ export type TypingPlaceholderOptions = {
    * (top level, or the user's thread)
    */
   placement?: ReplyPlacement;
-  /** The final's idempotency key. @defaultValue `reply:<inbound id>` */
+  /**
+   * The final's idempotency key.
+   * @defaultValue `typing:<channel>:<account>:<inbound id>` — one per account, so two apps
+   * answering the same message never share a key (nor a requestId / messageId)
+   */
   idempotencyKey?: string;
   turnId?: string;
 };
+
+/** The default key of a placeholder's session: namespaced by channel and account like core's keys. */
+export const typingKey = (inbound: Pick<ChannelMessage, "channel" | "accountId" | "id">): string =>
+  `typing:${inbound.channel}:${inbound.accountId ?? ""}:${inbound.id}`;
 
 /**
  * Posts a placeholder where the reply to `inbound` will go and returns the live session that
@@ -95,7 +103,7 @@ export async function startTypingPlaceholder(
     },
     {
       mode: "progress",
-      idempotencyKey: options.idempotencyKey ?? `reply:${inbound.id}`,
+      idempotencyKey: options.idempotencyKey ?? typingKey(inbound),
       ...(options.turnId !== undefined ? { turnId: options.turnId } : {}),
     },
   );

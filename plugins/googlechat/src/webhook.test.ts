@@ -3,9 +3,10 @@
  * the fake serves on 127.0.0.1 — issuer, audience, expiry, signer and the service-account email
  * bound exactly; a refused delivery is a 401 and leaves nothing in the store.
  */
+import { createHmac } from "node:crypto";
 import { eventually } from "@herald/plugin-sdk/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { CHAT_ISSUER_EMAIL } from "./config.ts";
+import { CHAT_ISSUER_EMAIL, googleChatConfigSchema } from "./config.ts";
 import {
   ALICE,
   FAKE_ENDPOINT_URL,
@@ -14,6 +15,7 @@ import {
 } from "./testing/FakeGoogleChat.ts";
 import { FakeSigningKey, type FakeTokenClaims } from "./testing/fakeTokens.ts";
 import { type GoogleChatRun, openGoogleChatRun } from "./testing/fixture.ts";
+import { createBearerVerifier } from "./webhook.ts";
 
 let open: GoogleChatRun | undefined;
 afterEach(async () => {
@@ -121,6 +123,47 @@ describe("C34: bearer token audiences", () => {
       const t = await start(PROJECT);
       await expectRefused(t, { claims: { iss: "https://accounts.google.com" } });
       await expectRefused(t, { claims: { iss: `x${CHAT_ISSUER_EMAIL}` } });
+    });
+    it("project number: signed by a key Chat does not publish", async () => {
+      await expectRefused(await start(PROJECT), { key: new FakeSigningKey() });
+    });
+    it("project number: a token minted for another project", async () => {
+      const t = await start(PROJECT);
+      const token = t.fake.tokens.mint({ type: "project_number", projectNumber: "5550001111" });
+      await expectRefused(t, { token });
+    });
+    it("both modes: alg none, and HS256 keyed with the public certificate (algorithm confusion)", async () => {
+      for (const mode of [ENDPOINT, PROJECT]) {
+        const t = await start(mode);
+        const key = mode === ENDPOINT ? t.fake.tokens.google : t.fake.tokens.chat;
+        const good = t.fake.tokens.mint(t.fake.audience);
+        const body = good.split(".")[1];
+        const head = (alg: string) =>
+          Buffer.from(JSON.stringify({ alg, typ: "JWT", kid: key.kid })).toString("base64url");
+        const hs = `${head("HS256")}.${body}`;
+        const mac = createHmac("sha256", key.publicPem).update(hs).digest("base64url");
+        await expectRefused(t, { token: `${head("none")}.${body}.` });
+        await expectRefused(t, { token: `${hs}.${mac}` });
+        await open?.close();
+        open = undefined;
+      }
+    });
+    it("a refusal's reason never carries the token", async () => {
+      const t = await start(ENDPOINT);
+      const config = googleChatConfigSchema.parse({
+        credentials: { type: "access_token" },
+        receive: { audience: t.fake.audience, certsUrls: t.fake.certsUrls },
+      }).receive;
+      if (!config) throw new Error("no receive config");
+      const verify = createBearerVerifier(config);
+      for (const token of [
+        t.fake.tokens.mint(t.fake.audience, {}, new FakeSigningKey()),
+        t.fake.tokens.mint(t.fake.audience, { aud: "https://evil.test/" }),
+      ]) {
+        const check = await verify(`Bearer ${token}`);
+        expect(check.ok).toBe(false);
+        expect(JSON.stringify(check)).not.toContain(token);
+      }
     });
     it("no token, or not a bearer token", async () => {
       const t = await start(PROJECT);

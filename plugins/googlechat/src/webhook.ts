@@ -20,6 +20,7 @@
 import {
   type ChannelReceiver,
   type ChannelReceiverSink,
+  redactSecrets,
   webhookReceiver,
 } from "@herald/plugin-sdk/channel-message";
 import { OAuth2Client } from "google-auth-library";
@@ -48,7 +49,8 @@ const kidOf = (jwt: string): string | undefined => {
 /**
  * Checks Chat bearer tokens for one receive config.
  *
- * @returns a function of the `Authorization` header value; it never throws.
+ * @returns a function of the `Authorization` header value; it never throws, and a refusal's
+ *   `reason` never contains the token.
  */
 export function createBearerVerifier(
   config: GoogleChatReceiveConfig,
@@ -93,7 +95,10 @@ export function createBearerVerifier(
       if (iss !== CHAT_ISSUER_EMAIL) return { ok: false, reason: `issuer ${String(iss)}` };
       return { ok: true, subject: iss };
     } catch (error) {
-      return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+      // google-auth-library puts the whole token in its messages ("Invalid token signature:
+      // <jwt>"): a still-valid bearer token must never reach a log.
+      const message = error instanceof Error ? error.message : String(error);
+      return { ok: false, reason: redactSecrets(message, [token]) };
     }
   };
 }

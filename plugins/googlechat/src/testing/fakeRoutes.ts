@@ -3,7 +3,7 @@
  * `spaces.list`), with the platform's semantics:
  *
  * - **requestId**: a repeated `requestId` in a space returns the stored message unchanged,
- *   whatever the new body says; a client-assigned `messageId` must be `client-[a-z0-9-]`
+ *   whatever the new body says (from another app it is a 400); a client-assigned `messageId` must be `client-[a-z0-9-]`
  *   (≤ 63) and unique in the space — reused by another request it is a 409 `ALREADY_EXISTS`.
  * - **threads**: `thread.name` must be `spaces/*\/threads/*` (a message name is a 400
  *   `INVALID_ARGUMENT`, C35); a thread (name or key) without `messageReplyOption` starts a new
@@ -111,6 +111,13 @@ export function registerChatRoutes(server: FakePlatformServer, deps: FakeRouteDe
     });
     if (requestId) {
       const earlier = store.byRequest(space, requestId);
+      // Reusing a requestId as another authenticated user is an error (spaces.messages.create).
+      if (earlier && earlier.sender.name !== app.name) {
+        return googleError(
+          400,
+          `Request ID ${requestId} was already used by another caller in ${space}.`,
+        );
+      }
       if (earlier) return c.json(store.toJson(earlier));
     }
     if (messageId !== undefined) {
