@@ -11,6 +11,12 @@
  */
 import { z } from "@herald/plugin-sdk/channel-message";
 
+/**
+ * A Slack `ts`: epoch seconds with a fraction (`"1700000000.000100"`). Anything else would make
+ * a NaN timestamp and a message identity no Slack message has.
+ */
+const slackTs = z.string().regex(/^\d{1,12}\.\d{1,9}$/, "expected a Slack ts (seconds.fraction)");
+
 const metadata = z
   .looseObject({
     event_type: z.string(),
@@ -22,8 +28,8 @@ const metadata = z
 export const slackMessageSchema = z.looseObject({
   type: z.string().optional(),
   subtype: z.string().optional(),
-  ts: z.string().min(1),
-  thread_ts: z.string().optional(),
+  ts: slackTs,
+  thread_ts: slackTs.optional(),
   user: z.string().optional(),
   bot_id: z.string().optional(),
   app_id: z.string().optional(),
@@ -31,20 +37,33 @@ export const slackMessageSchema = z.looseObject({
   text: z.string().optional(),
   username: z.string().optional(),
   metadata,
-  edited: z.looseObject({ user: z.string().optional(), ts: z.string() }).optional(),
+  edited: z.looseObject({ user: z.string().optional(), ts: slackTs }).optional(),
 });
 
-/** A `message` event (any subtype) or an `app_mention` event. */
-export const slackMessageEventSchema = slackMessageSchema.extend({
-  type: z.enum(["message", "app_mention"]),
-  channel: z.string().min(1),
-  channel_type: z.string().optional(),
-  event_ts: z.string().optional(),
-  hidden: z.boolean().optional(),
-  message: slackMessageSchema.optional(),
-  previous_message: slackMessageSchema.partial().optional(),
-  deleted_ts: z.string().optional(),
-});
+/**
+ * A `message` event (any subtype) or an `app_mention` event. A `message_changed` must carry the
+ * edited `message` (else it is dead-lettered with the path `event.message`).
+ */
+export const slackMessageEventSchema = slackMessageSchema
+  .extend({
+    type: z.enum(["message", "app_mention"]),
+    channel: z.string().min(1),
+    channel_type: z.string().optional(),
+    event_ts: slackTs.optional(),
+    hidden: z.boolean().optional(),
+    message: slackMessageSchema.optional(),
+    previous_message: slackMessageSchema.partial().optional(),
+    deleted_ts: slackTs.optional(),
+  })
+  .superRefine((e, ctx) => {
+    if (e.subtype === "message_changed" && e.message === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["message"],
+        message: "message_changed without the edited message",
+      });
+    }
+  });
 
 /** The Events API envelope. */
 export const eventCallbackSchema = z.looseObject({
@@ -55,6 +74,12 @@ export const eventCallbackSchema = z.looseObject({
   event_time: z.number().optional(),
   event: z.looseObject({ type: z.string().min(1) }),
 });
+
+/**
+ * The envelope of a `message` / `app_mention` event, parsed whole so an invalid field is named by
+ * its path in the payload (`event.channel`, `event.message.ts`).
+ */
+export const messageCallbackSchema = eventCallbackSchema.extend({ event: slackMessageEventSchema });
 
 /** A slash command (form fields). */
 export const slashCommandSchema = z.looseObject({

@@ -130,6 +130,44 @@ describe("normalize (Slack's documented event shapes)", () => {
       }),
     ).rejects.toThrow(/channel/);
   });
+
+  it("hostile payloads are validation errors naming the field's path in the payload, never turns or silent ignores", async () => {
+    const a = adapter();
+    const ctx = { channel: "slack", receivedAt: 1 };
+    const msg = { type: "message", channel: "C00000001", user: ALICE.id, text: "x" };
+    const cases: Array<[unknown, string]> = [
+      [fixtures.envelope({ ...msg, channel: 123, ts: "1700000000.000001" }), "event.channel"],
+      [fixtures.envelope({ ...msg, ts: "abc" }), "event.ts"],
+      [fixtures.envelope({ ...msg, ts: "1700000000.000001", thread_ts: "" }), "event.thread_ts"],
+      [fixtures.envelope({ ...msg, ts: "1700000000.000001", text: 5 }), "event.text"],
+      [
+        fixtures.envelope({ ...msg, subtype: "message_changed", ts: "1700000000.000003" }),
+        "event.message",
+      ],
+      [
+        fixtures.envelope({
+          ...msg,
+          subtype: "message_changed",
+          ts: "1700000000.000003",
+          message: { text: "edited", user: ALICE.id },
+        }),
+        "event.message.ts",
+      ],
+      [[], "(root)"],
+      [{ event: { type: "message" } }, "type"],
+      ["not json", "(root)"],
+    ];
+    // Slack's ssl_check of a slash command URL is not an event, nor an error.
+    expect(await a.receive?.normalize({ ssl_check: "1", token: "t" }, ctx)).toMatchObject({
+      kind: "ignore",
+    });
+    for (const [raw, path] of cases) {
+      await expect(a.receive?.normalize(raw, ctx), path).rejects.toMatchObject({
+        code: "HERALD_RECEIVE_INVALID_PAYLOAD",
+        path,
+      });
+    }
+  });
 });
 
 describe("C23: edits do not start turns", () => {

@@ -30,15 +30,16 @@ import {
   type MessageTarget,
   type NormalizeResult,
   parseInbound,
+  ReceiveValidationError,
 } from "@herald/plugin-sdk/channel-message";
 import type { SlackIdentity } from "./account.ts";
 import { SLACK_CHANNEL_ID } from "./account.ts";
 import type { SlackConfig } from "./config.ts";
 import {
   eventCallbackSchema,
+  messageCallbackSchema,
   type SlackMessageEvent,
   type SlackMessageObject,
-  slackMessageEventSchema,
   slashCommandSchema,
 } from "./events.ts";
 import type { IdentityCell } from "./identity.ts";
@@ -260,8 +261,24 @@ export function createReceive(deps: ReceiveDeps): MessageReceiveAdapter {
           raw,
         };
       }
-      if (body && typeof body === "object" && body.type !== "event_callback") {
-        return ignore("not an event", String(body.type ?? "unknown payload"));
+      if (typeof raw === "string") {
+        // The receiver hands over a body that is not UTF-8 JSON (or form fields) as text.
+        throw new ReceiveValidationError(SLACK_CHANNEL_ID, [
+          { path: "(root)", message: "the body is not UTF-8 JSON, a slash command or a payload" },
+        ]);
+      }
+      // Slack's certificate check of a slash command URL (form fields, no type).
+      if (body && typeof body === "object" && "ssl_check" in body) return ignore("ssl_check");
+      // Other typed payloads (interactivity, …) are not events; a payload without a type is
+      // not something Slack sends and is dead-lettered by the envelope check below.
+      if (
+        body &&
+        typeof body === "object" &&
+        !Array.isArray(body) &&
+        typeof body.type === "string" &&
+        body.type !== "event_callback"
+      ) {
+        return ignore("not an event", body.type);
       }
       const envelope = parseInbound(eventCallbackSchema, raw, SLACK_CHANNEL_ID);
       // Another workspace's event reached this account (one Request URL, no route for it).
@@ -269,7 +286,7 @@ export function createReceive(deps: ReceiveDeps): MessageReceiveAdapter {
       const type = envelope.event.type;
       if (type !== "message" && type !== "app_mention")
         return ignore("event type not handled", type);
-      const event = parseInbound(slackMessageEventSchema, envelope.event, SLACK_CHANNEL_ID);
+      const { event } = parseInbound(messageCallbackSchema, raw, SLACK_CHANNEL_ID);
       return fromEvent(envelope.team_id, event, me, raw, ctx.accountId);
     },
 

@@ -1,3 +1,5 @@
+import { createHmac } from "node:crypto";
+import { eventually } from "@herald/plugin-sdk/testing";
 import { describe, expect, it, onTestFinished } from "vitest";
 import * as fixtures from "./testing/fixtures.ts";
 import { FAKE_BOT, signSlackRequest } from "./testing/index.ts";
@@ -64,6 +66,37 @@ describe("Events API receiver", () => {
     expect(response?.status).toBe(200);
     await expect.poll(() => run.handled.length).toBe(1);
     expect(run.handled[0]?.input.body?.markdown).toBe("café ☕");
+  });
+
+  it("a signed body that is not UTF-8 is dead-lettered, never recorded as lossy text", async () => {
+    const run = await openSlackRun(onTestFinished);
+    const text = JSON.stringify(
+      fixtures.envelope({ ...fixtures.channelMessage, text: "caf__", ts: "1700000000.000009" }),
+    );
+    const bytes = new TextEncoder().encode(text);
+    const at = bytes.indexOf(0x5f);
+    bytes.set([0xff, 0xfe], at);
+    const now = String(Math.floor(Date.now() / 1_000));
+    const signature = `v0=${createHmac("sha256", FAKE_BOT.signingSecret).update(`v0:${now}:`).update(bytes).digest("hex")}`;
+    const response = await run.receiver.webhook(
+      new Request("http://127.0.0.1/webhooks/slack/main", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-slack-request-timestamp": now,
+          "x-slack-signature": signature,
+        },
+        body: bytes,
+      }),
+    );
+    expect(response.status).toBe(200);
+    const [dead] = await eventually(
+      () => run.store.listDeadLetters(),
+      (d) => d.length > 0,
+      { what: "the dead letter" },
+    );
+    expect(dead?.error).toMatchObject({ code: "HERALD_RECEIVE_INVALID_PAYLOAD", path: "(root)" });
+    expect(run.handled).toEqual([]);
   });
 
   it("answers url_verification with its challenge, only when signed", async () => {

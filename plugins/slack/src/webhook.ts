@@ -77,7 +77,8 @@ export function checkSlackSignature(
  * the `payload` field for interactivity. Text that is none of these is handed over as text
  * (normalize rejects it and herald dead-letters it).
  */
-export function parseSlackBody(contentType: string, text: string): unknown {
+export function parseSlackBody(contentType: string, text: string | { notUtf8: string }): unknown {
+  if (typeof text !== "string") return text.notUtf8;
   if (contentType.includes("application/x-www-form-urlencoded")) {
     const form = new URLSearchParams(text);
     const payload = form.get("payload");
@@ -97,6 +98,18 @@ export function parseSlackBody(contentType: string, text: string): unknown {
   }
 }
 
+/**
+ * The body as text. Slack sends UTF-8: a body that is not is never parsed (a lossy decoding
+ * would record altered text), it is handed over as text so normalize dead-letters it.
+ */
+export function decodeUtf8(rawBody: Uint8Array): string | { notUtf8: string } {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(rawBody);
+  } catch {
+    return { notUtf8: new TextDecoder().decode(rawBody) };
+  }
+}
+
 /** The Events API receiver of one account (mounted at `/webhooks/slack/<account>`). */
 export function createEventsReceiver(
   options: EventsReceiverOptions,
@@ -113,10 +126,7 @@ export function createEventsReceiver(
         clock(),
       );
       if (refused) return new Response(`unauthorized: ${refused}`, { status: 401 });
-      const body = parseSlackBody(
-        request.headers.get("content-type") ?? "",
-        new TextDecoder().decode(rawBody),
-      );
+      const body = parseSlackBody(request.headers.get("content-type") ?? "", decodeUtf8(rawBody));
       const kind = (body as { type?: unknown } | null)?.type;
       if (kind === "url_verification") {
         return Response.json({ challenge: (body as { challenge?: unknown }).challenge ?? "" });
