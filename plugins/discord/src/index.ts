@@ -65,7 +65,12 @@ export {
 } from "./interactions.ts";
 export { DiscordIdentity, OutboundRegistry, userIdOfToken } from "./origin.ts";
 export { type DiscordInbound, discordInboundSchema } from "./receive.ts";
-export { DISCORD_INTENTS, GATEWAY_CURSOR, type GatewayReceiverOptions } from "./receiver.ts";
+export {
+  DISCORD_INTENTS,
+  GATEWAY_CURSOR,
+  type GatewayReceiverOptions,
+  gatewayAccountError,
+} from "./receiver.ts";
 export {
   type DiscordAllowedMentions,
   type DiscordFileSource,
@@ -147,14 +152,22 @@ export function identityOf(config: DiscordConfig, token: string): DiscordIdentit
  * and with `config.interactions` the interactions endpoint (`webhook`, Ed25519-verified).
  *
  * @param identity - filled in from READY; share it with the adapter.
+ * @param accountId - the herald account, named when the gateway refuses it for good.
  */
 export function createDiscordReceiver(
   config: DiscordConfig,
   token: string,
   sink: ChannelReceiverSink,
   identity: DiscordIdentity = identityOf(config, token),
+  accountId?: string,
 ): ChannelReceiver {
-  const gateway = createGatewayReceiver({ config, token, sink, identity });
+  const gateway = createGatewayReceiver({
+    config,
+    token,
+    sink,
+    identity,
+    ...(accountId !== undefined ? { accountId } : {}),
+  });
   if (!config.interactions) return gateway;
   const webhook = createInteractionsHandler({ publicKey: config.interactions.publicKey, sink });
   return {
@@ -212,7 +225,7 @@ export async function createDiscordAccount(
   identity.set(me.id);
   const registry = new OutboundRegistry();
   const adapter = createDiscordAdapter(config, token, registry, identity);
-  const receiver = createDiscordReceiver(config, token, deps.sink, identity);
+  const receiver = createDiscordReceiver(config, token, deps.sink, identity, deps.accountId);
   return {
     adapter,
     receiver,
@@ -227,7 +240,7 @@ const discord = defineChannelPlugin<DiscordConfig>({
   configSchema: discordConfigSchema,
   createAdapter: (config, deps) => createDiscordAdapter(config, deps.secret(config.tokenEnv)),
   createReceiver: (config, sink, deps) =>
-    createDiscordReceiver(config, deps.secret(config.tokenEnv), sink),
+    createDiscordReceiver(config, deps.secret(config.tokenEnv), sink, undefined, deps.accountId),
   createAccount: createDiscordAccount,
   checkCredentials: checkDiscordCredentials,
 });

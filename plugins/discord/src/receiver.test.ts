@@ -2,8 +2,17 @@
  * The gateway receiver: the real discord.js Client against the fake gateway — normalization,
  * RESUME replays (C26), an in-flight duplicate (C09), two bots in one channel (C11), echoes.
  */
-import { type ChannelMessage, placeReply } from "@herald/plugin-sdk/channel-message";
-import { eventually, type MessageReceiveContext, openTestRun } from "@herald/plugin-sdk/testing";
+import {
+  type ChannelMessage,
+  isChannelAccountError,
+  placeReply,
+} from "@herald/plugin-sdk/channel-message";
+import {
+  eventually,
+  FakeSocketServer,
+  type MessageReceiveContext,
+  openTestRun,
+} from "@herald/plugin-sdk/testing";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createDiscordAdapter, identityOf } from "./index.ts";
 import { OutboundRegistry } from "./origin.ts";
@@ -336,4 +345,43 @@ describe("hostile gateway dispatches", () => {
       { what: "the saved sequence at the last dispatch" },
     );
   });
+});
+
+describe("gateway closes no retry fixes", () => {
+  it.each([
+    [
+      4014,
+      /Message Content intent.*Developer Portal → your application → Bot → Privileged Gateway Intents/,
+    ],
+    [4004, /rejected the bot token.*check the bot token in DISCORD_TOKEN/],
+  ])(
+    "close %i on IDENTIFY: start rejects with a ChannelAccountError naming the fix (the account stops, no endless retry)",
+    async (code, fix) => {
+      const b = await openBench();
+      const gateway = new FakeSocketServer();
+      gateway.onConnection(async (conn) => {
+        conn.send({ op: 10, d: { heartbeat_interval: 41_250 } });
+        await conn.next((frame) => (frame as { op?: number }).op === 2, 5_000);
+        await conn.close(code, "refused");
+      });
+      const url = await gateway.listen();
+      onTestFinished(() => gateway.close());
+      const receiver = createGatewayReceiver({
+        config: { ...b.config, gatewayUrl: url },
+        accountId: "main",
+        token: FAKE_BOT.token,
+        sink: b.run.sink("discord"),
+        identity: b.identity,
+      });
+      onTestFinished(() => receiver.stop());
+      const error = await receiver.start().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isChannelAccountError(error)).toBe(true);
+      expect((error as Error).message).toMatch(/^discord\/main: /);
+      expect((error as Error).message).toMatch(fix);
+      expect((error as Error).message).not.toContain(FAKE_BOT.token);
+    },
+  );
 });

@@ -18,6 +18,7 @@
  */
 import { type SessionInfo, SimpleShardingStrategy, type WebSocketManager } from "@discordjs/ws";
 import {
+  ChannelAccountError,
   type ChannelReceiver,
   type ChannelReceiverSink,
   type CursorTracker,
@@ -45,7 +46,10 @@ type Packet = { t?: string | null; s?: number | null; d?: unknown; op?: number }
 
 /** Options of {@link createGatewayReceiver}. */
 export type GatewayReceiverOptions = {
-  config: Pick<DiscordConfig, "apiBase" | "gatewayUrl" | "requestTimeoutMs">;
+  config: Pick<DiscordConfig, "apiBase" | "gatewayUrl" | "requestTimeoutMs"> &
+    Partial<Pick<DiscordConfig, "tokenEnv">>;
+  /** The herald account, named in a {@link ChannelAccountError}. @defaultValue "default" */
+  accountId?: string;
   token: string;
   sink: ChannelReceiverSink;
   /** Filled in from READY (user id, application id). */
@@ -81,8 +85,44 @@ function parseSession(text: string | undefined): SessionInfo | undefined {
 }
 
 /**
+ * A gateway close that no retry fixes, as the error that stops the account (instead of the
+ * gateway re-opening it with backoff forever): 4004 the token, 4013 / 4014 the intents (4014:
+ * Message Content is privileged and not enabled in the Developer Portal).
+ * Source: https://discord.com/developers/docs/topics/opcodes-and-status-codes#gateway-gateway-close-event-codes
+ */
+export function gatewayAccountError(
+  code: number | undefined,
+  accountId: string,
+  tokenEnv: string,
+  cause?: unknown,
+): ChannelAccountError | undefined {
+  const fail = (problem: string, fix: string) =>
+    new ChannelAccountError("discord", accountId, problem, fix, { cause });
+  if (code === 4004) {
+    return fail(
+      "the Discord gateway rejected the bot token (close 4004 Authentication failed)",
+      `check the bot token in ${tokenEnv} (Developer Portal → Bot → Reset Token)`,
+    );
+  }
+  if (code === 4014) {
+    return fail(
+      "Discord refused the Message Content intent (close 4014 Disallowed intent(s))",
+      "enable Message Content Intent in the Developer Portal → your application → Bot → Privileged Gateway Intents",
+    );
+  }
+  if (code === 4013) {
+    return fail(
+      "Discord refused the gateway intents (close 4013 Invalid intent(s))",
+      "report this herald bug: the intents herald asks for are not valid",
+    );
+  }
+  return undefined;
+}
+
+/**
  * Builds the gateway receiver of one bot.
- * @throws nothing at build time; `start` rejects when the token is refused.
+ * @throws nothing at build time; `start` rejects when the token is refused, with a
+ *   {@link ChannelAccountError} when the gateway closes with 4004, 4013 or 4014.
  */
 export function createGatewayReceiver(options: GatewayReceiverOptions): GatewayReceiver {
   const { config, token, sink, identity } = options;
@@ -194,7 +234,11 @@ export function createGatewayReceiver(options: GatewayReceiverOptions): GatewayR
   client.on(Events.ClientReady, () => health.set("up"));
   client.on(Events.ShardResume, () => health.set("up"));
   client.on(Events.ShardReconnecting, () => health.set("connecting", "reconnecting"));
-  client.on(Events.ShardDisconnect, (event) => health.set("down", `closed ${event.code}`));
+  let closeCode: number | undefined;
+  client.on(Events.ShardDisconnect, (event) => {
+    closeCode = event.code;
+    health.set("down", `closed ${event.code}`);
+  });
   client.on(Events.ShardError, (error) =>
     sink.logger.warn({ err: error }, "discord gateway error"),
   );
@@ -217,6 +261,15 @@ export function createGatewayReceiver(options: GatewayReceiverOptions): GatewayR
       signal?.addEventListener("abort", abort, { once: true });
       try {
         await client.login(token);
+      } catch (error) {
+        throw (
+          gatewayAccountError(
+            closeCode,
+            options.accountId ?? "default",
+            config.tokenEnv ?? "DISCORD_TOKEN",
+            error,
+          ) ?? error
+        );
       } finally {
         signal?.removeEventListener("abort", abort);
       }
