@@ -41,7 +41,7 @@ describe("C30 · retry with the same txnId", () => {
     expect(txnIds).toHaveLength(2);
     expect(new Set(txnIds).size).toBe(1);
     // Derived from the intent's key, stored with the intent before the first attempt.
-    expect(txnIds[0]).toBe(txnIdOf(`${intent.idempotencyKey}#0`));
+    expect(txnIds[0]).toBe(txnIdOf(`${intent.idempotencyKey}#0`, "send", intent.id));
     expect(intent.receipt?.platformMessageIds).toEqual([
       `${roomId.replace(":", "%3A")}:${events[0]?.event_id}`,
     ]);

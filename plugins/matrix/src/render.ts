@@ -54,6 +54,9 @@ export type MatrixUnitPayload = {
   mentions: string[];
 };
 
+/** A chunk as the chunker measures it: its content and the users it mentions. */
+type Serialized = { content: MatrixTextContent; mentions: string[] };
+
 /** Matrix user ids in text: `@localpart:server[:port]` (spec "User Identifiers"). */
 export const matrixUserMentions: MentionSyntax = {
   pattern: /(?<![\w@/.])@[A-Za-z0-9._=+/-]+:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d{1,5})?/g,
@@ -111,22 +114,29 @@ export function renderPayloads(message: ChannelMessage, limits: RenderLimits): M
   const budgetBytes = limits.maxContentBytes - CONTENT_OVERHEAD_BYTES;
   const max = limits.maxTextLength;
   // One measure for both limits: the larger share of either budget, scaled to maxTextLength.
+  // A chunk is measured with what send adds for its mentions: `m.mentions.user_ids` once on a
+  // send, twice on an edit (the full set in `m.new_content`, the new ones at the top level).
   const measure = (serialized: string) => {
-    const content = JSON.parse(serialized) as MatrixTextContent;
-    const byBytes = Math.ceil((utf8ByteLength(serialized) * max) / budgetBytes);
+    const { content, mentions } = JSON.parse(serialized) as Serialized;
+    const eventBytes =
+      utf8ByteLength(JSON.stringify(content)) + 2 * utf8ByteLength(JSON.stringify(mentions));
+    const byBytes = Math.ceil((eventBytes * max) / budgetBytes);
     return Math.max(utf16Length(content.body), byBytes);
   };
   const chunks = chunkMarkdown(tree, {
     maxLength: max,
     measure,
-    serialize: (t) => JSON.stringify(renderMatrix(t, { msgtype })),
+    serialize: (t) =>
+      JSON.stringify({
+        content: renderMatrix(t, { msgtype }),
+        mentions: mentionedUsers(t),
+      } satisfies Serialized),
   });
   const out = chunks
-    .map((c) => ({
-      type: "text" as const,
-      content: JSON.parse(c.text) as MatrixTextContent,
-      mentions: mentionedUsers(c.tree),
-    }))
+    .map((c) => {
+      const { content, mentions } = JSON.parse(c.text) as Serialized;
+      return { type: "text" as const, content, mentions };
+    })
     .filter((p) => p.content.body.trim() !== "");
   if (out.length === 0) {
     throw new MatrixRenderError(`message ${message.id} has no text to send`);

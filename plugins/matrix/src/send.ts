@@ -3,9 +3,10 @@
  * `PUT /rooms/{roomId}/send/m.room.message/{txnId}` and `PUT /rooms/{roomId}/redact/{eventId}/{txnId}`.
  *
  * **Transaction ids** (CASES C30, PLATFORMS.md §8): the txnId of a call is the SDK's
- * `platformKey` of its `unitIdempotencyKey` — derived from the durable intent, which is stored
- * before the first attempt, so it is the same on every retry and after a restart, and different
- * for every other call (each part, each edit, each redaction; never a counter that restarts).
+ * `platformKey` of the intent's id and the call's `unitIdempotencyKey` ({@link txnIdOf}) —
+ * derived from the durable intent, which is stored before the first attempt, so it is the same
+ * on every retry and after a restart, and different for every other call (each part, each edit,
+ * each redaction, and every intent of another store; never a counter that restarts).
  * Synapse keeps `(room, user, device, txnId) → event_id` for 24 h, so a replay inside that
  * window returns the first event and creates none.
  *
@@ -48,14 +49,26 @@ import type { EncryptedRooms } from "./rooms.ts";
 export const TXN_ID_LENGTH = 43;
 
 /**
- * The transaction id of one platform call: `platformKey(unitIdempotencyKey)`, base62. Sends and
- * edits share the path `/send/m.room.message/{txnId}`, so an edit's key is namespaced
+ * The transaction id of one platform call: `platformKey` of the durable intent's id and the
+ * call's `unitIdempotencyKey`, base62. Both are stored with the intent before the first attempt,
+ * so a retry — after a restart too — sends the same txnId (C30). The intent id (a UUID) makes it
+ * unique across stores and processes: an idempotency key that repeats in a new store (a message
+ * id from a counter that restarted, the n-th edit counted again from 1) names another unit, and
+ * a reused txnId would silently get that other unit's event back for 24 h (PLATFORMS.md §8).
+ * Sends and edits share the path `/send/m.room.message/{txnId}`, so an edit's key is namespaced
  * (`kind: "edit"`): a fresh send that replaces a failed edit of the same unit (core's
  * `freshSendOnEditNotFound`) can never be answered with the edit's event.
- * @example txnIdOf("0b9f…#0") // → 43 characters of [0-9A-Za-z], the same for every retry
+ *
+ * @param intentId - `ctx.intentId`; absent for a non-durable call (then the unit key alone).
+ * @example txnIdOf("0b9f…#0", "send", intent.id) // → 43 characters of [0-9A-Za-z], the same for every retry
  */
-export function txnIdOf(unitIdempotencyKey: string, kind: "send" | "edit" = "send"): string {
-  const key = kind === "edit" ? `m.replace:${unitIdempotencyKey}` : unitIdempotencyKey;
+export function txnIdOf(
+  unitIdempotencyKey: string,
+  kind: "send" | "edit" = "send",
+  intentId?: string,
+): string {
+  const unit = kind === "edit" ? `m.replace:${unitIdempotencyKey}` : unitIdempotencyKey;
+  const key = intentId === undefined ? unit : `${intentId}|${unit}`;
   return platformKey(key, { maxLength: TXN_ID_LENGTH });
 }
 
@@ -260,7 +273,12 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         ...encodeOrigin(ctx.message.origin),
         [SENT_CONTENT_KEY]: { v: 1 },
       };
-      const eventId = await put(ctx, room, txnIdOf(ctx.unitIdempotencyKey), content);
+      const eventId = await put(
+        ctx,
+        room,
+        txnIdOf(ctx.unitIdempotencyKey, "send", ctx.intentId),
+        content,
+      );
       return partOf(room, eventId, unit, thread, relation ? replyTo : undefined, {
         mentions: payload.mentions,
       });
@@ -285,7 +303,12 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
       const before = memoOf(target).mentions;
       const content = editContent(original, payload, before, maxContentBytes);
       assertPlain(room);
-      let edit = await put(ctx, room, txnIdOf(ctx.unitIdempotencyKey, "edit"), content);
+      let edit = await put(
+        ctx,
+        room,
+        txnIdOf(ctx.unitIdempotencyKey, "edit", ctx.intentId),
+        content,
+      );
       for (let resend = 0; ; resend++) {
         const shown = await shownEdit(ctx, room, original);
         if (!shown || shown.eventId === edit || sameContent(shown.newContent, content)) break;
@@ -293,7 +316,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
           throw new MatrixEditNotShownError(original, shown.eventId, maxEditResends);
         }
         const again = `${ctx.unitIdempotencyKey}#resend${resend + 1}`;
-        edit = await put(ctx, room, txnIdOf(again, "edit"), content);
+        edit = await put(ctx, room, txnIdOf(again, "edit", ctx.intentId), content);
       }
       const mentions = [...new Set([...before, ...payload.mentions])];
       return {
@@ -306,7 +329,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
 
     async delete(ctx, target) {
       const { room, event } = parseEventRef(target.platformMessageId, roomIdOf(ctx.message.target));
-      const path = `/rooms/${seg(room)}/redact/${seg(event)}/${seg(txnIdOf(ctx.unitIdempotencyKey))}`;
+      const path = `/rooms/${seg(room)}/redact/${seg(event)}/${seg(txnIdOf(ctx.unitIdempotencyKey, "send", ctx.intentId))}`;
       await http.request<EventAnswer>("PUT", path, REDACT_CALL, {
         body: { [SENT_CONTENT_KEY]: { v: 1 } },
         signal: ctx.signal,
