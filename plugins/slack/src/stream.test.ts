@@ -99,6 +99,20 @@ describe("native streaming (C24)", () => {
     expect(bots(run, target.id).map((m) => m.text)).toEqual(["Hello world!"]);
   });
 
+  it("C24 variant: a final tail longer than one call (appends, then the stop) whose stop fails after its append landed is not doubled", async () => {
+    const run = await streamRun();
+    const target = dm(run);
+    const live = await helloWorld(run, target, "s4b");
+    // More than SLACK_STREAM_CHUNK_LIMIT (12,000) unshown characters: one append, then the stop.
+    const tail = ` ${"long answer words ".repeat(800)}`.trimEnd();
+    run.fake.failNext(
+      { kind: "status", status: 200, body: { ok: false, error: "internal_error" } },
+      { op: "stream_stop" },
+    );
+    await live.finalize(`Hello world${tail}`);
+    expect(bots(run, target.id).map((m) => m.text)).toEqual([`Hello world${tail}`]);
+  });
+
   it("C24 variant: message_not_in_streaming_state after the appends landed: completed by chat.update on the stream ts", async () => {
     const run = await streamRun();
     const target = dm(run);

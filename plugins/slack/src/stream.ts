@@ -8,7 +8,9 @@
  *   with `chat.update`.
  * - **Stop never doubles text.** `stopStream`'s `markdown_text` is *appended*, so the stop carries
  *   only what is not shown yet (`unshownStreamText`). When the shown text is uncertain or the
- *   final rewrote it, the stop carries nothing and `chat.update` sets the final text.
+ *   final rewrote it, the stop carries nothing and `chat.update` sets the final text. A final
+ *   tail longer than one call goes in as appends before the stop; if that stop fails, its repeat
+ *   never appends the tail again (it may already show): it stops bare and sets the text.
  * - **A failing stop** (refused) is completed with `chat.update` on the stream's `ts`; a stop
  *   whose outcome is unknown is thrown, core repeats the (idempotent) finish, and the repeat finds
  *   `message_not_in_streaming_state` and sets the text with `chat.update` — once, never twice.
@@ -58,6 +60,11 @@ type StreamState = {
   prefix: string;
   /** Slack ended the stream: later text goes in with `chat.update`. */
   ended: boolean;
+  /**
+   * A stop that needed appends first failed part way: the stream may show some of its text, so
+   * a repeat must not append it again (it stops bare and sets the text with `chat.update`).
+   */
+  uncertain?: boolean;
 };
 
 /** Splits text into pieces of at most `SLACK_STREAM_CHUNK_LIMIT`, never inside a surrogate pair. */
@@ -161,6 +168,8 @@ export function createStream(deps: StreamDeps): MessageLiveStreamAdapter {
     ctx?: MessageSendContext,
   ): Promise<boolean> {
     const chunks = text ? pieces(text) : [""];
+    // Appends before the stop change what the stream shows before the stop is known to land.
+    if (chunks.length > 1) state.uncertain = true;
     try {
       for (const piece of chunks.slice(0, -1)) {
         await client.chat.appendStream({
@@ -186,6 +195,7 @@ export function createStream(deps: StreamDeps): MessageLiveStreamAdapter {
           : {}),
       } as Parameters<WebClient["chat"]["stopStream"]>[0]);
       state.shown += text;
+      state.uncertain = false;
       return false;
     } catch (error) {
       if (codeOf(error) === "message_not_in_streaming_state") return true;
@@ -277,7 +287,10 @@ export function createStream(deps: StreamDeps): MessageLiveStreamAdapter {
       }
       // The current segment's share of the final text.
       const segmentFinal = state.prefix + final.markdown.slice(state.offset);
-      const rest = state.startedAt > 0 && !state.ended ? unshownStreamText(final) : undefined;
+      const rest =
+        state.startedAt > 0 && !state.ended && !state.uncertain
+          ? unshownStreamText(final)
+          : undefined;
       if (rest !== undefined) {
         try {
           const ended = await stop(state, rest, ctx);
