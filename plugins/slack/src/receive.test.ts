@@ -84,6 +84,25 @@ describe("normalize (Slack's documented event shapes)", () => {
     expect(mention.body?.markdown).toBe(`<@${FAKE_BOT.userId}> deploy please`);
   });
 
+  it("a reply in a DM's thread is in the DM's thread and not roomish (requireMention never drops it)", async () => {
+    const { result, a, raw } = await normalize({
+      ...fixtures.directMessage,
+      ts: "1355517526.000001",
+      thread_ts: fixtures.directMessage.ts,
+    });
+    const m = result as ChannelMessage;
+    expect(m.target).toMatchObject({
+      kind: "thread",
+      id: "D00000001",
+      threadId: "1355517525.000001",
+    });
+    expect(await a.receive?.classify?.(m, raw)).toMatchObject({ isRoomish: false });
+    const inChannel = await normalize(fixtures.threadReply);
+    expect(
+      await inChannel.a.receive?.classify?.(inChannel.result as ChannelMessage, inChannel.raw),
+    ).toMatchObject({ isRoomish: true });
+  });
+
   it("another app's bot_message is a bot-authored message; a thread_broadcast a person's message", async () => {
     expect((await normalize(fixtures.botMessage)).result).toMatchObject({
       sender: { id: OTHER_FAKE_BOT.botId, isBot: true, displayName: "github" },
@@ -167,6 +186,23 @@ describe("normalize (Slack's documented event shapes)", () => {
         path,
       });
     }
+  });
+});
+
+describe("DM threads", () => {
+  it("with requireMention on, a reply in a DM's thread is answered; one in a channel's thread needs the mention", async () => {
+    const run = await openSlackRun(onTestFinished, {}, {}, { receive: { requireMention: true } });
+    const dmId = run.fake.createChannel({ type: "im" }).id;
+    const channel = run.fake.createChannel().id;
+    const dmRoot = await run.fake.userPost({ channel: dmId, text: "hi" });
+    await run.fake.userPost({ channel: dmId, text: "and more", threadTs: dmRoot.ts });
+    const root = await run.fake.userPost({ channel, text: "root" });
+    await run.fake.userPost({ channel, text: "no mention", threadTs: root.ts });
+    await eventually(
+      () => run.outcomes.length,
+      (n) => n >= 4,
+    );
+    expect(run.handled.map((h) => h.input.body?.markdown)).toEqual(["hi", "and more"]);
   });
 });
 

@@ -81,12 +81,17 @@ function isOwn(m: SlackMessageObject, me: SlackIdentity): boolean {
   );
 }
 
+/** Whether a conversation is a DM (`channel_type` `im`, else a `D…` id). */
+function isDirect(channel: string, channelType: string | undefined): boolean {
+  return channelType === "im" || (channelType === undefined && channel.startsWith("D"));
+}
+
 function targetOf(
   channel: string,
   channelType: string | undefined,
   m: SlackMessageObject,
 ): MessageTarget {
-  const direct = channelType === "im" || (channelType === undefined && channel.startsWith("D"));
+  const direct = isDirect(channel, channelType);
   if (m.thread_ts && m.thread_ts !== m.ts) {
     return { kind: "thread", id: channel, parentId: channel, threadId: m.thread_ts };
   }
@@ -292,8 +297,21 @@ export function createReceive(deps: ReceiveDeps): MessageReceiveAdapter {
 
     classify(message, raw): MessageEventClass {
       const event = (
-        raw as { event?: { type?: string; user?: string; bot_id?: string; app_id?: string } } | null
+        raw as {
+          event?: {
+            type?: string;
+            user?: string;
+            bot_id?: string;
+            app_id?: string;
+            channel?: string;
+            channel_type?: string;
+          };
+        } | null
       )?.event;
+      // A thread in a DM is still the DM (its target kind is "thread"): not roomish.
+      const direct =
+        message.target.kind === "direct" ||
+        (typeof event?.channel === "string" && isDirect(event.channel, event.channel_type));
       const eventType =
         event?.type ??
         (message.platformMessageId?.startsWith("command:") ? "slash_command" : "message");
@@ -304,7 +322,7 @@ export function createReceive(deps: ReceiveDeps): MessageReceiveAdapter {
         eventType,
         eventTypes: [eventType],
         isBotAuthor: message.sender?.isBot === true,
-        isRoomish: message.target.kind !== "direct",
+        isRoomish: !direct,
         mentionsSelf: message.mentions?.self === true,
         authorIds: [...new Set(ids)],
       };
