@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ContractHarness } from "@herald/plugin-qa-channel/contract";
+import type { ContractHarness } from "@herald/plugin-sdk/testing";
 import {
   createHttpChatAdapter,
   createHttpChatReceiver,

@@ -3,7 +3,8 @@
  * with scripted faults ({@link FakePlatformServer}), a recorder of what the platform shows
  * ({@link VisibleState}), crash-test child processes with failpoints, and the parts of
  * `@herald/core` a plugin's tests need to run a real runtime against their fake (plugins import
- * only `@herald/plugin-sdk/*` and their platform SDK, so core reaches them here).
+ * only `@herald/plugin-sdk/*` and their platform SDK, so core reaches them here), and the types
+ * of the contract harness a plugin hands the shared suite ({@link ContractHarness}).
  *
  * Runner-free: nothing here imports a test runner, so these fakes work under Vitest, `node:test`
  * or a plain script. The Vitest suites are elsewhere: the threaded activity log's cases in
@@ -46,6 +47,20 @@ export { type Context, Hono } from "hono";
 export { streamSSE } from "hono/streaming";
 export { CHROMIUM_LAUNCH_OPTIONS, CHROMIUM_PATH, chromiumAvailable } from "./browser.ts";
 export { captureLogger, serializeLogEntry } from "./captureLogger.ts";
+export type {
+  ContractAuthor,
+  ContractCall,
+  ContractForgeKind,
+  ContractGuarantee,
+  ContractHarness,
+  ContractHarnessModule,
+  ContractInbound,
+  ContractInboundPost,
+  ContractPlatform,
+  ContractPlatformOptions,
+  ContractSecondAccount,
+  JsonValue,
+} from "./contractHarness.ts";
 export { eventually } from "./eventually.ts";
 export {
   type FakeCallRecord,

@@ -4,25 +4,14 @@
  * `Client` — against it. qa-channel's workspace test
  * discovers `contractHarness` and runs the shared contract suite on it.
  *
- * The harness speaks the suite's platform-neutral terms (matched structurally: plugins import
+ * The harness speaks the suite's platform-neutral terms (the SDK's `ContractHarness`: plugins import
  * only the SDK). Groups are guild text channels, threads are threads started from a user's
  * message, message ids are herald's `<channel_id>:<message_id>`. The guarantee is
  * `native-key`: Discord's enforced nonce deduplicates every replay within its window.
  *
  * @module
  */
-import type {
-  ChannelMessageAdapter,
-  ChannelReceiver,
-  ChannelReceiverSink,
-  MessageTarget,
-} from "@herald/plugin-sdk/channel-message";
-import type {
-  FakeCallRecord,
-  FaultTarget,
-  PlatformFault,
-  VisibleMessage,
-} from "@herald/plugin-sdk/testing";
+import type { ContractHarness, ContractPlatform, VisibleMessage } from "@herald/plugin-sdk/testing";
 import {
   DISCORD_TEXT_LIMIT,
   type DiscordConfig,
@@ -69,32 +58,13 @@ export function testConfig(c: DiscordConnection, extra: DiscordConfigInput = {})
   });
 }
 
-/** A running fake in the suite's terms. */
-export type DiscordContractPlatform = {
-  readonly connection: DiscordConnection;
+/**
+ * A running fake in the suite's terms: the SDK's `ContractPlatform`, plus the fake itself for
+ * the plugin's own tests.
+ */
+export type DiscordContractPlatform = ContractPlatform<DiscordConnection> & {
+  /** The running fake behind the platform-neutral face. */
   readonly fake: FakeDiscord;
-  createTarget(kind: "direct" | "group"): MessageTarget;
-  createThread(target: MessageTarget): MessageTarget;
-  visible(target: MessageTarget): VisibleMessage[];
-  isTyping(target: MessageTarget): boolean;
-  calls(): readonly FakeCallRecord[];
-  expireKeys(): void;
-  attachmentsOf(message: VisibleMessage): Array<{ kind: string; source: string }>;
-  readonly faults: {
-    failNext(fault: PlatformFault, target?: FaultTarget): unknown;
-    refuseConnections(): Promise<() => Promise<void>>;
-    dropConnections(): void;
-  };
-  readonly inbound: {
-    post(
-      target: MessageTarget,
-      message: { text: string; author?: "user" | "other_bot" | "self" | "second_self" },
-    ): Promise<{ platformMessageId: string }>;
-    redeliver(platformMessageId: string): Promise<void>;
-  };
-  /** The second bot ({@link SECOND_FAKE_BOT}) as a second account. */
-  readonly secondAccount: { accountId: string; connection: DiscordConnection };
-  close(): Promise<void>;
 };
 
 const asUser = (bot: FakeBotAccount): FakeUser => ({
@@ -190,22 +160,8 @@ export type DiscordHarnessOptions = {
   unknownSendPolicy?: "hold" | "at_least_once";
 };
 
-/** A Discord contract harness (the suite's `ContractHarness`, structurally). */
-export type DiscordContractHarness = {
-  name: string;
-  guarantee: "native-key";
-  module: { url: string; exportName?: string; args?: DiscordHarnessOptions };
-  accountId: string;
-  secrets: readonly string[];
-  platformLimits: { maxLength: number };
-  platform(options: {
-    maxLength: number;
-    requestTimeoutMs?: number;
-    adapterDefaults?: boolean;
-  }): Promise<DiscordContractPlatform>;
-  createAdapter(connection: DiscordConnection): ChannelMessageAdapter;
-  createReceiver(connection: DiscordConnection, sink: ChannelReceiverSink): ChannelReceiver;
-};
+/** A Discord contract harness: the SDK's `ContractHarness` for Discord connections. */
+export type DiscordContractHarness = ContractHarness<DiscordConnection>;
 
 /**
  * A Discord contract harness. The fake's limits are Discord's; the adapter chunks to the

@@ -10,19 +10,8 @@
  *
  * @module
  */
-import type {
-  ChannelMessageAdapter,
-  ChannelReceiver,
-  ChannelReceiverSink,
-  MessageTarget,
-} from "@herald/plugin-sdk/channel-message";
 import { parseMarkdown, renderPlainText } from "@herald/plugin-sdk/channel-message";
-import type {
-  FakeCallRecord,
-  FaultTarget,
-  PlatformFault,
-  VisibleMessage,
-} from "@herald/plugin-sdk/testing";
+import type { ContractHarness, ContractPlatform, VisibleMessage } from "@herald/plugin-sdk/testing";
 import { accessTokenCredentials } from "../auth.ts";
 import {
   GOOGLE_CHAT_TEXT_LIMIT,
@@ -101,31 +90,13 @@ export function visibleOf(fake: FakeGoogleChat, m: FakeStoredMessage): VisibleMe
   };
 }
 
-/** A running fake in the suite's terms. */
-export type GoogleChatContractPlatform = {
-  readonly connection: GoogleChatConnection;
+/**
+ * A running fake in the suite's terms: the SDK's `ContractPlatform`, plus the fake itself for
+ * the plugin's own tests.
+ */
+export type GoogleChatContractPlatform = ContractPlatform<GoogleChatConnection> & {
+  /** The running fake behind the platform-neutral face. */
   readonly fake: FakeGoogleChat;
-  createTarget(kind: "direct" | "group"): MessageTarget;
-  createThread(target: MessageTarget): MessageTarget;
-  visible(target: MessageTarget): VisibleMessage[];
-  calls(): readonly FakeCallRecord[];
-  readonly faults: {
-    failNext(fault: PlatformFault, target?: FaultTarget): unknown;
-    refuseConnections(): Promise<() => Promise<void>>;
-  };
-  readonly inbound: {
-    post(
-      target: MessageTarget,
-      message: { text: string; author?: "user" | "other_bot" | "self" | "second_self" },
-    ): Promise<{ platformMessageId: string }>;
-    redeliver(platformMessageId: string): Promise<void>;
-    connectWebhook(handler: (request: Request) => Promise<Response>, accountId?: string): void;
-    forge(kind: "forged" | "missing" | "stale", target: MessageTarget): Promise<Response>;
-    forgeKinds: readonly ("forged" | "missing" | "stale")[];
-  };
-  /** The second app ({@link SECOND_APP}) as a second account. */
-  readonly secondAccount: { accountId: string; connection: GoogleChatConnection };
-  close(): Promise<void>;
 };
 
 /** Wraps a running fake in the suite's platform-neutral face. */
@@ -218,23 +189,8 @@ export type GoogleChatHarnessOptions = {
   audience?: "endpoint_url" | "project_number";
 };
 
-/** A Google Chat contract harness (the suite's `ContractHarness`, structurally). */
-export type GoogleChatContractHarness = {
-  name: string;
-  guarantee: "native-key";
-  module: { url: string; exportName?: string; args?: GoogleChatHarnessOptions };
-  accountId: string;
-  secrets: readonly string[];
-  platformLimits: { maxLength: number };
-  platform(options: {
-    maxLength: number;
-    requestTimeoutMs?: number;
-    adapterDefaults?: boolean;
-    receive?: "webhook";
-  }): Promise<GoogleChatContractPlatform>;
-  createAdapter(connection: GoogleChatConnection): ChannelMessageAdapter;
-  createReceiver(connection: GoogleChatConnection, sink: ChannelReceiverSink): ChannelReceiver;
-};
+/** A Google Chat contract harness: the SDK's `ContractHarness` for Google Chat connections. */
+export type GoogleChatContractHarness = ContractHarness<GoogleChatConnection>;
 
 /**
  * A Google Chat contract harness. The fake's text limit is Chat's; the adapter chunks to the

@@ -3,26 +3,15 @@
  * adapter — the real matrix-js-sdk client — against it. qa-channel's workspace test discovers
  * `contractHarness` and runs the shared contract suite on it.
  *
- * The harness speaks the suite's platform-neutral terms (a `ContractHarness` of
- * `@herald/plugin-qa-channel/contract`, matched structurally: plugins import only the SDK).
+ * The harness speaks the suite's platform-neutral terms (a `ContractHarness` from
+ * `@herald/plugin-sdk/testing`: plugins import only the SDK).
  * Targets are rooms; threads are `m.thread` threads under a person's message; message ids are
  * herald's `<roomId>:<eventId>` refs.
  *
  * @module
  */
-import type {
-  ChannelMessageAdapter,
-  ChannelReceiver,
-  ChannelReceiverSink,
-  MessageOrigin,
-  MessageTarget,
-} from "@herald/plugin-sdk/channel-message";
-import type {
-  FakeCallRecord,
-  FaultTarget,
-  PlatformFault,
-  VisibleMessage,
-} from "@herald/plugin-sdk/testing";
+import type { MessageOrigin, MessageTarget } from "@herald/plugin-sdk/channel-message";
+import type { ContractHarness, ContractPlatform, VisibleMessage } from "@herald/plugin-sdk/testing";
 import {
   MATRIX_DEFAULT_TEXT_LENGTH,
   type MatrixConfig,
@@ -88,37 +77,13 @@ export function connectionOf(
   };
 }
 
-/** A running fake in the suite's terms. */
-export type MatrixContractPlatform = {
-  readonly connection: MatrixConnection;
+/**
+ * A running fake in the suite's terms: the SDK's `ContractPlatform`, plus the fake itself for
+ * the plugin's own tests.
+ */
+export type MatrixContractPlatform = ContractPlatform<MatrixConnection> & {
+  /** The running fake behind the platform-neutral face. */
   readonly fake: FakeHomeserver;
-  createTarget(kind: "direct" | "group"): MessageTarget;
-  createThread(target: MessageTarget): MessageTarget;
-  visible(target: MessageTarget): VisibleMessage[];
-  storedOrigin(message: VisibleMessage): MessageOrigin | undefined;
-  expireKeys(): void;
-  isTyping(target: MessageTarget): boolean;
-  calls(): readonly FakeCallRecord[];
-  readonly faults: {
-    failNext(fault: PlatformFault, target?: FaultTarget): unknown;
-    refuseConnections(): Promise<() => Promise<void>>;
-    dropConnections(): void;
-  };
-  readonly inbound: {
-    nativeOrigin: true;
-    post(
-      target: MessageTarget,
-      message: {
-        text: string;
-        author?: "user" | "other_bot" | "self" | "second_self";
-        origin?: MessageOrigin;
-      },
-    ): Promise<{ platformMessageId: string }>;
-    redeliver(platformMessageId: string): Promise<void>;
-  };
-  /** The second herald bot ({@link SECOND_FAKE_BOT}) as a second account. */
-  readonly secondAccount: { accountId: string; connection: MatrixConnection };
-  close(): Promise<void>;
 };
 
 const AUTHORS: Record<string, FakeMatrixUser> = {
@@ -211,24 +176,8 @@ export function matrixContractPlatform(
   };
 }
 
-/** A Matrix contract harness (the suite's `ContractHarness`, structurally). */
-export type MatrixContractHarness = {
-  name: string;
-  /** The suite's `ContractGuarantee`: txnIds make every replay exactly once. */
-  guarantee: "native-key";
-  module: { url: string; exportName?: string };
-  accountId: string;
-  secrets: readonly string[];
-  /** The adapter's default text limit, in UTF-16 units (Matrix itself limits only bytes). */
-  platformLimits: { maxLength: number };
-  platform(options: {
-    maxLength: number;
-    requestTimeoutMs?: number;
-    adapterDefaults?: boolean;
-  }): Promise<MatrixContractPlatform>;
-  createAdapter(connection: MatrixConnection): ChannelMessageAdapter;
-  createReceiver(connection: MatrixConnection, sink: ChannelReceiverSink): ChannelReceiver;
-};
+/** A Matrix contract harness: the SDK's `ContractHarness` for Matrix connections. */
+export type MatrixContractHarness = ContractHarness<MatrixConnection>;
 
 /**
  * The Matrix contract harness. The adapter chunks to the suite's small `maxLength` hint so

@@ -3,25 +3,13 @@
  * the real `WebClient` — against it. qa-channel's workspace test discovers `contractHarness` and
  * runs the shared contract suite on it.
  *
- * The harness speaks the suite's platform-neutral terms (matched structurally: plugins import
+ * The harness speaks the suite's platform-neutral terms (the SDK's `ContractHarness`: plugins import
  * only the SDK). Groups are channels, threads hang off a person's root message, message ids are
  * herald's `<channel>:<ts>`.
  *
  * @module
  */
-import type {
-  ChannelMessageAdapter,
-  ChannelReceiver,
-  ChannelReceiverSink,
-  MessageOrigin,
-  MessageTarget,
-} from "@herald/plugin-sdk/channel-message";
-import type {
-  FakeCallRecord,
-  FaultTarget,
-  PlatformFault,
-  VisibleMessage,
-} from "@herald/plugin-sdk/testing";
+import type { ContractHarness, ContractPlatform, VisibleMessage } from "@herald/plugin-sdk/testing";
 import {
   SLACK_TEXT_LIMIT,
   type SlackConfig,
@@ -91,37 +79,13 @@ export function testConfig(c: SlackConnection, extra: SlackConfigInput = {}): Sl
   });
 }
 
-/** A running fake in the suite's terms. */
-export type SlackContractPlatform = {
-  readonly connection: SlackConnection;
+/**
+ * A running fake in the suite's terms: the SDK's `ContractPlatform`, plus the fake itself for
+ * the plugin's own tests.
+ */
+export type SlackContractPlatform = ContractPlatform<SlackConnection> & {
+  /** The running fake behind the platform-neutral face. */
   readonly fake: FakeSlack;
-  createTarget(kind: "direct" | "group"): MessageTarget;
-  createThread(target: MessageTarget): MessageTarget;
-  visible(target: MessageTarget): VisibleMessage[];
-  calls(): readonly FakeCallRecord[];
-  storedOrigin(message: VisibleMessage): MessageOrigin | undefined;
-  attachmentsOf(message: VisibleMessage): Array<{ kind: string; source: string }>;
-  readonly faults: {
-    failNext(fault: PlatformFault, target?: FaultTarget): unknown;
-    refuseConnections(): Promise<() => Promise<void>>;
-  };
-  readonly inbound: {
-    nativeOrigin: true;
-    post(
-      target: MessageTarget,
-      message: {
-        text: string;
-        author?: "user" | "other_bot" | "self" | "second_self";
-        origin?: MessageOrigin;
-      },
-    ): Promise<{ platformMessageId: string }>;
-    redeliver(platformMessageId: string): Promise<void>;
-    connectWebhook(handler: (request: Request) => Promise<Response>, accountId?: string): void;
-    forge(kind: "forged" | "missing" | "stale", target: MessageTarget): Promise<Response>;
-  };
-  /** {@link SECOND_FAKE_BOT}, a second install in the same workspace. */
-  readonly secondAccount: { accountId: string; connection: SlackConnection };
-  close(): Promise<void>;
 };
 
 const botOf = (author: string | undefined): FakeSlackBot | undefined =>
@@ -256,24 +220,8 @@ export function slackContractPlatform(
   };
 }
 
-/** A Slack contract harness (the suite's `ContractHarness`, structurally). */
-export type SlackContractHarness = {
-  name: string;
-  /** The suite's `ContractGuarantee` for unknown sends. */
-  guarantee: "reconcile-complete";
-  module: { url: string; exportName?: string; args?: SlackHarnessOptions };
-  accountId: string;
-  secrets: readonly string[];
-  /** Slack's real text limit. */
-  platformLimits: { maxLength: number };
-  platform(options: {
-    maxLength: number;
-    requestTimeoutMs?: number;
-    adapterDefaults?: boolean;
-  }): Promise<SlackContractPlatform>;
-  createAdapter(connection: SlackConnection): ChannelMessageAdapter;
-  createReceiver(connection: SlackConnection, sink: ChannelReceiverSink): ChannelReceiver;
-};
+/** A Slack contract harness: the SDK's `ContractHarness` for Slack connections. */
+export type SlackContractHarness = ContractHarness<SlackConnection>;
 
 /** Options of {@link slackHarness}. */
 export type SlackHarnessOptions = {

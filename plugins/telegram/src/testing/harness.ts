@@ -3,25 +3,15 @@
  * adapter and polling receiver — the real grammY client — against it. qa-channel's workspace
  * test discovers `contractHarness` and runs the shared contract suite on it.
  *
- * The harness speaks the suite's platform-neutral terms (a `ContractHarness` of
- * `@herald/plugin-qa-channel/contract`, matched structurally: plugins import only the SDK).
+ * The harness speaks the suite's platform-neutral terms (a `ContractHarness` from
+ * `@herald/plugin-sdk/testing`: plugins import only the SDK).
  * Groups are forum supergroups, so threads are forum topics; message ids are herald's
  * `<chat_id>:<message_id>`.
  *
  * @module
  */
-import type {
-  ChannelMessageAdapter,
-  ChannelReceiver,
-  ChannelReceiverSink,
-  MessageTarget,
-} from "@herald/plugin-sdk/channel-message";
-import type {
-  FakeCallRecord,
-  FaultTarget,
-  PlatformFault,
-  VisibleMessage,
-} from "@herald/plugin-sdk/testing";
+import type { MessageTarget } from "@herald/plugin-sdk/channel-message";
+import type { ContractHarness, ContractPlatform, VisibleMessage } from "@herald/plugin-sdk/testing";
 import {
   TELEGRAM_TEXT_LIMIT,
   type TelegramConfig,
@@ -92,35 +82,13 @@ export function testConfig(c: TelegramConnection, extra: TelegramConfigInput = {
   });
 }
 
-/** A running fake in the suite's terms. */
-export type TelegramContractPlatform = {
-  readonly connection: TelegramConnection;
+/**
+ * A running fake in the suite's terms: the SDK's `ContractPlatform`, plus the fake itself for
+ * the plugin's own tests.
+ */
+export type TelegramContractPlatform = ContractPlatform<TelegramConnection> & {
+  /** The running fake behind the platform-neutral face. */
   readonly fake: FakeTelegram;
-  createTarget(kind: "direct" | "group"): MessageTarget;
-  createThread(target: MessageTarget): MessageTarget;
-  visible(target: MessageTarget): VisibleMessage[];
-  isTyping(target: MessageTarget): boolean;
-  calls(): readonly FakeCallRecord[];
-  attachmentsOf(message: VisibleMessage): Array<{ kind: string; source: string }>;
-  readonly faults: {
-    failNext(fault: PlatformFault, target?: FaultTarget): unknown;
-    refuseConnections(): Promise<() => Promise<void>>;
-  };
-  readonly inbound: {
-    post(
-      target: MessageTarget,
-      message: { text: string; author?: "user" | "other_bot" | "self" | "second_self" },
-    ): Promise<{ platformMessageId: string }>;
-    redeliver(platformMessageId: string): Promise<void>;
-    /** Webhook mode only: connects a receiver's webhook (the second account's with its id). */
-    connectWebhook?(handler: (request: Request) => Promise<Response>, accountId?: string): void;
-    /** Webhook mode only: posts an update with a wrong (`forged`) or no (`missing`) token. */
-    forge?(kind: "forged" | "missing" | "stale", target: MessageTarget): Promise<Response>;
-    forgeKinds?: readonly ("forged" | "missing" | "stale")[];
-  };
-  /** The second bot ({@link SECOND_FAKE_BOT}) as a second account. */
-  readonly secondAccount: { accountId: string; connection: TelegramConnection };
-  close(): Promise<void>;
 };
 
 const asUser = (bot: FakeBotAccount): FakeUser => ({
@@ -256,25 +224,8 @@ export function telegramContractPlatform(
   };
 }
 
-/** A Telegram contract harness (the suite's `ContractHarness`, structurally). */
-export type TelegramContractHarness = {
-  name: string;
-  /** The suite's `ContractGuarantee` for unknown sends. */
-  guarantee: "reconcile-best-effort" | "at-least-once" | "hold";
-  module: { url: string; exportName?: string; args?: TelegramHarnessOptions };
-  accountId: string;
-  secrets: readonly string[];
-  /** Telegram's real text limit. */
-  platformLimits: { maxLength: number };
-  platform(options: {
-    maxLength: number;
-    requestTimeoutMs?: number;
-    adapterDefaults?: boolean;
-    receive?: "webhook";
-  }): Promise<TelegramContractPlatform>;
-  createAdapter(connection: TelegramConnection): ChannelMessageAdapter;
-  createReceiver(connection: TelegramConnection, sink: ChannelReceiverSink): ChannelReceiver;
-};
+/** A Telegram contract harness: the SDK's `ContractHarness` for Telegram connections. */
+export type TelegramContractHarness = ContractHarness<TelegramConnection>;
 
 /** Options of {@link telegramHarness}. */
 export type TelegramHarnessOptions = {
