@@ -4,6 +4,7 @@
  * and the access token redacted from every message.
  */
 import type { PlatformFault } from "@herald/plugin-sdk/testing";
+import { OAuth2Client } from "google-auth-library";
 import { afterEach, describe, expect, it } from "vitest";
 import { accessTokenCredentials } from "./auth.ts";
 import { type ChatApi, createChatApi } from "./client.ts";
@@ -155,6 +156,27 @@ describe("classifyError", () => {
       "read status 503",
       "delete status 503",
     ]);
+  });
+
+  it("the token endpoint refusing the credentials (invalid_grant: a revoked key, a skewed clock) is auth, never invalid_payload", async () => {
+    const { fake, space } = await setup();
+    const grant = "a-signed-assertion-or-refresh-token-Xy12";
+    fake.server.app.post("/token", (c) =>
+      c.json({ error: "invalid_grant", error_description: "Invalid JWT Signature." }, 400),
+    );
+    const auth = new OAuth2Client({ endpoints: { oauth2TokenUrl: `${fake.server.url}/token` } });
+    auth.setCredentials({ refresh_token: grant, access_token: "expired", expiry_date: 1 });
+    const api = createChatApi({ rootUrl: fake.rootUrl, auth, timeoutMs: 1_000 });
+    const error = await api
+      .create({ parent: space, requestId: "r", messageId: "client-x", requestBody: { text: "hi" } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GoogleChatApiError);
+    const failure = classifyError(error, [grant]);
+    expect(failure).toMatchObject({ kind: "auth", evidence: "not_dispatched" });
+    expect(failure.message).toContain("invalid_grant");
+    expect(failure.message).toContain("Invalid JWT Signature.");
+    expect(JSON.stringify(error)).not.toContain(grant);
+    expect(fake.server.calls.filter((c) => c.op === "send")).toEqual([]); // never sent
   });
 
   it("anything else is unknown, maybe_sent", () => {

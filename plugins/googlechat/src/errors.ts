@@ -136,7 +136,8 @@ function headerOf(headers: unknown, name: string): string | undefined {
 
 /**
  * What a Chat API call threw, as one of our errors: a gaxios error with a response becomes a
- * {@link GoogleChatApiError}, one without a response a {@link GoogleChatNetworkError}; our own
+ * {@link GoogleChatApiError} (an OAuth token-endpoint refusal, `{ error: "invalid_grant" }`, a
+ * 401 `UNAUTHENTICATED` one), one without a response a {@link GoogleChatNetworkError}; our own
  * errors pass through.
  */
 export function toGoogleChatError(method: string, error: unknown): Error {
@@ -147,6 +148,16 @@ export function toGoogleChatError(method: string, error: unknown): Error {
   } | null;
   const status = e?.response?.status ?? e?.status;
   if (e && typeof status === "number" && e.response) {
+    const oauth = oauthErrorOf(e.response.data);
+    if (oauth && status !== 429 && status < 500) {
+      // The OAuth token endpoint refused the credentials (RFC 6749 §5.2: `invalid_grant` for a
+      // revoked or unknown key, a skewed clock): nothing reached the Chat API, and no retry
+      // helps — an `auth` failure, whatever HTTP status the token endpoint chose.
+      return new GoogleChatApiError(`${method} (access token)`, 401, {
+        status: "UNAUTHENTICATED",
+        message: `the OAuth token endpoint refused the credentials: ${oauth}`,
+      });
+    }
     const data = e.response.data as { error?: GoogleApiErrorBody } | string | undefined;
     const body: GoogleApiErrorBody =
       typeof data === "object" && data?.error
@@ -160,6 +171,14 @@ export function toGoogleChatError(method: string, error: unknown): Error {
   }
   if (isGaxiosError(error)) return new GoogleChatNetworkError(method, error);
   return error instanceof Error ? error : new Error(String(error));
+}
+
+/** `error: error_description` of an OAuth 2.0 token-endpoint error body, else undefined. */
+function oauthErrorOf(data: unknown): string | undefined {
+  const d = data as { error?: unknown; error_description?: unknown } | null;
+  if (!d || typeof d !== "object" || typeof d.error !== "string") return undefined;
+  const description = typeof d.error_description === "string" ? `: ${d.error_description}` : "";
+  return `${d.error}${description}`.slice(0, 300);
 }
 
 /** A gaxios error (the client's), by shape: gaxios may be loaded twice. */

@@ -7,7 +7,7 @@ import { ReceiveValidationError } from "@herald/plugin-sdk/channel-message";
 import { eventually } from "@herald/plugin-sdk/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createReceive } from "./receive.ts";
-import { ALICE, FAKE_APP, FakeGoogleChat } from "./testing/FakeGoogleChat.ts";
+import { ALICE, FAKE_ACCESS_TOKEN, FAKE_APP, FakeGoogleChat } from "./testing/FakeGoogleChat.ts";
 import { type GoogleChatRun, openGoogleChatRun } from "./testing/fixture.ts";
 
 let open: GoogleChatRun | undefined;
@@ -205,5 +205,59 @@ describe("the webhook path end to end", () => {
     );
     expect(t.run.handled).toEqual([]);
     expect(t.fake.deliveries[0]?.status).toBe(200);
+  });
+
+  it("an app added by @mention: the membership event and the person's message, both handled once", async () => {
+    open = await openGoogleChatRun({ receiver: true });
+    const t = open;
+    const space = t.fake.createSpace().name;
+    const message = t.fake.store.add({
+      space,
+      thread: t.fake.store.newThread(space),
+      sender: ALICE,
+      text: "@herald why is the build red?",
+    });
+    const event = {
+      ...t.fake.membershipEvent("ADDED_TO_SPACE", space),
+      message: t.fake.store.toJson(message),
+    };
+    t.fake.deliver(event);
+    await eventually(
+      () => t.run.outcomes,
+      (o) => o.length === 2,
+    );
+    expect(t.run.handled.map((h) => h.input.body?.markdown)).toEqual([
+      "@herald why is the build red?",
+    ]);
+    expect(t.run.handled[0]?.input.platformMessageId).toBe(message.name);
+    expect(t.fake.deliveries.map((d) => d.status)).toEqual([200]);
+    // Delivered again: both halves are duplicates, nothing handled twice.
+    t.fake.deliver(event);
+    await eventually(
+      () => t.run.outcomes,
+      (o) => o.length === 4,
+    );
+    expect(t.run.handled).toHaveLength(1);
+  });
+
+  it("a malformed event is dead-lettered with a typed error naming the field path, answered 200", async () => {
+    open = await openGoogleChatRun({ receiver: true });
+    const t = open;
+    const space = t.fake.createSpace().name;
+    const message = t.fake.store.add({
+      space,
+      thread: t.fake.store.newThread(space),
+      sender: ALICE,
+      text: "x",
+    });
+    const event = t.fake.messageEvent(message) as { message: Record<string, unknown> };
+    event.message.thread = { name: message.name }; // a message name as the thread (C35)
+    expect((await t.fake.post(event)).status).toBe(200);
+    const letters = await t.run.store.listDeadLetters();
+    expect(letters.map((l) => [l.error.name, l.error.path])).toEqual([
+      ["ReceiveValidationError", "message.thread.name"],
+    ]);
+    expect(JSON.stringify(letters)).not.toContain(FAKE_ACCESS_TOKEN);
+    expect(t.run.handled).toEqual([]);
   });
 });

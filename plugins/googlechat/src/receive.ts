@@ -8,7 +8,9 @@
  *   the space type (`DIRECT_MESSAGE`, or the older `type: "DM"` / `singleUserBotDm`) and get no
  *   anchor (no threads in DMs, seed "DM behavior").
  * - `ADDED_TO_SPACE` / `REMOVED_FROM_SPACE` → the typed events `member_joined` / `member_left`
- *   (the app is the member; the user who added or removed it is the actor).
+ *   (the app is the member; the user who added or removed it is the actor). An `ADDED_TO_SPACE`
+ *   carrying the @mention that added the app is also handed over as that `MESSAGE` by the
+ *   webhook (`splitAddedWithMessage`).
  * - Anything else (card clicks, widget updates) → `ignore("event_type")`.
  *
  * Over HTTP, Chat sends an app only what mentions it in a space (or anything in a DM), so every

@@ -15,7 +15,7 @@ import {
 } from "./testing/FakeGoogleChat.ts";
 import { FakeSigningKey, type FakeTokenClaims } from "./testing/fakeTokens.ts";
 import { type GoogleChatRun, openGoogleChatRun } from "./testing/fixture.ts";
-import { createBearerVerifier } from "./webhook.ts";
+import { createBearerVerifier, createWebhookReceiver } from "./webhook.ts";
 
 let open: GoogleChatRun | undefined;
 afterEach(async () => {
@@ -164,6 +164,34 @@ describe("C34: bearer token audiences", () => {
         expect(check.ok).toBe(false);
         expect(JSON.stringify(check)).not.toContain(token);
       }
+    });
+    it("a refusal is logged with its reason, never with the token", async () => {
+      const t = await start(ENDPOINT);
+      const config = googleChatConfigSchema.parse({
+        credentials: { type: "access_token" },
+        receive: { audience: t.fake.audience, certsUrls: t.fake.certsUrls },
+      }).receive;
+      if (!config) throw new Error("no receive config");
+      const warnings: Array<{ obj: object; msg?: string }> = [];
+      const sink = t.run.sink("googlechat", "main");
+      const logger = {
+        ...sink.logger,
+        warn: (obj: object, msg?: string) => warnings.push({ obj, ...(msg ? { msg } : {}) }),
+      };
+      const receiver = createWebhookReceiver(config, { ...sink, logger });
+      const token = t.fake.tokens.mint(t.fake.audience, { aud: "https://evil.test/" });
+      const response = await receiver.webhook(
+        new Request("http://127.0.0.1/webhooks/googlechat/main", {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify(eventIn(t, "refused").event),
+        }),
+      );
+      expect(response.status).toBe(401);
+      expect(warnings).toHaveLength(1);
+      expect(JSON.stringify(warnings)).toContain("audience");
+      expect(JSON.stringify(warnings)).not.toContain(token);
+      expect(t.run.deliveries).toBe(0);
     });
     it("no token, or not a bearer token", async () => {
       const t = await start(PROJECT);

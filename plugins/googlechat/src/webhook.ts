@@ -20,6 +20,7 @@
 import {
   type ChannelReceiver,
   type ChannelReceiverSink,
+  type ReceiveTicket,
   redactSecrets,
   webhookReceiver,
 } from "@herald/plugin-sdk/channel-message";
@@ -104,9 +105,35 @@ export function createBearerVerifier(
 }
 
 /**
+ * A sink that hands an `ADDED_TO_SPACE` event carrying a `message` — the app was added by
+ * @mentioning it, and that message is the person's first question (Chat sends no separate
+ * `MESSAGE` event for it) — to `sink` twice: the membership event, then the message as a
+ * `MESSAGE` event (deduped on `message.name` like any other). The answer waits for both; if
+ * either asks for a redelivery, so does the answer (the accepted half is then a duplicate).
+ */
+export function splitAddedWithMessage(sink: ChannelReceiverSink): ChannelReceiverSink {
+  return {
+    ...sink,
+    receive(raw, source) {
+      const event = raw as { type?: unknown; message?: unknown } | null;
+      if (event?.type !== "ADDED_TO_SPACE" || typeof event.message !== "object" || !event.message) {
+        return sink.receive(raw, source);
+      }
+      const { message: _, ...membership } = event;
+      const joined = sink.receive(membership, source);
+      const message = sink.receive({ ...event, type: "MESSAGE" }, source);
+      return {
+        ack: Promise.all([joined.ack, message.ack]).then(([a, b]) => (a.kind === "accept" ? b : a)),
+        done: Promise.all([joined.done, message.done]).then(([, outcome]) => outcome),
+      } satisfies ReceiveTicket;
+    },
+  };
+}
+
+/**
  * The webhook receiver of one account: bearer token verified first (401, nothing recorded),
- * then the event handed to the sink; answered `{}` once recorded, 503 + `Retry-After` to have
- * Chat deliver it again.
+ * then the event handed to the sink ({@link splitAddedWithMessage}); answered `{}` once
+ * recorded, 503 + `Retry-After` to have Chat deliver it again.
  */
 export function createWebhookReceiver(
   config: GoogleChatReceiveConfig,
@@ -115,8 +142,14 @@ export function createWebhookReceiver(
   const verify = createBearerVerifier(config);
   return {
     ...webhookReceiver({
-      sink,
-      authenticate: async (request) => (await verify(request.headers.get("authorization"))).ok,
+      sink: splitAddedWithMessage(sink),
+      authenticate: async (request) => {
+        const check = await verify(request.headers.get("authorization"));
+        // Say why (never the token): a wrong audience in the config refuses every event.
+        if (!check.ok)
+          sink.logger.warn({ reason: check.reason }, "googlechat: event refused (401)");
+        return check.ok;
+      },
       response: { acceptBody: {} },
     }),
     maxWebhookBodyBytes: MAX_EVENT_BYTES,
