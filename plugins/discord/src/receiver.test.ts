@@ -385,3 +385,41 @@ describe("gateway closes no retry fixes", () => {
     },
   );
 });
+
+describe("stop and start again", () => {
+  it("a clean stop keeps the gateway session: a message posted while herald was stopped arrives by the next start's RESUME, once", async () => {
+    const b = await openBench();
+    const { channel } = b.channel();
+    const first = await b.startReceiver();
+    b.fake.post({ channelId: channel.id, author: ALICE, text: "before the stop" });
+    await eventually(
+      () => b.run.handled.length,
+      (n) => n === 1,
+      { what: "the first message" },
+    );
+    const [conn] = b.fake.gateway.server.connections;
+    await first.stop();
+    await conn?.closed;
+    await pause(1_500); // the fake gateway notices a closed connection within its 1 s poll
+    b.fake.post({ channelId: channel.id, author: ALICE, text: "while stopped" });
+    const second = createGatewayReceiver({
+      config: b.config,
+      token: FAKE_BOT.token,
+      sink: b.run.sink("discord"),
+      identity: b.identity,
+    });
+    onTestFinished(() => second.stop());
+    await second.start();
+    await eventually(
+      () => b.run.handled.map((h) => h.input.body?.markdown),
+      (texts) => texts.length === 2,
+      { what: "the message posted while stopped" },
+    );
+    await pause(300);
+    expect(b.run.handled.map((h) => h.input.body?.markdown)).toEqual([
+      "before the stop",
+      "while stopped",
+    ]);
+    expect(b.fake.gateway.sessions.size).toBe(1); // resumed, never identified afresh
+  });
+});

@@ -9,14 +9,20 @@
  * a dispatch once that dispatch's work is recorded or done. A restarted process RESUMEs the
  * saved session from that sequence, so Discord replays what was not finished; a replay of what
  * was finished is a duplicate for core's dedupe (CASES C26). Should Discord refuse the session
- * (op 9), discord.js identifies afresh. This uses discord.js's documented `ws.buildStrategy`
+ * (op 9), discord.js identifies afresh. `stop` closes with 4200 (resumable), not discord.js's
+ * 1000, so a stop and start resumes too. This uses discord.js's documented `ws.buildStrategy`
  * hook to wrap the session store of `@discordjs/ws`, and to dial `gatewayUrl` when configured.
  *
  * Source: https://discord.com/developers/docs/events/gateway#resuming
  *
  * @module
  */
-import { type SessionInfo, SimpleShardingStrategy, type WebSocketManager } from "@discordjs/ws";
+import {
+  CloseCodes,
+  type SessionInfo,
+  SimpleShardingStrategy,
+  type WebSocketManager,
+} from "@discordjs/ws";
 import {
   ChannelAccountError,
   type ChannelReceiver,
@@ -130,6 +136,7 @@ export function createGatewayReceiver(options: GatewayReceiverOptions): GatewayR
   let cursor: CursorTracker | undefined;
   let saved: SessionInfo | undefined;
   let live: SessionInfo | null = null;
+  let strategy: SimpleShardingStrategy | undefined;
 
   const buildStrategy = (manager: WebSocketManager) => {
     const { retrieveSessionInfo, updateSessionInfo } = manager.options;
@@ -148,7 +155,8 @@ export function createGatewayReceiver(options: GatewayReceiverOptions): GatewayR
         url,
       });
     }
-    return new SimpleShardingStrategy(manager);
+    strategy = new SimpleShardingStrategy(manager);
+    return strategy;
   };
 
   const client = new Client({
@@ -275,6 +283,18 @@ export function createGatewayReceiver(options: GatewayReceiverOptions): GatewayR
       }
     },
     async stop() {
+      // Close resumably (4200) before discord.js's own destroy, which closes with 1000 and so
+      // ends the session: Discord keeps a session closed otherwise for a few minutes, and the
+      // next start RESUMEs it from the saved cursor (not from discord.js's session info, which
+      // this clears) — what was posted meanwhile is replayed, as after a crash.
+      await strategy
+        ?.destroy({
+          code: CloseCodes.Resuming,
+          reason: "herald is stopping",
+        })
+        .catch((error: unknown) =>
+          sink.logger.warn({ err: error }, "discord: resumable gateway close failed"),
+        );
       await client.destroy();
       await cursor?.flushed();
       health.set("down", "stopped");
