@@ -206,6 +206,7 @@ export function createMatrixReceiver(
     userId,
     rooms: parts?.rooms ?? new EncryptedRooms(),
     requestTimeoutMs: config.requestTimeoutMs,
+    secrets: [accessToken],
   });
 }
 

@@ -67,6 +67,8 @@ export type SyncReceiverOptions = {
   rooms: EncryptedRooms;
   /** Added to `pollTimeoutMs` for the request timeout of a long poll, in ms. */
   requestTimeoutMs: number;
+  /** Redacted from every logged failure (the access token). @defaultValue [] */
+  secrets?: readonly string[];
   /** Epoch-ms clock of the health timestamps. @defaultValue Date.now */
   clock?: () => number;
 };
@@ -77,6 +79,7 @@ export type SyncReceiverOptions = {
  */
 export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceiver {
   const { http, sink, config, rooms } = options;
+  const classify = (error: unknown) => classifyError(error, options.secrets ?? []);
   const log = sink.logger;
   const health = receiverHealth(options.clock);
   const memberCounts = new Map<string, number>();
@@ -150,7 +153,7 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
     try {
       return await backfill(roomId, from, to, signal);
     } catch (error) {
-      const failure = classifyError(error);
+      const failure = classify(error);
       if (signal.aborted || REFETCH_KINDS.has(failure.kind)) throw error;
       log.error(
         { roomId, err: failure.message, kind: failure.kind },
@@ -189,7 +192,7 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
         log.info({ roomId, inviter }, "matrix: joined a room on invite");
       } catch (error) {
         log.warn(
-          { roomId, err: classifyError(error).message },
+          { roomId, err: classify(error).message },
           "matrix: joining an invited room failed",
         );
       }
@@ -263,7 +266,7 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
         }
       } catch (error) {
         if (signal.aborted) break;
-        const failure = classifyError(error);
+        const failure = classify(error);
         if (failure.kind === "auth") {
           health.set(
             "down",

@@ -39,6 +39,7 @@ import {
   classifyError,
   MatrixEditNotShownError,
   MatrixEncryptedRoomError,
+  MatrixNetworkError,
   MatrixRenderError,
 } from "./errors.ts";
 import { encodeOrigin, SENT_CONTENT_KEY } from "./origin.ts";
@@ -194,9 +195,15 @@ export type SendDeps = {
 
 type EventAnswer = { event_id?: unknown };
 
+/**
+ * The event id of a send's answer.
+ * @throws MatrixNetworkError (reason `bad_response`, maybe sent) when the answer has none: the
+ *   homeserver may have stored the event, so the call is replayed with the same txnId, which
+ *   returns it — never a permanent failure of a message that may be in the room.
+ */
 function eventIdOf(answer: EventAnswer, call: string): string {
   if (typeof answer?.event_id !== "string" || !answer.event_id.startsWith("$")) {
-    throw new MatrixRenderError(`${call} answered without an event_id`);
+    throw new MatrixNetworkError(call, new SyntaxError(`${call} answered without an event_id`));
   }
   return answer.event_id;
 }
