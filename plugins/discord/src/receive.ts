@@ -15,6 +15,8 @@
  * - Own messages: the author id is the bot, our application, or one of our webhooks
  *   (`selfIds`); messages this process created are dropped too (preflight).
  * - Mentions: `<@bot id>` / `<@!bot id>` in `mentions` or content, or a reply to the bot.
+ * - System messages (a pin, a join, "started a thread"…: a `type` other than Default, Reply or
+ *   an app's command answer) are ignored, never a turn.
  *
  * Source: https://discord.com/developers/docs/events/gateway-events#message-create
  *
@@ -45,8 +47,17 @@ const userSchema = z.looseObject({
   bot: z.boolean().optional(),
 });
 
+/**
+ * Message types that are someone's words (discord-api-types `MessageType`): Default, Reply, and
+ * an app's answer to a slash command or context-menu command. The others are system messages
+ * (a pin, a join, "started a thread", a boost…) authored in the name of whoever caused them,
+ * mostly with empty content: never a turn.
+ */
+const CONTENT_TYPES = new Set([0, 19, 20, 23]);
+
 const messageSchema = z.looseObject({
   id: z.string().min(1),
+  type: z.number().int().default(0),
   channel_id: z.string().min(1),
   guild_id: z.string().optional(),
   author: userSchema,
@@ -207,7 +218,11 @@ export function createReceive(
     normalize(raw): NormalizeResult {
       const inbound = parseInbound(discordInboundSchema, raw, DISCORD_CHANNEL_ID);
       if (inbound.t === "MESSAGE_CREATE") {
-        return toMessage(parseInbound(messageSchema, inbound.d, DISCORD_CHANNEL_ID), inbound);
+        const m = parseInbound(messageSchema, inbound.d, DISCORD_CHANNEL_ID);
+        if (!CONTENT_TYPES.has(m.type)) {
+          return { kind: "ignore", reason: "system_message", detail: `type ${m.type}` };
+        }
+        return toMessage(m, inbound);
       }
       if (inbound.t === "MESSAGE_UPDATE") {
         // An embed unfurl arrives as an update without an author: not an edit by anyone. A `d`

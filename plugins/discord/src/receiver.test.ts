@@ -423,3 +423,42 @@ describe("stop and start again", () => {
     expect(b.fake.gateway.sessions.size).toBe(1); // resumed, never identified afresh
   });
 });
+
+describe("system messages", () => {
+  it("a pin, a join, a thread-created notice are ignored; the person's next message is handled", async () => {
+    const b = await openBench();
+    const dm = b.fake.createChannel({ type: "dm" });
+    const { channel } = b.channel();
+    await b.startReceiver();
+    const system = (type: number, channelId: string, id: string) => ({
+      id,
+      type,
+      channel_id: channelId,
+      ...(channelId === channel.id ? { guild_id: b.fake.guildId } : {}),
+      author: { id: ALICE.id, username: ALICE.username },
+      content: "",
+      mentions: [],
+      attachments: [],
+      timestamp: new Date().toISOString(),
+    });
+    b.fake.gateway.dispatch("MESSAGE_CREATE", system(6, dm.id, "1000000000000900"), dm.id);
+    b.fake.gateway.dispatch(
+      "MESSAGE_CREATE",
+      system(7, channel.id, "1000000000000901"),
+      channel.id,
+    );
+    b.fake.gateway.dispatch(
+      "MESSAGE_CREATE",
+      system(18, channel.id, "1000000000000902"),
+      channel.id,
+    );
+    b.fake.post({ channelId: dm.id, author: ALICE, text: "a real message" });
+    await eventually(
+      () => b.run.handled.length,
+      (n) => n >= 1,
+      { what: "the real message" },
+    );
+    await pause(300);
+    expect(b.run.handled.map((h) => h.input.body?.markdown)).toEqual(["a real message"]);
+  });
+});
