@@ -122,6 +122,21 @@ describe("reconcileUnknownSend", () => {
     expect(result).toEqual({ status: "not_sent" });
   });
 
+  it("unresolved when Slack says there is more history but gives no cursor to read it (never not_sent)", async () => {
+    const { fake, adapter } = await setup();
+    const channel = fake.createChannel().id;
+    chatter(fake, channel, 3);
+    fake.failNext(
+      { kind: "status", status: 200, body: { ok: true, messages: [], has_more: true } },
+      { op: "read" },
+    );
+    const result = await adapter().send.reconcileUnknownSend?.(
+      ctxOf({ kind: "group", id: channel }, "k4c"),
+      [unit(0)],
+    );
+    expect(result?.status).toBe("unresolved");
+  });
+
   it("unresolved when the read budget ends before the conversation does (then unknownSendPolicy)", async () => {
     const { fake, adapter } = await setup({ reconcile: { maxPagesPerCheck: 2 } });
     const channel = fake.createChannel().id;

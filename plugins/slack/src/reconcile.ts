@@ -129,7 +129,9 @@ export function createReconcile(deps: ReconcileDeps) {
         else if (!place.threadTs && unit.unit < firstIndex) fence = true;
       }
       const next = answer.response_metadata?.next_cursor;
-      complete = found.size === wanted.size || fence || !answer.has_more || !next;
+      // Read to the end only when Slack says so: more history without a cursor stays unread.
+      complete = found.size === wanted.size || fence || answer.has_more !== true;
+      if (!complete && !next) break;
       cursor = next;
     }
     // Units land in order. Unread pages may still hold a missing unit when reading stopped
