@@ -51,6 +51,7 @@ export {
   type MatrixSyncConfig,
   matrixConfigSchema,
 } from "./config.ts";
+export { editContent } from "./edit.ts";
 export {
   classifyError,
   MatrixApiError,
@@ -82,7 +83,6 @@ export {
 } from "./render.ts";
 export { EncryptedRooms } from "./rooms.ts";
 export {
-  editContent,
   eventRef,
   type MatrixPartMemo,
   parseEventRef,

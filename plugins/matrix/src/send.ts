@@ -35,6 +35,7 @@ import {
   utf8ByteLength,
 } from "@herald/plugin-sdk/channel-message";
 import { type MatrixHttp, seg } from "./client.ts";
+import { editContent, sameContent, userIdsOf } from "./edit.ts";
 import {
   classifyError,
   MatrixEditNotShownError,
@@ -146,39 +147,6 @@ function memoOf(part: MessageReceiptPart): MatrixPartMemo {
   return { mentions: Array.isArray(raw?.mentions) ? raw.mentions.map(String) : [] };
 }
 
-/**
- * The content of an `m.replace` edit (spec "Event replacements"): a fallback (`* ` + the new
- * body) for clients without edits, the complete new content in `m.new_content` (its
- * `m.mentions` the full set), the relation to the **original** event, and a top-level
- * `m.mentions` with only the users not mentioned by any earlier version. When the whole content
- * would exceed `maxBytes`, the fallback is shortened (never `m.new_content`).
- */
-export function editContent(
-  original: string,
-  payload: MatrixUnitPayload,
-  mentionedBefore: readonly string[],
-  maxBytes: number,
-): Record<string, unknown> {
-  const full = payload.content;
-  const fresh = payload.mentions.filter((u) => !mentionedBefore.includes(u));
-  const content: Record<string, unknown> = {
-    msgtype: full.msgtype,
-    body: `* ${full.body}`,
-    format: full.format,
-    formatted_body: `* ${full.formatted_body}`,
-    "m.new_content": { ...full, "m.mentions": { user_ids: payload.mentions } },
-    "m.relates_to": { rel_type: "m.replace", event_id: original },
-    "m.mentions": { user_ids: fresh },
-    [SENT_CONTENT_KEY]: { v: 1 },
-  };
-  if (utf8ByteLength(JSON.stringify(content)) > maxBytes) {
-    delete content.format;
-    delete content.formatted_body;
-    content.body = "* (edited)";
-  }
-  return content;
-}
-
 /** What the send adapter needs. */
 export type SendDeps = {
   http: MatrixHttp;
@@ -245,24 +213,52 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
     if (rooms.isEncrypted(room)) throw new MatrixEncryptedRoomError(room);
   };
 
-  /** The replacement the homeserver shows for `original` (bundled `m.replace`), if any. */
-  const shownEdit = async (
+  /**
+   * The original event as the homeserver shows it: its bundled `m.replace` (the edit shown, if
+   * any) and every user the original and that edit mention (`m.mentions.user_ids`).
+   */
+  const readOriginal = async (
     ctx: MessageSendContext,
     room: string,
     original: string,
-  ): Promise<{ eventId: string; newContent: unknown } | undefined> => {
-    const event = await http.request<{ unsigned?: Record<string, unknown> }>(
-      "GET",
-      `/rooms/${seg(room)}/event/${seg(original)}`,
-      EVENT_CALL,
-      { signal: ctx.signal },
-    );
-    const relations = event.unsigned?.["m.relations"] as Record<string, unknown> | undefined;
+  ): Promise<{ shown?: { eventId: string; newContent: unknown }; mentioned: string[] }> => {
+    const event = await http.request<{
+      content?: Record<string, unknown>;
+      unsigned?: Record<string, unknown>;
+    }>("GET", `/rooms/${seg(room)}/event/${seg(original)}`, EVENT_CALL, { signal: ctx.signal });
+    const relations = event?.unsigned?.["m.relations"] as Record<string, unknown> | undefined;
     const replace = relations?.["m.replace"] as
       | { event_id?: unknown; content?: { "m.new_content"?: unknown } }
       | undefined;
-    if (typeof replace?.event_id !== "string") return undefined;
-    return { eventId: replace.event_id, newContent: replace.content?.["m.new_content"] };
+    const newContent = replace?.content?.["m.new_content"] as Record<string, unknown> | undefined;
+    const mentioned = [...userIdsOf(event?.content), ...userIdsOf(newContent)];
+    if (typeof replace?.event_id !== "string") return { mentioned };
+    return { shown: { eventId: replace.event_id, newContent }, mentioned };
+  };
+
+  /**
+   * Who any earlier version of `original` mentioned: the receipt's memo, and — when this edit
+   * would ping someone the memo does not know (an edit given an older receipt, another
+   * process's) — what the homeserver shows. A failed read leaves the memo (logged).
+   */
+  const mentionedBefore = async (
+    ctx: MessageSendContext,
+    room: string,
+    original: string,
+    memo: string[],
+    mentions: readonly string[],
+  ): Promise<string[]> => {
+    if (mentions.every((u) => memo.includes(u))) return memo;
+    try {
+      const { mentioned } = await readOriginal(ctx, room, original);
+      return [...new Set([...memo, ...mentioned])];
+    } catch (error) {
+      ctx.log.warn(
+        { err: classifyError(error, [accessToken]).message },
+        "matrix: could not read the edited event's mentions; using the receipt's",
+      );
+      return memo;
+    }
   };
 
   return {
@@ -307,9 +303,15 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         roomIdOf(ctx.message.target),
       );
       const payload = unit.payload as MatrixUnitPayload;
-      const before = memoOf(target).mentions;
-      const content = editContent(original, payload, before, maxContentBytes);
       assertPlain(room);
+      const before = await mentionedBefore(
+        ctx,
+        room,
+        original,
+        memoOf(target).mentions,
+        payload.mentions,
+      );
+      const content = editContent(original, payload, before, maxContentBytes);
       let edit = await put(
         ctx,
         room,
@@ -317,7 +319,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         content,
       );
       for (let resend = 0; ; resend++) {
-        const shown = await shownEdit(ctx, room, original);
+        const { shown } = await readOriginal(ctx, room, original);
         if (!shown || shown.eventId === edit || sameContent(shown.newContent, content)) break;
         if (resend === maxEditResends) {
           throw new MatrixEditNotShownError(original, shown.eventId, maxEditResends);
@@ -345,12 +347,6 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
 
     classifyError: (error) => classifyError(error, [accessToken]),
   };
-}
-
-function sameContent(shown: unknown, content: Record<string, unknown>): boolean {
-  const ours = content["m.new_content"] as { body?: unknown; formatted_body?: unknown };
-  const theirs = shown as { body?: unknown; formatted_body?: unknown } | undefined;
-  return theirs?.body === ours.body && theirs?.formatted_body === ours.formatted_body;
 }
 
 function partOf(
