@@ -45,6 +45,15 @@ describe("render", () => {
     }
   });
 
+  it("a link longer than a message (a 5,000-character URL) takes two messages, not one per character", async () => {
+    const url = `https://example.com/${"y".repeat(5_000)}`;
+    for (const markdown of [url, `the [signed link](${url}) expires soon`]) {
+      const units = await render({ body: { markdown } });
+      expect(units.length, markdown.slice(0, 40)).toBeLessThanOrEqual(3);
+      for (const u of units) expect((u.text ?? "").length).toBeLessThanOrEqual(4_096);
+    }
+  });
+
   it("a card is its own last unit: cardsV2 plus the plain fallback", async () => {
     const units = await render({
       body: { markdown: "hi" },

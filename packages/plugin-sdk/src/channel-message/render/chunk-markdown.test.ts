@@ -63,6 +63,19 @@ describe("chunkMarkdown", () => {
     expect(parts.length).toBeGreaterThan(1);
   });
 
+  it("a link whose URL alone is longer than the limit is cut as plain text, never one grapheme per chunk", () => {
+    const url = `https://example.com/${"y".repeat(100)}`;
+    for (const md of [url, `see [the docs](${url}) now`, `<${url}>`]) {
+      for (const serialize of [discord, slack]) {
+        const parts = texts(md, 30, serialize);
+        expect(parts.length, md).toBeLessThanOrEqual(Math.ceil(md.length / 30) + 2);
+        for (const p of parts) expect(p.length).toBeLessThanOrEqual(30);
+      }
+    }
+    expect(texts(`see [the docs](${url}) now`, 30).join(" ")).toBe("see the docs now");
+    expect(texts(url, 30).join("")).toBe(url);
+  });
+
   it("budgets Matrix content in UTF-8 bytes of the whole event content", () => {
     const tree = parseMarkdown(`${"é".repeat(300)}\n\n**${"😀".repeat(100)}**`);
     const chunks = chunkMarkdown(tree, {

@@ -68,11 +68,15 @@ function flatten(node: Nodes, chain: Nodes[], out: Leaf[]): void {
   for (const child of node.children as Nodes[]) flatten(child, below, out);
 }
 
-/** The leaves inside a link, for a link that alone is too long: it is cut like text. */
-function expandLink(leaf: Leaf): Leaf[] {
+/**
+ * The leaves inside a link, for a link that alone is too long: it is cut like text — each piece
+ * still a link to the URL, or (`keepLink` false, when the URL alone does not fit) plain text.
+ */
+function expandLink(leaf: Leaf, keepLink = true): Leaf[] {
   const link = leaf.chain.at(-1) as Nodes & { children: Nodes[] };
   const out: Leaf[] = [];
-  for (const child of link.children) flatten(child, leaf.chain, out);
+  const chain = keepLink ? leaf.chain : leaf.chain.slice(0, -1);
+  for (const child of link.children) flatten(child, chain, out);
   return out;
 }
 
@@ -174,7 +178,7 @@ function rank(leaves: readonly Leaf[], i: number): number {
  * blank. Link references are resolved first.
  *
  * Limits: a link longer than `maxLength` alone is cut like text (each piece links to the same
- * URL); a grapheme that does not fit with its marks is sent without them, split at code points
+ * URL; when the URL itself does not fit, the pieces are plain text); a grapheme that does not fit with its marks is sent without them, split at code points
  * when it is longer than `maxLength` itself; an empty block (code block, list item) that does not
  * fit is left out.
  *
@@ -292,7 +296,11 @@ function oversized(
   const leaf = leaves[a] as Leaf;
   const node = leaf.chain.at(-1) as Nodes;
   if (node.type === "link") {
-    leaves.splice(a, 1, ...expandLink(leaf));
+    // Pieces that still link need one grapheme plus the URL to fit; else (a URL longer than
+    // maxLength) every piece would be sent alone, one grapheme per chunk: cut it as plain text.
+    const linked = expandLink(leaf);
+    const fits = linked.length > 0 && measure(serialize(build(linked, 0, 1))) <= maxLength;
+    leaves.splice(a, 1, ...(fits ? linked : expandLink(leaf, false)));
     return false;
   }
   const bare = (value: string): Root => ({
