@@ -3,7 +3,7 @@
  * and records nothing.
  */
 import { generateKeyPairSync, sign } from "node:crypto";
-import { openTestRun } from "@herald/plugin-sdk/testing";
+import { eventually, openTestRun } from "@herald/plugin-sdk/testing";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { discordConfigSchema } from "./config.ts";
 import { createDiscordAdapter, createDiscordReceiver } from "./index.ts";
@@ -141,5 +141,34 @@ describe("C29 · interaction signatures", () => {
     }
     expect(run.deliveries).toBe(0);
     expect(run.handled).toEqual([]);
+  });
+
+  it("a subcommand's options are kept: /deploy prod service:api, not /deploy prod:", async () => {
+    const { run, post } = await endpoint();
+    const body = JSON.stringify({
+      id: "880000000000000002",
+      type: 2,
+      application_id: FAKE_BOT.applicationId,
+      channel_id: "800000000000000001",
+      guild_id: "500000000000000001",
+      member: { user: { id: "600000000000000001", username: "alice" } },
+      data: {
+        id: "1",
+        name: "deploy",
+        options: [{ name: "prod", type: 1, options: [{ name: "service", type: 3, value: "api" }] }],
+      },
+    });
+    const ts = now();
+    const response = await post(body, {
+      [SIGNATURE_HEADER]: signed(ts, body),
+      [TIMESTAMP_HEADER]: ts,
+    });
+    expect(response.status).toBe(200);
+    await eventually(
+      () => run.handled.map((h) => h.input.body?.markdown),
+      (texts) => texts.length === 1,
+      { what: "the command" },
+    );
+    expect(run.handled[0]?.input.body?.markdown).toBe("/deploy prod service:api");
   });
 });

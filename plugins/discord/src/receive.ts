@@ -84,6 +84,16 @@ const messageSchema = z.looseObject({
     .default([]),
 });
 
+/** A command option; a subcommand (group) carries `options` instead of a `value`. */
+type CommandOption = { name: string; value?: unknown; options?: CommandOption[] | undefined };
+const optionSchema: z.ZodType<CommandOption> = z.lazy(() =>
+  z.looseObject({
+    name: z.string(),
+    value: z.unknown().optional(),
+    options: z.array(optionSchema).optional(),
+  }),
+);
+
 const interactionSchema = z.looseObject({
   id: z.string().min(1),
   type: z.number().int(),
@@ -96,19 +106,26 @@ const interactionSchema = z.looseObject({
     .looseObject({
       name: z.string().optional(),
       custom_id: z.string().optional(),
-      options: z
-        .array(z.looseObject({ name: z.string(), value: z.unknown().optional() }))
-        .optional(),
+      options: z.array(optionSchema).optional(),
     })
     .optional(),
 });
 
+/**
+ * The words of command options: `name:value` for a value, and a subcommand or subcommand group
+ * (no value, options of its own) as its name followed by its options — `/deploy prod service:api`.
+ */
+function optionWords(options: readonly CommandOption[]): string[] {
+  return options.flatMap((o) =>
+    o.value === undefined && o.options
+      ? [o.name, ...optionWords(o.options)]
+      : [`${o.name}:${String(o.value ?? "")}`],
+  );
+}
+
 /** The text of an interaction: `/name option…` for a command, the `custom_id` otherwise. */
 function interactionText(i: z.output<typeof interactionSchema>): string {
-  if (i.data?.name) {
-    const options = (i.data.options ?? []).map((o) => `${o.name}:${String(o.value ?? "")}`);
-    return [`/${i.data.name}`, ...options].join(" ");
-  }
+  if (i.data?.name) return [`/${i.data.name}`, ...optionWords(i.data.options ?? [])].join(" ");
   return i.data?.custom_id ?? "";
 }
 
