@@ -11,7 +11,12 @@
  *
  * @module
  */
-import type { ContractHarness, ContractPlatform, VisibleMessage } from "@herald/plugin-sdk/testing";
+import type {
+  ContractAuthor,
+  ContractHarness,
+  ContractPlatform,
+  VisibleMessage,
+} from "@herald/plugin-sdk/testing";
 import {
   DISCORD_TEXT_LIMIT,
   type DiscordConfig,
@@ -73,6 +78,14 @@ const asUser = (bot: FakeBotAccount): FakeUser => ({
   bot: true,
 });
 
+/** Who posts for each of the suite's authors. */
+const AUTHORS: Record<ContractAuthor, FakeUser> = {
+  user: ALICE,
+  other_bot: asUser(OTHER_FAKE_BOT),
+  self: asUser(FAKE_BOT),
+  second_self: asUser(SECOND_FAKE_BOT),
+};
+
 /** Wraps a running fake in the suite's platform-neutral face. */
 export function discordContractPlatform(
   fake: FakeDiscord,
@@ -130,14 +143,7 @@ export function discordContractPlatform(
     },
     inbound: {
       async post(target, message) {
-        const author =
-          message.author === "self"
-            ? asUser(FAKE_BOT)
-            : message.author === "second_self"
-              ? asUser(SECOND_FAKE_BOT)
-              : message.author === "other_bot"
-                ? asUser(OTHER_FAKE_BOT)
-                : ALICE;
+        const author = AUTHORS[message.author ?? "user"];
         const channelId = target.threadId ?? target.id;
         const { message: posted } = fake.post({ channelId, author, text: message.text });
         return { platformMessageId: `${channelId}:${posted.json.id}` };

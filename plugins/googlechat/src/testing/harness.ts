@@ -11,7 +11,12 @@
  * @module
  */
 import { parseMarkdown, renderPlainText } from "@herald/plugin-sdk/channel-message";
-import type { ContractHarness, ContractPlatform, VisibleMessage } from "@herald/plugin-sdk/testing";
+import type {
+  ContractAuthor,
+  ContractHarness,
+  ContractPlatform,
+  VisibleMessage,
+} from "@herald/plugin-sdk/testing";
 import { accessTokenCredentials } from "../auth.ts";
 import {
   GOOGLE_CHAT_TEXT_LIMIT,
@@ -32,7 +37,7 @@ import {
   SECOND_ACCESS_TOKEN,
   SECOND_APP,
 } from "./FakeGoogleChat.ts";
-import type { FakeStoredMessage } from "./fakeStore.ts";
+import type { FakeChatUser, FakeStoredMessage } from "./fakeStore.ts";
 import { FakeSigningKey } from "./fakeTokens.ts";
 
 /** What the adapter and receiver need to reach a fake (JSON, for crash-test children). */
@@ -99,6 +104,14 @@ export type GoogleChatContractPlatform = ContractPlatform<GoogleChatConnection> 
   readonly fake: FakeGoogleChat;
 };
 
+/** Who posts for each of the suite's authors. */
+const AUTHORS: Record<ContractAuthor, FakeChatUser> = {
+  user: ALICE,
+  other_bot: OTHER_APP,
+  self: FAKE_APP,
+  second_self: SECOND_APP,
+};
+
 /** Wraps a running fake in the suite's platform-neutral face. */
 export function googleChatContractPlatform(
   fake: FakeGoogleChat,
@@ -133,14 +146,7 @@ export function googleChatContractPlatform(
     faults: fake.faults,
     inbound: {
       async post(target, message) {
-        const sender =
-          message.author === "self"
-            ? FAKE_APP
-            : message.author === "second_self"
-              ? SECOND_APP
-              : message.author === "other_bot"
-                ? OTHER_APP
-                : ALICE;
+        const sender = AUTHORS[message.author ?? "user"];
         const { message: posted } = fake.userPost({
           space: target.id,
           text: message.text,

@@ -11,7 +11,12 @@
  * @module
  */
 import type { MessageOrigin, MessageTarget } from "@herald/plugin-sdk/channel-message";
-import type { ContractHarness, ContractPlatform, VisibleMessage } from "@herald/plugin-sdk/testing";
+import type {
+  ContractAuthor,
+  ContractHarness,
+  ContractPlatform,
+  VisibleMessage,
+} from "@herald/plugin-sdk/testing";
 import {
   MATRIX_DEFAULT_TEXT_LENGTH,
   type MatrixConfig,
@@ -86,7 +91,7 @@ export type MatrixContractPlatform = ContractPlatform<MatrixConnection> & {
   readonly fake: FakeHomeserver;
 };
 
-const AUTHORS: Record<string, FakeMatrixUser> = {
+const AUTHORS: Record<ContractAuthor, FakeMatrixUser> = {
   user: ALICE,
   other_bot: OTHER_FAKE_BOT,
   self: FAKE_BOT,
@@ -149,7 +154,7 @@ export function matrixContractPlatform(
     inbound: {
       nativeOrigin: true,
       async post(target, message) {
-        const sender = AUTHORS[message.author ?? "user"] ?? ALICE;
+        const sender = AUTHORS[message.author ?? "user"];
         const event = fake.post({
           room: target.id,
           sender: sender.userId,

@@ -8,10 +8,16 @@
  * @module
  */
 import type { MessageTarget } from "@herald/plugin-sdk/channel-message";
+import type { VisibleAuthor } from "@herald/plugin-sdk/testing";
 import { type QaConfig, type QaDeliveryMode, qaConfigSchema } from "../config.ts";
 import { createQaAdapter, createQaReceiverFor } from "../index.ts";
 import { decodeOrigin, encodeOrigin } from "../origin.ts";
-import type { ContractGuarantee, ContractHarness, ContractPlatform } from "./contract/types.ts";
+import type {
+  ContractAuthor,
+  ContractGuarantee,
+  ContractHarness,
+  ContractPlatform,
+} from "./contract/types.ts";
 import {
   DEFAULT_QA_BOT,
   QA_PLATFORM_MAX_TEXT,
@@ -59,6 +65,16 @@ export function testConfig(c: QaConnection): QaConfig {
   });
 }
 
+const asBot = (b: QaBot): VisibleAuthor => ({ id: b.id, name: b.name, bot: true });
+
+/** Who posts for each of the suite's authors. */
+const AUTHORS: Record<ContractAuthor, VisibleAuthor> = {
+  user: { id: "alice", name: "Alice", bot: false },
+  other_bot: asBot(OTHER_QA_BOT),
+  self: asBot(DEFAULT_QA_BOT),
+  second_self: asBot(SECOND_QA_BOT),
+};
+
 /** Wraps a running QA platform in the contract suite's platform-neutral face. */
 export function qaContractPlatform(
   platform: QaPlatform,
@@ -88,15 +104,7 @@ export function qaContractPlatform(
     inbound: {
       nativeOrigin: true,
       async post(target, message) {
-        const asBot = (b: QaBot) => ({ id: b.id, name: b.name, bot: true });
-        const author =
-          message.author === "self"
-            ? asBot(bot)
-            : message.author === "second_self"
-              ? asBot(SECOND_QA_BOT)
-              : message.author === "other_bot"
-                ? asBot(OTHER_QA_BOT)
-                : { id: "alice", name: "Alice", bot: false };
+        const author = AUTHORS[message.author ?? "user"];
         const metadata = encodeOrigin(message.origin);
         const posted = platform.post({
           chat: target.id,

@@ -9,7 +9,12 @@
  *
  * @module
  */
-import type { ContractHarness, ContractPlatform, VisibleMessage } from "@herald/plugin-sdk/testing";
+import type {
+  ContractAuthor,
+  ContractHarness,
+  ContractPlatform,
+  VisibleMessage,
+} from "@herald/plugin-sdk/testing";
 import {
   SLACK_TEXT_LIMIT,
   type SlackConfig,
@@ -88,14 +93,13 @@ export type SlackContractPlatform = ContractPlatform<SlackConnection> & {
   readonly fake: FakeSlack;
 };
 
-const botOf = (author: string | undefined): FakeSlackBot | undefined =>
-  author === "self"
-    ? FAKE_BOT
-    : author === "second_self"
-      ? SECOND_FAKE_BOT
-      : author === "other_bot"
-        ? OTHER_FAKE_BOT
-        : undefined;
+/** The bot that posts for each of the suite's authors (a person posts as no bot). */
+const BOTS: Record<ContractAuthor, FakeSlackBot | undefined> = {
+  user: undefined,
+  other_bot: OTHER_FAKE_BOT,
+  self: FAKE_BOT,
+  second_self: SECOND_FAKE_BOT,
+};
 
 /** Wraps a running fake in the suite's platform-neutral face. */
 export function slackContractPlatform(
@@ -156,7 +160,7 @@ export function slackContractPlatform(
     inbound: {
       nativeOrigin: true,
       async post(target, message) {
-        const bot = botOf(message.author);
+        const bot = BOTS[message.author ?? "user"];
         const origin = message.origin;
         const stored = await fake.userPost({
           channel: target.id,

@@ -11,7 +11,12 @@
  * @module
  */
 import type { MessageTarget } from "@herald/plugin-sdk/channel-message";
-import type { ContractHarness, ContractPlatform, VisibleMessage } from "@herald/plugin-sdk/testing";
+import type {
+  ContractAuthor,
+  ContractHarness,
+  ContractPlatform,
+  VisibleMessage,
+} from "@herald/plugin-sdk/testing";
 import {
   TELEGRAM_TEXT_LIMIT,
   type TelegramConfig,
@@ -98,6 +103,14 @@ const asUser = (bot: FakeBotAccount): FakeUser => ({
   username: bot.username,
 });
 
+/** Who posts for each of the suite's authors. */
+const AUTHORS: Record<ContractAuthor, FakeUser> = {
+  user: ALICE,
+  other_bot: asUser(OTHER_FAKE_BOT),
+  self: asUser(FAKE_BOT),
+  second_self: asUser(SECOND_FAKE_BOT),
+};
+
 /** Wraps a running fake in the suite's platform-neutral face. */
 export function telegramContractPlatform(
   fake: FakeTelegram,
@@ -149,14 +162,7 @@ export function telegramContractPlatform(
     },
     inbound: {
       async post(target, message) {
-        const from =
-          message.author === "self"
-            ? asUser(FAKE_BOT)
-            : message.author === "second_self"
-              ? asUser(SECOND_FAKE_BOT)
-              : message.author === "other_bot"
-                ? asUser(OTHER_FAKE_BOT)
-                : ALICE;
+        const from = AUTHORS[message.author ?? "user"];
         const { message: posted } = fake.userPost({
           chat: Number(target.id),
           text: message.text,
