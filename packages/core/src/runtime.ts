@@ -220,6 +220,10 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     addAdapter: (adapter, accountId) => {
       adapters.add(adapter, accountId);
       inboundPasses.channelAdded(adapter.id);
+      // Its intents parked while it was missing (a restart: the worker starts first) go now.
+      worker.adapterAdded(adapter.id).catch((err) => {
+        deps.logger.warn({ err, channel: adapter.id }, "could not reschedule parked intents");
+      });
     },
     removeAdapter: (channel, accountId) => adapters.remove(channel, accountId),
     async start() {

@@ -105,6 +105,14 @@ export class DeliveryWorker {
     return report;
   }
 
+  /**
+   * An adapter of `channel` was registered after the worker started (an account that opened
+   * late): the intents parked for lack of one are due now, and the loop wakes.
+   */
+  async adapterAdded(channel: string): Promise<void> {
+    if ((await this.#parking.resume(channel)) > 0) this.kick();
+  }
+
   /** Wakes the loop (something was enqueued or became due). */
   kick(): void {
     this.#kicked = true;

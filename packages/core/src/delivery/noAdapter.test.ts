@@ -63,3 +63,31 @@ it("parks a stopped account's intents (one log line, no attempt used) and sends 
   );
   for (const t of ["t1", "t2", "t3"]) expect(platform.visible(t).map((m) => m.text)).toEqual([t]);
 });
+
+it("an adapter registered later makes its parked intents due at once, not at the end of their wait", async () => {
+  const platform = new FakePlatform();
+  const store = new SqliteStateStore({ path: ":memory:" });
+  runtime = createMessageRuntime({ store, adapters: [], delivery: { pollIntervalMs: 5 } });
+  await store.enqueueIntents(
+    ["p1", "p2"].map((t) =>
+      newIntent(outboundMessage(t, { accountId: "late", target: { id: t } })),
+    ),
+  );
+  await runtime.start();
+  // Parked once (1 s), leased again, parked for 2 s: the account is still opening.
+  const parked = await eventually(
+    () => store.listIntents(),
+    (list) =>
+      list.every((i) => (i.nextAttemptAt ?? 0) - Date.now() > NO_ADAPTER_PARK_MS.first * 1.2),
+    5_000,
+  );
+  const parkedUntil = Math.min(...parked.map((i) => i.nextAttemptAt ?? 0));
+  runtime.addAdapter(createFakeAdapter({ transport: inProcessTransport(platform) }), "late");
+  await eventually(
+    () => store.countIntents(),
+    (c) => c.sent === 2,
+    5_000,
+  );
+  expect(Date.now()).toBeLessThan(parkedUntil);
+  expect((await store.listIntents()).map((i) => i.attempt)).toEqual([1, 1]);
+});
