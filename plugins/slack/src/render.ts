@@ -56,18 +56,41 @@ export function bodyChunks(message: Pick<ChannelMessage, "body">, maxLength: num
     .filter((t) => t.trim() !== "");
 }
 
-function fileUnitOf(
+/** Slack's longest image block `alt_text`, in characters. */
+const ALT_TEXT_LIMIT = 2_000;
+
+/** `text` cut to `limit` UTF-16 units (an ellipsis at the cut), never inside a surrogate pair. */
+function cut(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  let end = limit - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
+ * An attachment's units: the file or image (its caption's first chunk as the comment), then the
+ * rest of a caption longer than one message as text units — never dropped.
+ */
+function attachmentPayloads(
   a: NonNullable<ChannelMessage["attachments"]>[number],
   maxLength: number,
+): SlackUnitPayload[] {
+  const [first, ...rest] = a.caption
+    ? bodyChunks({ body: { markdown: a.caption } }, maxLength)
+    : [];
+  return [fileUnitOf(a, first), ...rest.map((text) => ({ type: "text" as const, text }))];
+}
+
+function fileUnitOf(
+  a: NonNullable<ChannelMessage["attachments"]>[number],
+  caption: string | undefined,
 ): SlackFilePayload | SlackImagePayload {
   if (a.kind === "image" && a.url && /^https?:/i.test(a.url)) {
-    const caption = a.caption
-      ? bodyChunks({ body: { markdown: a.caption } }, maxLength)[0]
-      : undefined;
     return {
       type: "image",
       url: a.url,
-      altText: a.caption ?? a.name ?? "image",
+      altText: cut(a.caption ?? a.name ?? "image", ALT_TEXT_LIMIT),
       ...(caption ? { comment: caption } : {}),
     };
   }
@@ -79,9 +102,7 @@ function fileUnitOf(
   }
   const fromUrl = a.url ? decodeURIComponent(new URL(a.url).pathname.split("/").pop() ?? "") : "";
   const filename = a.name ?? (fromUrl || a.path?.split("/").pop() || `${a.kind}`);
-  const comment = a.caption
-    ? bodyChunks({ body: { markdown: a.caption } }, maxLength)[0]
-    : undefined;
+  const comment = caption;
   return {
     type: "file",
     source,
@@ -103,7 +124,7 @@ export function createRender(config: Pick<SlackConfig, "maxTextLength">): Messag
   return {
     render(message, ctx) {
       const payloads: SlackUnitPayload[] = [
-        ...(message.attachments ?? []).map((a) => fileUnitOf(a, maxLength)),
+        ...(message.attachments ?? []).flatMap((a) => attachmentPayloads(a, maxLength)),
         ...bodyChunks(message, maxLength).map((text) => ({ type: "text" as const, text })),
       ];
       if (payloads.length === 0) {
