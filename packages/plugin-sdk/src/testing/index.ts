@@ -47,20 +47,8 @@ export { type Context, Hono } from "hono";
 export { streamSSE } from "hono/streaming";
 export { CHROMIUM_LAUNCH_OPTIONS, CHROMIUM_PATH, chromiumAvailable } from "./browser.ts";
 export { captureLogger, serializeLogEntry } from "./captureLogger.ts";
-export type {
-  ContractAuthor,
-  ContractCall,
-  ContractForgeKind,
-  ContractGuarantee,
-  ContractHarness,
-  ContractHarnessModule,
-  ContractInbound,
-  ContractInboundPost,
-  ContractPlatform,
-  ContractPlatformOptions,
-  ContractSecondAccount,
-  JsonValue,
-} from "./contractHarness.ts";
+// The contract harness types (every export of the module is a type).
+export type * from "./contractHarness.ts";
 export { eventually } from "./eventually.ts";
 export {
   type FakeCallRecord,
