@@ -13,7 +13,8 @@
  *   identity: a RESUME replay or a second dispatch of one message is the same message (C26).
  *   An edit is `…:edit:<edited_timestamp>`, a delete `…:deleted`.
  * - Own messages: the author id is the bot, our application, or one of our webhooks
- *   (`selfIds`); messages this process created are dropped too (preflight).
+ *   (`selfIds`); messages this process created are dropped too (preflight). Our own edits
+ *   (live previews) are ignored, not `message_edited` events.
  * - Mentions: `<@bot id>` / `<@!bot id>` in `mentions` or content, or a reply to the bot.
  * - System messages (a pin, a join, "started a thread"…: a `type` other than Default, Reply or
  *   an app's command answer) are ignored, never a turn.
@@ -249,6 +250,12 @@ export function createReceive(
           return { kind: "ignore", reason: "unfurl" };
         }
         const m = parseInbound(messageSchema, inbound.d, DISCORD_CHANNEL_ID);
+        // Our own edits (every live-preview update) are echoes, not news (core does not
+        // filter events by author).
+        const self = identity.ids();
+        if (self.includes(m.author.id) || (m.webhook_id && self.includes(m.webhook_id))) {
+          return { kind: "ignore", reason: "own_edit" };
+        }
         const message = toMessage(m, inbound);
         return {
           kind: "event",

@@ -462,3 +462,31 @@ describe("system messages", () => {
     expect(b.run.handled.map((h) => h.input.body?.markdown)).toEqual(["a real message"]);
   });
 });
+
+describe("own edits", () => {
+  it("the bot's own edits (live previews) are no message_edited events; a person's edit is", async () => {
+    const events: string[] = [];
+    const b = await openBench({
+      receive: {
+        eventHandler: (event) => void events.push(`${event.type}:${event.actor?.id ?? ""}`),
+      },
+    });
+    const { channel } = b.channel();
+    await b.startReceiver();
+    const { message: mine } = b.fake.post({
+      channelId: channel.id,
+      author: { id: FAKE_BOT.id, username: FAKE_BOT.username, bot: true },
+      text: "preview v1",
+    });
+    const { message: theirs } = b.fake.post({ channelId: channel.id, author: ALICE, text: "v1" });
+    b.fake.edit(mine.json.id as string, "preview v2");
+    b.fake.edit(theirs.json.id as string, "v2");
+    await eventually(
+      () => events,
+      (e) => e.length >= 1,
+      { what: "the person's edit" },
+    );
+    await pause(300);
+    expect(events).toEqual([`message_edited:${ALICE.id}`]);
+  });
+});
