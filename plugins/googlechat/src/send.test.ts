@@ -417,6 +417,25 @@ describe("send", () => {
     expect(t.fake.store.messages({ space }).every((m) => m.cardsV2 === undefined)).toBe(true);
   });
 
+  it("a refused card whose fallback is longer than Chat's text limit is sent cut to 4,096 characters, not failed", async () => {
+    const t = await start();
+    const space = t.fake.createSpace().name;
+    t.fake.faults.failNext(
+      { kind: "status", status: 403, description: "Cards require app authentication." },
+      { op: "send", skip: 1 },
+    );
+    const receipt = await t.run.runtime.send(
+      t.run.message("googlechat", { kind: "group", id: space }, "policy", {
+        card: { title: "Long", markdown: "word ".repeat(1_200) },
+      }),
+    );
+    const [, fallback] = texts(t, space);
+    expect(fallback?.length).toBeLessThanOrEqual(4_096);
+    expect(fallback?.startsWith("Long\n\nword word")).toBe(true);
+    expect(fallback?.endsWith(" …")).toBe(true);
+    expect(receipt.parts[1]?.raw).toMatchObject({ cardFallbackTruncated: true });
+  });
+
   it("a quote reply quotes the inbound on the first chunk only", async () => {
     const t = await start({ config: { maxTextLength: 20 } });
     const space = t.fake.createSpace().name;

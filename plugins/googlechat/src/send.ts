@@ -38,6 +38,7 @@ import {
   unitIdempotencyKey,
 } from "@herald/plugin-sdk/channel-message";
 import type { ChatApi, ChatMessage } from "./client.ts";
+import { GOOGLE_CHAT_TEXT_LIMIT } from "./config.ts";
 import { classifyError, GoogleChatApiError } from "./errors.ts";
 import { spaceNameOf, threadNameProblem } from "./names.ts";
 import { type GoogleChatUnitPayload, MARKUP_SYNTAX } from "./render.ts";
@@ -111,6 +112,25 @@ function bodyOf(payload: GoogleChatUnitPayload): ChatMessage {
     ...(payload.cardsV2 ? { cardsV2: payload.cardsV2 } : {}),
     ...(payload.fallbackText ? { fallbackText: payload.fallbackText } : {}),
   };
+}
+
+/**
+ * A card's plain-text fallback as Chat text (literal, escaped) within Chat's text limit: the
+ * longest prefix of whole graphemes that fits, then " …" (`cut`), when all of it does not.
+ */
+export function fallbackTextOf(fallback: string): { text: string; cut: boolean } {
+  const whole = renderGoogleChat(literalTree(fallback));
+  if (whole.length <= GOOGLE_CHAT_TEXT_LIMIT) return { text: whole, cut: false };
+  const marks = [...new Intl.Segmenter().segment(fallback)].map((g) => g.index);
+  const at = (n: number) => `${renderGoogleChat(literalTree(fallback.slice(0, marks[n])))} …`;
+  let lo = 0;
+  let hi = marks.length;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (at(mid).length <= GOOGLE_CHAT_TEXT_LIMIT) lo = mid;
+    else hi = mid;
+  }
+  return { text: at(lo), cut: true };
 }
 
 /** The update mask of an edit to `payload`. */
@@ -212,11 +232,17 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
           { reason: error.message },
           "googlechat: the card was refused; sending its text fallback once",
         );
-        const text = renderGoogleChat(literalTree(payload.fallbackText));
+        // One unit, one message: a fallback longer than Chat's text limit keeps its first
+        // 4,096 characters (marked "…" and on the part) instead of failing the whole message.
+        const { text, cut } = fallbackTextOf(payload.fallbackText);
         const part = await deliver(ctx, unit, { text });
         return {
           ...part,
-          raw: { ...(part.raw as object | undefined), cardFallback: error.message },
+          raw: {
+            ...(part.raw as object | undefined),
+            cardFallback: error.message,
+            ...(cut ? { cardFallbackTruncated: true } : {}),
+          },
         };
       }
     },
