@@ -35,5 +35,5 @@ describe("runnable docs examples", () => {
       timeout: 60_000,
     });
     expect(r.status, `${relative(root, path)}\n${r.stderr}`).toBe(0);
-  });
+  }, 60_000); // each example starts a fake platform and a runtime: seconds on a loaded machine
 });
