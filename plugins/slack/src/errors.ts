@@ -134,6 +134,18 @@ export class SlackUploadError extends HeraldError {
 /** Remote-media failures that will not get better by retrying. */
 const MEDIA_PERMANENT = new Set(["bad_url", "blocked_address", "too_large", "too_many_redirects"]);
 
+/**
+ * Slack answered `ok: true` but without what the call returns (`chat.postMessage` without a
+ * `ts`): the call was applied, so the outcome is unknown ("maybe sent", then reconciliation),
+ * never a permanent failure.
+ */
+export class SlackAnswerError extends HeraldError {
+  /** @param method - the Web API method, e.g. `chat.postMessage`. */
+  constructor(method: string, missing: string) {
+    super("HERALD_SLACK_ANSWER", `${method} answered ok without ${missing}`);
+  }
+}
+
 /** A message the Slack channel cannot render or address (nothing to send, a malformed ref). */
 export class SlackRenderError extends HeraldError {
   constructor(message: string) {
@@ -236,6 +248,8 @@ export function classifyError(
     return { kind: "invalid_payload", evidence: "not_dispatched", message };
   }
   if (error instanceof SlackRateLimitWithoutWaitError) return rateLimited(message);
+  if (error instanceof SlackAnswerError)
+    return { kind: "unknown", evidence: "maybe_sent", message };
   if (error instanceof SlackNetworkError) return classifyNetworkError(error, redact);
   if (error instanceof SlackUploadError) {
     const cause = error.cause as { reason?: unknown; status?: unknown; name?: unknown } | undefined;

@@ -60,6 +60,7 @@ export {
 export {
   classifyError,
   kindOfSlackCode,
+  SlackAnswerError,
   SlackNetworkError,
   SlackRateLimitWithoutWaitError,
   SlackRenderError,

@@ -152,6 +152,23 @@ describe("send", () => {
     }
   });
 
+  it("an ok answer without a ts is maybe sent (reconciled), never a permanent failure", async () => {
+    const run = await openSlackRun(onTestFinished);
+    const channel = run.fake.createChannel().id;
+    run.fake.failNext({ kind: "status", status: 200, body: { ok: true, channel } }, { op: "send" });
+    await run.runtime.enqueue(run.message("slack", { kind: "group", id: channel }, "hello"), {
+      idempotencyKey: "no-ts",
+    });
+    const intent = await run.settled("no-ts", 15_000);
+    expect(intent.status).toBe("sent");
+    expect(
+      run.fake
+        .messages(channel)
+        .filter((m) => m.author.bot)
+        .map((m) => m.text),
+    ).toEqual(["hello"]);
+  });
+
   it("edits with chat.update and deletes with chat.delete", async () => {
     const run = await openSlackRun(onTestFinished);
     const channel = run.fake.createChannel().id;

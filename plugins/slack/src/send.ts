@@ -18,7 +18,7 @@ import type {
 } from "@herald/plugin-sdk/channel-message";
 import type { WebClient } from "@slack/web-api";
 import type { SlackConfig } from "./config.ts";
-import { classifyError, SlackRenderError } from "./errors.ts";
+import { classifyError, SlackAnswerError, SlackRenderError } from "./errors.ts";
 import type { IdentityCell } from "./identity.ts";
 import { unitMetadata } from "./origin.ts";
 import type { SlackUnitPayload } from "./render.ts";
@@ -111,7 +111,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         ...(unit.index === 0 ? await quoteOf(ctx, place, identity) : {}),
       });
       if (typeof answer.ts !== "string") {
-        throw new SlackRenderError("chat.postMessage answered ok without a ts");
+        throw new SlackAnswerError("chat.postMessage", "a ts");
       }
       return partOf(answer.channel ?? place.channel, answer.ts, unit, place.threadTs);
     },
