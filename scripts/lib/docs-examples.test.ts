@@ -26,14 +26,18 @@ describe("runnable docs examples", () => {
   it("finds examples to run", () => {
     expect(blocks.length).toBeGreaterThan(0);
   });
-  it.each(blocks.map((b) => [`${b.file} #${b.i + 1}`, b] as const))("%s runs", (_name, b) => {
-    const path = join(out, `${b.file.replace(/\W+/g, "_")}_${b.i}.ts`);
-    writeFileSync(path, b.code);
-    const r = spawnSync(process.execPath, ["--conditions=herald-source", path], {
-      cwd: root,
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect(r.status, `${relative(root, path)}\n${r.stderr}`).toBe(0);
-  }, 60_000); // each example starts a fake platform and a runtime: seconds on a loaded machine
+  it.each(blocks.map((b) => [`${b.file} #${b.i + 1}`, b] as const))(
+    "%s runs",
+    (_name, b) => {
+      const path = join(out, `${b.file.replace(/\W+/g, "_")}_${b.i}.ts`);
+      writeFileSync(path, b.code);
+      const r = spawnSync(process.execPath, ["--conditions=herald-source", path], {
+        cwd: root,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(r.status, `${relative(root, path)}\n${r.stderr}`).toBe(0);
+    },
+    60_000,
+  ); // each example starts a fake platform and a runtime: seconds on a loaded machine
 });
