@@ -61,5 +61,5 @@ describe("bootstrap Node floor", () => {
     expect(nodeChosenWith(ok)).toBe(ok);
     const old = fakeNode("22.13.0");
     expect(nodeChosenWith(old)).toContain(join(".cache", "toolchain"));
-  });
+  }, 120_000); // on a fresh checkout whose system Node was fine, this fetches Node 24 first
 });
