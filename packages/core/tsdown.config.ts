@@ -5,6 +5,8 @@ export default defineConfig({
     index: "src/index.ts",
     "testing/index": "src/testing/index.ts",
     "contract/index": "src/contract/index.ts",
+    // Worker-thread entry of openSqliteStateStore (started by URL next to the bundle).
+    sqliteWorker: "src/state/sqlite/worker/sqliteWorker.ts",
     // Child-process entry of the store crash tests (spawned by path, not imported).
     "testing/crashChild": "src/testing/crashChild.ts",
   },

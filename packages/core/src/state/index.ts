@@ -7,5 +7,10 @@ export {
   type SqliteMigration,
 } from "./sqlite/migrations.ts";
 export { SqliteStateStore, type SqliteStateStoreOptions } from "./sqlite/SqliteStateStore.ts";
+export {
+  openSqliteStateStore,
+  type SqliteWorkerOptions,
+  SqliteWorkerStore,
+} from "./sqlite/worker/SqliteWorkerStore.ts";
 export { compact, type IntentJsonColumns, patchColumns, registryEntries } from "./storeHelpers.ts";
 export * from "./types.ts";

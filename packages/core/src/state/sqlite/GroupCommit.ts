@@ -24,6 +24,7 @@
 // The module's own setImmediate: test suites that fake the global timers do not stall writes.
 import { setImmediate } from "node:timers";
 import { HeraldError } from "../../errors.ts";
+import { failpoint } from "../../failpoint.ts";
 import { sleep } from "../../sleep.ts";
 import { StoreUnavailableError } from "../errors.ts";
 
@@ -218,6 +219,8 @@ export class GroupCommit {
           });
         }
       }
+      // Tests arm `delay:<ms>` here to stand for a slow disk (a long fsync in COMMIT).
+      failpoint("store.commit");
       db.exec("COMMIT");
       return outcomes;
     } catch (error) {

@@ -1,7 +1,8 @@
 /**
  * [H20] item 6: waiting for another process's SQLite write lock happens off the event loop —
  * timers, `/healthz` and webhooks keep running while the store waits, and the write goes through
- * once the lock is released.
+ * once the lock is released. Both the in-thread store (async backoff between short tries) and
+ * the worker-thread store (the wait happens in the worker) pass the same tests.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,17 +11,24 @@ import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { newIntent } from "../../testing/fixtures.ts";
 import { StoreUnavailableError } from "../errors.ts";
-import { SqliteStateStore } from "./SqliteStateStore.ts";
+import type { MessageStateStore } from "../MessageStateStore.ts";
+import { SqliteStateStore, type SqliteStateStoreOptions } from "./SqliteStateStore.ts";
+import { openSqliteStateStore } from "./worker/SqliteWorkerStore.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "herald-sqlite-busy-"));
 let n = 0;
 const freshPath = () => join(dir, `store-${++n}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("SqliteStateStore under another connection's write lock", () => {
+const stores: [string, (o: SqliteStateStoreOptions) => Promise<MessageStateStore>][] = [
+  ["in-thread", async (o) => new SqliteStateStore(o)],
+  ["worker thread", (o) => openSqliteStateStore(o)],
+];
+
+describe.each(stores)("SqliteStateStore (%s) under another connection's write lock", (_, open) => {
   it("keeps the event loop running while it waits, and writes once the lock is released", async () => {
     const path = freshPath();
-    const store = new SqliteStateStore({ path });
+    const store = await open({ path });
     // Another "process": a second connection holding the write lock.
     const other = new DatabaseSync(path);
     other.exec("BEGIN IMMEDIATE");
@@ -48,7 +56,7 @@ describe("SqliteStateStore under another connection's write lock", () => {
 
   it("fails with StoreUnavailableError after busyTimeoutMs, without holding the loop for it", async () => {
     const path = freshPath();
-    const store = new SqliteStateStore({ path, busyTimeoutMs: 200 });
+    const store = await open({ path, busyTimeoutMs: 200 });
     const other = new DatabaseSync(path);
     other.exec("BEGIN IMMEDIATE");
     let ticks = 0;
@@ -60,6 +68,30 @@ describe("SqliteStateStore under another connection's write lock", () => {
     // The loop ran timers during the wait (a synchronous wait would allow none).
     expect(ticks).toBeGreaterThan(2);
     other.exec("ROLLBACK");
+    other.close();
+    await store.close();
+  });
+
+  it("answers a 10 ms timer within 100 ms while another process holds the lock for 3 s", async () => {
+    const path = freshPath();
+    const store = await open({ path, busyTimeoutMs: 10_000 });
+    const other = new DatabaseSync(path);
+    other.exec("BEGIN IMMEDIATE");
+    // Writes (as a gateway's webhooks and sends would) wait for the lock all along.
+    const writes = Array.from({ length: 20 }, () => store.enqueueIntents([newIntent()]));
+    let last = performance.now();
+    let worstGapMs = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      worstGapMs = Math.max(worstGapMs, now - last);
+      last = now;
+    }, 10);
+    await new Promise((r) => setTimeout(r, 3_000));
+    other.exec("COMMIT");
+    await Promise.all(writes);
+    clearInterval(ticker);
+    expect(worstGapMs).toBeLessThan(100);
+    expect((await store.countIntents()).pending).toBe(20);
     other.close();
     await store.close();
   });

@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { resetFailpoints } from "../../../failpoint.ts";
+import { IllegalTransitionError } from "../../../message/intent.ts";
+import { newIntent } from "../../../testing/fixtures.ts";
+import { describeStateStoreConformance } from "../../../testing/storeConformance.ts";
+import { IntentConflictError, SchemaTooNewError, StoreUnavailableError } from "../../errors.ts";
+import type { MessageStateStore } from "../../MessageStateStore.ts";
+import { SQLITE_SCHEMA_VERSION } from "../migrations.ts";
+import { SqliteStateStore } from "../SqliteStateStore.ts";
+import { openSqliteStateStore } from "./SqliteWorkerStore.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "herald-sqlite-worker-"));
+let n = 0;
+const freshPath = () => join(dir, `store-${++n}.db`);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describeStateStoreConformance({
+  name: "sqlite in a worker thread (file)",
+  create: () => openSqliteStateStore({ path: freshPath() }),
+  crash: {
+    storeModule: new URL("../../../testing/sqliteWorkerStoreModule.ts", import.meta.url).href,
+    location: async () => freshPath(),
+    open: (location) => openSqliteStateStore({ path: location }),
+  },
+});
+
+describe("SqliteWorkerStore specifics", () => {
+  afterEach(() => {
+    delete process.env.HERALD_FAILPOINTS;
+    resetFailpoints();
+  });
+
+  it("delivers typed errors as the same classes, fields and messages as the in-thread store", async () => {
+    const path = freshPath();
+    const inThread = new SqliteStateStore({ path: freshPath() });
+    const worker = await openSqliteStateStore({ path });
+    const errors = async (store: MessageStateStore) => {
+      const [created] = await store.enqueueIntents([newIntent()]);
+      const intent = { id: created?.intent.id ?? "" };
+      const conflict = await store
+        .transitionIntents([{ id: intent.id, from: "sending", to: "pending" }])
+        .catch((e: unknown) => e);
+      const illegal = await store
+        .transitionIntents([{ id: intent.id, from: "pending", to: "sent" }])
+        .catch((e: unknown) => e);
+      return { conflict, illegal, id: intent.id };
+    };
+    const local = await errors(inThread);
+    const remote = await errors(worker);
+    expect(remote.conflict).toBeInstanceOf(IntentConflictError);
+    const c = remote.conflict as IntentConflictError;
+    expect(c.intentId).toBe(remote.id);
+    expect(c.expected).toEqual({ status: "sending" });
+    expect(c.actual).toEqual({ status: "pending" });
+    expect(c.code).toBe("HERALD_INTENT_CONFLICT");
+    expect(c.name).toBe("IntentConflictError");
+    expect(c.message).toBe((local.conflict as Error).message.replace(local.id, remote.id));
+    expect(remote.illegal).toBeInstanceOf(IllegalTransitionError);
+    expect((remote.illegal as IllegalTransitionError).from).toBe("pending");
+    expect((remote.illegal as IllegalTransitionError).to).toBe("sent");
+    expect((remote.illegal as Error).message).toBe((local.illegal as Error).message);
+    await inThread.close();
+    await worker.close();
+  });
+
+  it("throws open errors at open: a newer schema, a file that cannot be opened", async () => {
+    const path = freshPath();
+    const db = new DatabaseSync(path);
+    db.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION + 1}`);
+    db.close();
+    const tooNew = await openSqliteStateStore({ path }).catch((e: unknown) => e);
+    expect(tooNew).toBeInstanceOf(SchemaTooNewError);
+    expect((tooNew as SchemaTooNewError).code).toBe("HERALD_SCHEMA_TOO_NEW");
+    const missingDir = await openSqliteStateStore({ path: join(dir, "no", "such", "x.db") }).catch(
+      (e: unknown) => e,
+    );
+    expect(missingDir).toBeInstanceOf(StoreUnavailableError);
+    expect((missingDir as Error).message).toContain("open");
+  });
+
+  it("puts the writes of one tick into one transaction, and resolves only after COMMIT", async () => {
+    const path = freshPath();
+    // A group's time budget generous enough that a loaded machine does not split it.
+    const store = await openSqliteStateStore({ path, groupCommit: { maxGroupMs: 10_000 } });
+    const before = await store.groupCommitStats();
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        store.enqueueIntents([newIntent(undefined, { idempotencyKey: `k${i}` })]),
+      ),
+    );
+    const after = await store.groupCommitStats();
+    expect(after.members - before.members).toBe(40);
+    expect(after.groups - before.groups).toBe(1);
+    // Resolved means committed: another connection sees every row.
+    const other = new DatabaseSync(path);
+    expect(other.prepare("SELECT count(*) AS n FROM intents").get()).toEqual({ n: 40 });
+    other.close();
+    await store.close();
+  });
+
+  it("close() lets the calls already made commit, then rejects later calls", async () => {
+    const path = freshPath();
+    const store = await openSqliteStateStore({ path });
+    const writes = Array.from({ length: 10 }, (_, i) =>
+      store.enqueueIntents([newIntent(undefined, { idempotencyKey: `c${i}` })]),
+    );
+    await store.close();
+    await Promise.all(writes);
+    const late = await store.countIntents().catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(StoreUnavailableError);
+    const reopened = await openSqliteStateStore({ path });
+    expect((await reopened.countIntents()).pending).toBe(10);
+    await reopened.close();
+  });
+
+  it("fails every pending and later call with StoreUnavailableError when the worker dies", async () => {
+    // The 2nd message the worker gets throws uncaught: the thread dies the way a bug would.
+    process.env.HERALD_FAILPOINTS = "store.worker_message=throw@2";
+    const store = await openSqliteStateStore({ path: freshPath() });
+    await store.enqueueIntents([newIntent()]);
+    const pending = await Promise.allSettled([
+      store.enqueueIntents([newIntent()]),
+      store.countIntents(),
+    ]);
+    for (const p of pending) {
+      expect(p.status).toBe("rejected");
+      expect((p as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+    }
+    const later = await store.getIntent("x").catch((e: unknown) => e);
+    expect(later).toBeInstanceOf(StoreUnavailableError);
+    expect((later as Error).message).toContain("getIntent");
+    await store.close(); // closing a dead store resolves
+  });
+
+  it("runs a private :memory: database inside the worker", async () => {
+    const store = await openSqliteStateStore({ path: ":memory:" });
+    await store.enqueueIntents([newIntent()]);
+    expect((await store.countIntents()).pending).toBe(1);
+    await store.close();
+  });
+});

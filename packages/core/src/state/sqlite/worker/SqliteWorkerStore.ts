@@ -1,0 +1,368 @@
+/**
+ * The SQLite store off the event loop ([H19] item 2, [H20] item 6): {@link SqliteStateStore}
+ * runs in a `node:worker_threads` Worker, and the main thread talks to it through
+ * {@link SqliteWorkerStore}. Fsyncs, group commits and waits for another process's write lock
+ * then never hold the main thread: timers, `/livez` and webhooks keep running.
+ *
+ * - **Same tick, same transaction.** Calls made in one main-thread tick are posted as one batch;
+ *   the worker starts them in one tick, so its group commit writes them in one transaction.
+ * - **Durability unchanged.** A call resolves only after the worker's store resolved it, i.e.
+ *   after its `COMMIT` returned.
+ * - **Same errors.** Typed errors arrive as the same classes with the same fields and message
+ *   (`errorCodec.ts`).
+ * - **Never hangs.** When the worker dies (a crash, an uncaught error, `terminate`), every
+ *   pending and later call rejects with {@link StoreUnavailableError}.
+ * - **Does not keep the process alive** while idle: the worker is referenced only while calls
+ *   are in flight, like the sockets of a network store.
+ *
+ * @module
+ */
+// The module's own setImmediate: test suites that fake the global timers do not stall calls.
+import { setImmediate } from "node:timers";
+import { Worker } from "node:worker_threads";
+import type { DurableSendIntent, IntentStatus } from "../../../message/intent.ts";
+import type { MessageReceipt } from "../../../message/receipt.ts";
+import { StoreUnavailableError } from "../../errors.ts";
+import type { MessageStateStore } from "../../MessageStateStore.ts";
+import type {
+  DeadLetter,
+  DedupeAcquireResult,
+  DedupeKey,
+  DedupeRecord,
+  EnqueueResult,
+  IntentPatch,
+  IntentQuery,
+  IntentTransition,
+  LeaseRequest,
+  LedgerEvent,
+  NewDeadLetter,
+  NewLedgerEvent,
+  NewSendIntent,
+  ReceiptRecord,
+  WatermarkKey,
+} from "../../types.ts";
+import { decodeError } from "./errorCodec.ts";
+import type { CallMethod, FromWorker, SqliteWorkerOptions, ToWorker } from "./protocol.ts";
+
+export type { SqliteWorkerOptions } from "./protocol.ts";
+
+// Source: src/state/sqlite/worker/SqliteWorkerStore.ts → ./sqliteWorker.ts. Built: the bundle
+// holding this code sits in dist/ (index.mjs or a shared chunk) → ./sqliteWorker.mjs.
+const workerUrl = import.meta.url.endsWith(".ts")
+  ? new URL("./sqliteWorker.ts", import.meta.url)
+  : new URL("./sqliteWorker.mjs", import.meta.url);
+
+/** Most calls in one posted message (the group commit's default `maxMembers`). */
+const MAX_BATCH = 256;
+
+type Call = {
+  id: number;
+  method: CallMethod;
+  args: unknown[];
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+};
+
+/**
+ * Opens a SQLite state store whose database runs in a worker thread: the recommended store of
+ * a running gateway or bot (see the module doc of `SqliteWorkerStore.ts`). Resolves once the
+ * database is open and migrated; open errors are thrown here, as by `new SqliteStateStore`.
+ * `":memory:"` works too (a private database inside the worker).
+ *
+ * @param options - as {@link SqliteStateStore}'s, without `clock` (the worker uses `Date.now`).
+ * @throws {@link SchemaTooNewError} when the file was written by a newer herald.
+ * @throws {@link StoreUnavailableError} when the file cannot be opened or the worker not started.
+ *
+ * @example
+ * const store = await openSqliteStateStore({ path: ".herald/state.db" });
+ * const runtime = createMessageRuntime({ store, adapters: [qa] });
+ */
+export function openSqliteStateStore(options: SqliteWorkerOptions): Promise<SqliteWorkerStore> {
+  return SqliteWorkerStore.open(options);
+}
+
+/**
+ * {@link MessageStateStore} on SQLite, run in a worker thread. Open with
+ * {@link openSqliteStateStore}; the in-thread {@link SqliteStateStore} stays for tests and
+ * scripts that want no thread.
+ */
+export class SqliteWorkerStore implements MessageStateStore {
+  /** The database path (or `":memory:"`). */
+  readonly path: string;
+  readonly #worker: Worker;
+  readonly #inflight = new Map<number, Call>();
+  #batch: Call[] = [];
+  #scheduled = false;
+  #nextId = 1;
+  /** Set once the worker is gone (crash or close): every call rejects with it. */
+  #dead: unknown;
+  #closing: Promise<void> | undefined;
+  #onClosed: (() => void) | undefined;
+
+  private constructor(path: string, worker: Worker) {
+    this.path = path;
+    this.#worker = worker;
+  }
+
+  /**
+   * Starts the worker and opens the database in it (see {@link openSqliteStateStore}).
+   * @throws as {@link openSqliteStateStore}.
+   */
+  static async open(options: SqliteWorkerOptions): Promise<SqliteWorkerStore> {
+    let worker: Worker;
+    try {
+      // The worker inherits the process's flags, except `--input-type` (it applies to the
+      // main entry only and makes a worker's file entry fail to load).
+      const inherited = process.execArgv.filter((a) => !a.startsWith("--input-type"));
+      worker = new Worker(workerUrl, {
+        workerData: options,
+        ...(inherited.length < process.execArgv.length ? { execArgv: inherited } : {}),
+      });
+    } catch (error) {
+      throw new StoreUnavailableError(`open ${options.path}`, error);
+    }
+    const store = new SqliteWorkerStore(options.path, worker);
+    await new Promise<void>((resolve, reject) => {
+      const onExit = (code: number) =>
+        reject(
+          new StoreUnavailableError(
+            `open ${options.path}`,
+            new Error(`store worker exited with code ${code}`),
+          ),
+        );
+      const onError = (error: unknown) =>
+        reject(new StoreUnavailableError(`open ${options.path}`, error));
+      worker.once("exit", onExit);
+      worker.once("error", onError);
+      worker.once("message", (message: FromWorker) => {
+        worker.off("exit", onExit);
+        worker.off("error", onError);
+        if (message.type === "ready") resolve();
+        else if (message.type === "openFailed") {
+          void worker.terminate();
+          reject(decodeError(message.error));
+        } else reject(new Error(`store worker sent ${message.type} before ready`));
+      });
+    });
+    store.#listen();
+    return store;
+  }
+
+  #listen(): void {
+    const worker = this.#worker;
+    worker.on("message", (message: FromWorker) => {
+      if (message.type === "results") {
+        for (const r of message.results) {
+          const call = this.#inflight.get(r.id);
+          if (!call) continue;
+          this.#inflight.delete(r.id);
+          if (r.ok) call.resolve(r.value);
+          else call.reject(decodeError(r.error));
+        }
+        if (this.#inflight.size === 0 && this.#batch.length === 0) worker.unref();
+      } else if (message.type === "closed") this.#onClosed?.();
+    });
+    worker.on("error", (error) => this.#die(error));
+    worker.on("exit", (code) => this.#die(new Error(`store worker exited with code ${code}`)));
+    worker.unref();
+  }
+
+  /** The worker is gone: fail everything pending and everything later. */
+  #die(cause: unknown): void {
+    if (this.#dead === undefined) this.#dead = cause;
+    const calls = [...this.#inflight.values(), ...this.#batch];
+    this.#inflight.clear();
+    this.#batch = [];
+    for (const c of calls) c.reject(new StoreUnavailableError(c.method, this.#dead));
+    this.#onClosed?.();
+  }
+
+  #call<T>(method: CallMethod, args: unknown[]): Promise<T> {
+    if (this.#dead !== undefined) {
+      return Promise.reject(new StoreUnavailableError(method, this.#dead));
+    }
+    if (this.#closing) {
+      return Promise.reject(new StoreUnavailableError(method, new Error("store is closed")));
+    }
+    return new Promise<T>((resolve, reject) => {
+      const id = this.#nextId++;
+      this.#batch.push({ id, method, args, resolve: resolve as (v: unknown) => void, reject });
+      if (this.#batch.length === 1 && this.#inflight.size === 0) this.#worker.ref();
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        // setImmediate, not a microtask: the continuations of the last results (each several
+        // promise hops deep) all get to issue their next call into the same batch.
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(all = false): void {
+    this.#scheduled = false;
+    // A huge burst goes as several messages, one per tick: cloning 10,000 calls at once would
+    // hold the loop for what the worker saves it. A group commits at most 256 members anyway.
+    const batch = all ? this.#batch : this.#batch.slice(0, MAX_BATCH);
+    this.#batch = all ? [] : this.#batch.slice(batch.length);
+    if (this.#batch.length > 0) {
+      this.#scheduled = true;
+      setImmediate(() => this.#flush());
+    }
+    if (batch.length === 0 || this.#dead !== undefined) return;
+    for (const c of batch) this.#inflight.set(c.id, c);
+    const wire = (calls: Call[]): ToWorker => ({
+      type: "calls",
+      calls: calls.map(({ id, method, args }) => ({ id, method, args })),
+    });
+    try {
+      this.#worker.postMessage(wire(batch));
+    } catch {
+      // An argument that cannot be cloned (a function in `meta`, …): post each call alone so
+      // only the offending one fails.
+      for (const c of batch) {
+        try {
+          this.#worker.postMessage(wire([c]));
+        } catch (error) {
+          this.#inflight.delete(c.id);
+          c.reject(new StoreUnavailableError(c.method, error));
+        }
+      }
+    }
+  }
+
+  // ── the store interface, one proxied call each ────────────────────────────
+
+  enqueueIntents(intents: readonly NewSendIntent[]): Promise<EnqueueResult[]> {
+    return this.#call("enqueueIntents", [intents]);
+  }
+  getIntent(id: string): Promise<DurableSendIntent | undefined> {
+    return this.#call("getIntent", [id]);
+  }
+  getIntentByIdempotencyKey(idempotencyKey: string): Promise<DurableSendIntent | undefined> {
+    return this.#call("getIntentByIdempotencyKey", [idempotencyKey]);
+  }
+  leaseDueIntents(request: LeaseRequest): Promise<DurableSendIntent[]> {
+    return this.#call("leaseDueIntents", [request]);
+  }
+  renewLease(id: string, owner: string, expiresAt: number): Promise<boolean> {
+    return this.#call("renewLease", [id, owner, expiresAt]);
+  }
+  releaseLease(id: string, owner: string): Promise<boolean> {
+    return this.#call("releaseLease", [id, owner]);
+  }
+  transitionIntents(transitions: readonly IntentTransition[]): Promise<DurableSendIntent[]> {
+    return this.#call("transitionIntents", [transitions]);
+  }
+  updateIntent(
+    id: string,
+    expect: { status: IntentStatus; owner?: string },
+    patch: IntentPatch,
+  ): Promise<DurableSendIntent> {
+    return this.#call("updateIntent", [id, expect, patch]);
+  }
+  listIntents(query?: IntentQuery): Promise<DurableSendIntent[]> {
+    return this.#call("listIntents", query === undefined ? [] : [query]);
+  }
+  countIntents(filter?: { channel?: string }): Promise<Record<IntentStatus, number>> {
+    return this.#call("countIntents", filter === undefined ? [] : [filter]);
+  }
+  purgeTerminalIntents(options: { before: number; limit: number }): Promise<number> {
+    return this.#call("purgeTerminalIntents", [options]);
+  }
+  lookupReceipt(key: {
+    channel: string;
+    accountId?: string;
+    platformMessageId: string;
+  }): Promise<(ReceiptRecord & { receipt?: MessageReceipt }) | undefined> {
+    return this.#call("lookupReceipt", [key]);
+  }
+  acquireDedupe(
+    key: DedupeKey,
+    options: { owner: string; now: number; leaseMs: number },
+  ): Promise<DedupeAcquireResult> {
+    return this.#call("acquireDedupe", [key, options]);
+  }
+  renewDedupe(key: DedupeKey, owner: string, leaseExpiresAt: number): Promise<boolean> {
+    return this.#call("renewDedupe", [key, owner, leaseExpiresAt]);
+  }
+  completeDedupe(
+    key: DedupeKey,
+    options: { owner: string; now: number; ttlMs?: number; meta?: unknown },
+  ): Promise<boolean> {
+    return this.#call("completeDedupe", [key, options]);
+  }
+  releaseDedupe(key: DedupeKey, owner: string): Promise<boolean> {
+    return this.#call("releaseDedupe", [key, owner]);
+  }
+  getDedupe(key: DedupeKey): Promise<DedupeRecord | undefined> {
+    return this.#call("getDedupe", [key]);
+  }
+  purgeDedupe(options: { now: number; limit: number }): Promise<number> {
+    return this.#call("purgeDedupe", [options]);
+  }
+  getWatermark(key: WatermarkKey): Promise<string | undefined> {
+    return this.#call("getWatermark", [key]);
+  }
+  setWatermark(key: WatermarkKey, value: string): Promise<void> {
+    return this.#call("setWatermark", [key, value]);
+  }
+  appendLedger(events: readonly NewLedgerEvent[]): Promise<LedgerEvent[]> {
+    return this.#call("appendLedger", [events]);
+  }
+  readLedger(query: {
+    conversation: string;
+    fromSeq?: number;
+    toSeq?: number;
+    limit?: number;
+  }): Promise<LedgerEvent[]> {
+    return this.#call("readLedger", [query]);
+  }
+  putDeadLetter(letter: NewDeadLetter): Promise<DeadLetter> {
+    return this.#call("putDeadLetter", [letter]);
+  }
+  getDeadLetter(id: string): Promise<DeadLetter | undefined> {
+    return this.#call("getDeadLetter", [id]);
+  }
+  listDeadLetters(query?: {
+    channel?: string;
+    status?: DeadLetter["status"];
+    limit?: number;
+  }): Promise<DeadLetter[]> {
+    return this.#call("listDeadLetters", query === undefined ? [] : [query]);
+  }
+  markDeadLetter(id: string, status: "replayed" | "discarded", now: number): Promise<void> {
+    return this.#call("markDeadLetter", [id, status, now]);
+  }
+  schemaVersion(): Promise<number> {
+    return this.#call("schemaVersion", []);
+  }
+
+  /**
+   * Group-commit counters of the worker's store since open: `groups` transactions committed
+   * carrying `members` write operations (as `SqliteStateStore.groupCommitStats`).
+   */
+  groupCommitStats(): Promise<{ readonly groups: number; readonly members: number }> {
+    return this.#call("groupCommitStats", []);
+  }
+
+  /**
+   * Closes the store: the calls already made settle (writes commit or fail), the database
+   * closes, the worker ends. Later calls reject with {@link StoreUnavailableError}.
+   */
+  close(): Promise<void> {
+    if (this.#closing) return this.#closing;
+    this.#closing = (async () => {
+      if (this.#dead === undefined) {
+        const closed = new Promise<void>((resolve) => {
+          this.#onClosed = resolve;
+        });
+        this.#flush(true);
+        this.#worker.ref();
+        this.#worker.postMessage({ type: "close" } satisfies ToWorker);
+        await closed;
+      }
+      this.#dead ??= new Error("store is closed");
+      await this.#worker.terminate();
+    })();
+    return this.#closing;
+  }
+}
