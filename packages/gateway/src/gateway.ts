@@ -33,6 +33,7 @@ import { ConfigError } from "./config/errors.ts";
 import { AttemptLog } from "./console/attempts.ts";
 import { type ConsoleApp, createConsoleApp } from "./console/console.ts";
 import { type ConsoleOptions, MIN_CONSOLE_TOKEN_LENGTH } from "./console/deps.ts";
+import type { HttpListener } from "./http/listener.ts";
 import { GatewayMetrics } from "./http/metrics.ts";
 import type { GatewayPhase } from "./http/probes.ts";
 import { CONSOLE_PATH, type HttpServerHandle, startHttpServer } from "./http/server.ts";
@@ -57,9 +58,19 @@ export type GatewayOptions = {
   handler?: BotHandler;
   /**
    * HTTP server address and the default webhook body limit (bytes; routes whose plugin declares
-   * none); `false` for none. @defaultValue `{ host: "127.0.0.1", port: 8787 }` (1 MiB limit)
+   * none); `false` for none. `listener`: a socket bound earlier with `bindHttpListener` (it
+   * answers `/livez` while the rest starts up, see `http/listener.ts`); `start()` serves on it
+   * instead of binding `host:port`, and `stop()` closes it.
+   * @defaultValue `{ host: "127.0.0.1", port: 8787 }` (1 MiB limit)
    */
-  http?: { host: string; port: number; maxBodyBytes?: number | undefined } | false;
+  http?:
+    | {
+        host: string;
+        port: number;
+        maxBodyBytes?: number | undefined;
+        listener?: HttpListener | undefined;
+      }
+    | false;
   logger?: HeraldLogger;
   /**
    * Redacts secrets from every classified failure before it is stored (`herald()` passes its
@@ -322,9 +333,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     async start() {
       phase = "starting";
       if (options.http !== false) {
-        const { maxBodyBytes, ...address } = options.http ?? { host: "127.0.0.1", port: 8787 };
+        const { maxBodyBytes, listener, ...address } = options.http ?? {
+          host: "127.0.0.1",
+          port: 8787,
+        };
         http = await startHttpServer({
           ...address,
+          ...(listener ? { listener } : {}),
           store: options.store,
           metrics,
           receivers,

@@ -18,6 +18,7 @@ export {
   type GatewayOptions,
 } from "./gateway.ts";
 export { type HeraldConfigInput, herald } from "./herald.ts";
+export { bindHttpListener, type HttpListener, type RequestListener } from "./http/listener.ts";
 export { GatewayMetrics } from "./http/metrics.ts";
 export { createHttpApp } from "./http/server.ts";
 export { type LoadedChannel, loadPlugins } from "./plugins/loadPlugins.ts";

@@ -20,7 +20,13 @@ import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { FAKE_BOT, FakeTelegram } from "@herald/plugin-telegram/testing";
 
-const CLI = fileURLToPath(new URL("../../../packages/gateway/src/cli/main.ts", import.meta.url));
+const CLI = {
+  source: [
+    "--conditions=herald-source",
+    fileURLToPath(new URL("../../../packages/gateway/src/cli/main.ts", import.meta.url)),
+  ],
+  dist: [fileURLToPath(new URL("../../../packages/gateway/dist/cli/main.mjs", import.meta.url))],
+};
 const SECRET = "burst-secret_token-0123456789";
 
 /** Options of {@link runWebhookBurst}. */
@@ -38,6 +44,13 @@ export type BurstOptions = {
   concurrency?: number;
   /** Give up waiting for replies after this long, in ms. @defaultValue 120_000 */
   settleTimeoutMs?: number;
+  /**
+   * Which `herald` CLI runs the gateway: the TypeScript sources (no build needed) or the built
+   * `dist` an operator runs from the published package (`pnpm build` first). Module loading
+   * from source costs about twice as long, which shows in `livezAfterRestartMs`.
+   * @defaultValue "source"
+   */
+  cli?: "source" | "dist";
   random?: () => number;
   log?: (line: string) => void;
 };
@@ -79,6 +92,8 @@ export type BurstReport = {
   ackP99Ms: number;
   /** Time from each restart's spawn to `/livez` answering, ms. */
   livezAfterRestartMs: number[];
+  /** Time from each restart's spawn to `/healthz` answering 200 (ready or recovering), ms. */
+  readyAfterRestartMs: number[];
   /** Intents by status at the end. */
   intents: Record<string, number>;
 };
@@ -194,11 +209,13 @@ export default async function (turn) {
   const sendingAtKill: number[] = [];
   let stderr = "";
   const livez: number[] = [];
-  const spawnGateway = async (): Promise<void> => {
+  const ready: number[] = [];
+  /** Starts the gateway; `restart`: after a kill (only those are measured). */
+  const spawnGateway = async (restart: boolean): Promise<void> => {
     const started = Date.now();
     child = spawn(
       process.execPath,
-      ["--conditions=herald-source", CLI, "start", "-c", join(dir, "herald.config.json")],
+      [...CLI[o.cli ?? "source"], "start", "-c", join(dir, "herald.config.json")],
       {
         env: {
           ...process.env,
@@ -221,7 +238,20 @@ export default async function (turn) {
       await sleep(20);
       if (Date.now() - started > 60_000) throw new Error(`gateway did not start: ${stderr}`);
     }
+    if (!restart) return;
     livez.push(Date.now() - started);
+    // Readiness (`/healthz` 200: store open, receivers started), measured in the background.
+    const self = child;
+    void (async () => {
+      while (self.exitCode === null && self.signalCode === null) {
+        try {
+          const r = await fetch(`${base}/healthz`);
+          await r.body?.cancel();
+          if (r.status === 200) return ready.push(Date.now() - started);
+        } catch {}
+        await sleep(50);
+      }
+    })();
   };
 
   const killPoints = (
@@ -232,8 +262,7 @@ export default async function (turn) {
   const killCount = killPoints.length;
 
   try {
-    await spawnGateway();
-    livez.length = 0; // only restarts count
+    await spawnGateway(false);
     const acks: number[] = [];
     let acked = 0;
     let next = 0;
@@ -282,7 +311,7 @@ export default async function (turn) {
               .get() as { n: number };
             db.close();
             sendingAtKill.push(row.n);
-            await spawnGateway();
+            await spawnGateway(true);
           })().finally(() => {
             restarting = undefined;
           });
@@ -383,6 +412,7 @@ export default async function (turn) {
       ackP50Ms: percentile(acks, 50),
       ackP99Ms: percentile(acks, 99),
       livezAfterRestartMs: livez,
+      readyAfterRestartMs: ready,
       intents,
     };
   } finally {

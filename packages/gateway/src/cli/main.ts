@@ -10,13 +10,19 @@
 import type { IntentStatus } from "@herald/core";
 import { Command, Option } from "commander";
 import { CliUsageError, installCliErrorHandling, reportCliError } from "./cliErrors.ts";
-import { deadLetterShow, deadLettersList } from "./commands/deadletters.ts";
-import { DEMO_DIR, demoCommand } from "./commands/demo.ts";
-import { doctor } from "./commands/doctor.ts";
-import { queueCancel, queueList, queueRetry, queueShow, selectIds } from "./commands/queue.ts";
-import { recover, send } from "./commands/runtimeOps.ts";
-import { startCommand } from "./commands/start.ts";
-import { type CliContext, cliContext } from "./context.ts";
+import type { CliContext } from "./context.ts";
+
+// Each command's module is imported when that command runs: `herald start` binds its HTTP
+// socket before the gateway, store and plugins load (see commands/start.ts), and `--help` loads
+// none of them.
+const commands = {
+  deadletters: () => import("./commands/deadletters.ts"),
+  demo: () => import("./commands/demo.ts"),
+  doctor: () => import("./commands/doctor.ts"),
+  queue: () => import("./commands/queue.ts"),
+  runtimeOps: () => import("./commands/runtimeOps.ts"),
+  start: () => import("./commands/start.ts"),
+};
 
 const verbose = process.argv.includes("--verbose");
 installCliErrorHandling({ verbose });
@@ -34,6 +40,7 @@ async function withContext(
   quiet = true,
   reader = true,
 ) {
+  const { cliContext } = await import("./context.ts");
   const ctx = await cliContext(configPath, quiet, false, reader);
   try {
     await fn(ctx);
@@ -48,17 +55,24 @@ program
     "start the QA web chat on 127.0.0.1 with a demo bot (needs @herald/plugin-qa-channel; state in .herald/demo/)",
   )
   .option("-p, --port <port>", "port of the web chat on 127.0.0.1 (0 = any free port)", "4610")
-  .option("--dir <dir>", "the demo's own state folder (never another bot's store)", DEMO_DIR)
-  .action((o: { port: string; dir: string }) => demoCommand({ port: Number(o.port), dir: o.dir }));
+  .option(
+    "--dir <dir>",
+    "the demo's own state folder, never another bot's store (default: .herald/demo)",
+  )
+  .action(async (o: { port: string; dir?: string }) => {
+    const { DEMO_DIR, demoCommand } = await commands.demo();
+    await demoCommand({ port: Number(o.port), dir: o.dir ?? DEMO_DIR });
+  });
 
 program
   .command("start")
   .description("start the gateway from a config (it needs a handler, or --echo)")
   .addOption(configOption())
   .option("--echo", "no handler: answer every message with its own text")
-  .action((o: { config?: string; echo?: boolean }) =>
-    startCommand(o.config, o.echo ? { echo: true } : {}),
-  );
+  .action(async (o: { config?: string; echo?: boolean }) => {
+    const { startCommand } = await commands.start();
+    await startCommand(o.config, o.echo ? { echo: true } : {});
+  });
 
 const queue = program.command("queue").description("inspect and act on the send queue");
 queue
@@ -69,8 +83,8 @@ queue
   .option("--channel <channel>", "only this channel")
   .option("-n, --limit <n>", "at most n rows", "50")
   .action((o: { config?: string; status?: string[]; channel?: string; limit: string }) =>
-    withContext(o.config, (ctx) =>
-      queueList(ctx.store, {
+    withContext(o.config, async (ctx) =>
+      (await commands.queue()).queueList(ctx.store, {
         ...(o.status ? { status: o.status } : {}),
         ...(o.channel ? { channel: o.channel } : {}),
         limit: Number(o.limit),
@@ -83,6 +97,7 @@ queue
   .addOption(configOption())
   .action((id: string, o: { config?: string }) =>
     withContext(o.config, async (ctx) => {
+      const { queueShow } = await commands.queue();
       if (!(await queueShow(ctx.store, id, (t) => ctx.secrets.redact(t))))
         throw new CliUsageError(`no intent ${id} (see herald queue ls)`);
     }),
@@ -90,13 +105,13 @@ queue
 for (const [name, run, statuses, describe] of [
   [
     "retry",
-    queueRetry,
+    "queueRetry",
     ["failed", "unknown_after_send"],
     "put failed or held intents back to pending",
   ],
   [
     "cancel",
-    queueCancel,
+    "queueCancel",
     ["pending", "unknown_after_send", "failed"],
     "cancel intents that are not sent",
   ],
@@ -111,7 +126,8 @@ for (const [name, run, statuses, describe] of [
       withContext(o.config, async (ctx) => {
         if (o.all && !(statuses as readonly string[]).includes(o.all))
           throw new CliUsageError(`--all must be one of ${statuses.join(", ")}`);
-        const selected = await selectIds(
+        const ops = await commands.queue();
+        const selected = await ops.selectIds(
           ctx.store,
           ids,
           o.all
@@ -120,7 +136,7 @@ for (const [name, run, statuses, describe] of [
         );
         if (selected.length === 0)
           throw new CliUsageError(`nothing to ${name}: give intent ids or --all <status>`);
-        const result = await run(ctx.store, selected);
+        const result = await ops[run](ctx.store, selected);
         process.stdout.write(
           `${name}: ${result.changed.length} changed, ${result.skipped.length} skipped\n`,
         );
@@ -144,8 +160,8 @@ deadletters
   .option("--channel <channel>", "only this channel")
   .option("-n, --limit <n>", "at most n rows", "50")
   .action((o: { config?: string; status?: string; channel?: string; limit: string }) =>
-    withContext(o.config, (ctx) =>
-      deadLettersList(
+    withContext(o.config, async (ctx) =>
+      (await commands.deadletters()).deadLettersList(
         ctx.store,
         {
           ...(o.status ? { status: o.status } : {}),
@@ -162,6 +178,7 @@ deadletters
   .addOption(configOption())
   .action((id: string, o: { config?: string }) =>
     withContext(o.config, async (ctx) => {
+      const { deadLetterShow } = await commands.deadletters();
       if (!(await deadLetterShow(ctx.store, id, (t) => ctx.secrets.redact(t))))
         throw new CliUsageError(`no dead letter ${id} (see herald deadletters ls)`);
     }),
@@ -173,7 +190,9 @@ program
     "run recovery now: sends left by stopped workers, unfinished inbound messages, live sessions",
   )
   .addOption(configOption())
-  .action((o: { config?: string }) => withContext(o.config, (ctx) => recover(ctx)));
+  .action((o: { config?: string }) =>
+    withContext(o.config, async (ctx) => (await commands.runtimeOps()).recover(ctx)),
+  );
 
 program
   .command("send <channel> <target> <text>")
@@ -191,6 +210,7 @@ program
       withContext(
         o.config,
         async (ctx) => {
+          const { send } = await commands.runtimeOps();
           await send(ctx, {
             channel,
             target,
@@ -209,6 +229,7 @@ program
   .description("check the config, the store and each channel's credentials")
   .addOption(configOption())
   .action(async (o: { config?: string }) => {
+    const { doctor } = await commands.doctor();
     process.exitCode = (await doctor(o.config)) > 0 ? 1 : 0;
   });
 

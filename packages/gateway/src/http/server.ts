@@ -14,12 +14,13 @@
 
 import type { HeraldLogger, MessageStateStore } from "@herald/core";
 import type { ChannelReceiver } from "@herald/plugin-sdk/channel-message";
-import { serve } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AccountHealth } from "../accounts/AccountSupervisor.ts";
 import type { ConsoleApp } from "../console/console.ts";
 import { DEFAULT_WEBHOOK_BODY_LIMIT_BYTES, webhookBodyLimit } from "./bodyLimit.ts";
+import { bindHttpListener, type HttpListener } from "./listener.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 import { type GatewayPhase, readiness, storeProber } from "./probes.ts";
 
@@ -112,26 +113,18 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   return app;
 }
 
-/** Starts the HTTP server. */
+/**
+ * Serves the app on `options.listener` (bound earlier, see `listener.ts`), or binds
+ * `host:port` first.
+ *
+ * @throws the listen error (`EADDRINUSE`…) when it binds and cannot.
+ */
 export async function startHttpServer(
-  options: HttpAppOptions & { host: string; port: number },
+  options: HttpAppOptions & { host: string; port: number; listener?: HttpListener },
 ): Promise<HttpServerHandle> {
   const app = createHttpApp(options);
-  return new Promise((resolve, reject) => {
-    const server = serve(
-      { fetch: app.fetch, hostname: options.host, port: options.port },
-      (info) => {
-        const host = info.address.includes(":") ? `[${info.address}]` : info.address;
-        resolve({
-          url: `http://${host}:${info.port}`,
-          close: () =>
-            new Promise((done) => {
-              server.close(() => done());
-              (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-            }),
-        });
-      },
-    );
-    server.once("error", reject);
-  });
+  const listener =
+    options.listener ?? (await bindHttpListener({ host: options.host, port: options.port }));
+  listener.serve(getRequestListener(app.fetch, { hostname: listener.host }));
+  return { url: listener.url, close: () => listener.close() };
 }

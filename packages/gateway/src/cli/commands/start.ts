@@ -1,6 +1,12 @@
 /**
  * `herald start`: runs the gateway of a config until SIGINT / SIGTERM.
  *
+ * The HTTP socket is bound first, right after the config is read: `/livez` answers (and
+ * `/healthz` says `starting`, webhooks get 503 + `Retry-After`) while the handler module, the
+ * store (migrations, locks), the channel plugins and the gateway load — so a restart is visible
+ * to probes within a second ([H20]). This module keeps its static imports light for that
+ * reason; the gateway, store and plugins are imported once the socket is bound.
+ *
  * @module
  */
 import { existsSync } from "node:fs";
@@ -11,9 +17,9 @@ import type { AccountHealth } from "../../accounts/AccountSupervisor.ts";
 import { ConfigError, type ConfigIssue } from "../../config/errors.ts";
 import { loadConfig } from "../../config/load.ts";
 import { type HeraldConfig, receivePolicyOf } from "../../config/schema.ts";
-import { type BotHandler, createGateway } from "../../gateway.ts";
-import { httpListenError, httpNotice } from "../../herald.ts";
-import { cliChannels, cliContext } from "../context.ts";
+import type { BotHandler } from "../../gateway.ts";
+import { httpListenError, httpNotice } from "../../http/listenErrors.ts";
+import { bindHttpListener, type HttpListener } from "../../http/listener.ts";
 
 /** Imports the handler module a config names (`export default async (turn) => …`). */
 export async function importHandler(dir: string, path: string): Promise<BotHandler> {
@@ -124,18 +130,59 @@ export async function startCommand(
   const loaded = await loadConfig(configPath);
   const issues = startIssues(loaded.config, options.echo === true);
   if (issues.length > 0) throw new ConfigError(loaded.file, issues);
-  const handler = loaded.config.handler
-    ? await importHandler(loaded.dir, loaded.config.handler)
-    : echoHandler;
+  const address = loaded.config.http;
+  let listener: HttpListener | undefined;
+  if (address) {
+    try {
+      listener = await bindHttpListener(address);
+    } catch (error) {
+      throw httpListenError(error, address) ?? error;
+    }
+  }
+  try {
+    await runGateway(configPath, loaded.dir, loaded.config, listener, out, err);
+  } catch (error) {
+    await listener?.close();
+    throw error;
+  }
+}
+
+/**
+ * Lets the event loop take and answer the requests waiting on the socket (a probe's `/livez`):
+ * module loading and the store's open are synchronous, and a chain of resolved promises never
+ * reaches the poll phase. Two turns: one accepts a connection, the next reads its request.
+ */
+async function letRequestsIn(): Promise<void> {
+  for (let i = 0; i < 2; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** Everything after the socket is bound: handler, store, plugins, the gateway itself. */
+async function runGateway(
+  configPath: string | undefined,
+  dir: string,
+  first: HeraldConfig,
+  listener: HttpListener | undefined,
+  out: { write(text: string): unknown },
+  err: { write(text: string): unknown },
+): Promise<void> {
+  await letRequestsIn();
+  const handler = first.handler ? await importHandler(dir, first.handler) : echoHandler;
+  await letRequestsIn();
+  const { createGateway } = await import("../../gateway.ts");
+  await letRequestsIn();
+  const { cliChannels, cliContext } = await import("../context.ts");
+  await letRequestsIn();
   const ctx = await cliContext(configPath, false, true);
   const { config } = ctx.loaded;
   try {
+    await letRequestsIn();
     const channels = await cliChannels(ctx);
+    await letRequestsIn();
     const gateway = createGateway({
       store: ctx.store,
       channels,
       handler,
-      http: config.http,
+      http: config.http && { ...config.http, listener },
       logger: ctx.logger,
       redact: (text) => ctx.secrets.redact(text),
       delivery: Object.fromEntries(
