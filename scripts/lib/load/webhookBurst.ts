@@ -51,6 +51,8 @@ export type BurstOptions = {
    * @defaultValue "source"
    */
   cli?: "source" | "dist";
+  /** Extra Node flags of the gateway process (e.g. `--cpu-prof`). @defaultValue none */
+  nodeArgs?: readonly string[];
   random?: () => number;
   log?: (line: string) => void;
 };
@@ -215,7 +217,7 @@ export default async function (turn) {
     const started = Date.now();
     child = spawn(
       process.execPath,
-      [...CLI[o.cli ?? "source"], "start", "-c", join(dir, "herald.config.json")],
+      [...(o.nodeArgs ?? []), ...CLI[o.cli ?? "source"], "start", "-c", join(dir, "herald.config.json")],
       {
         env: {
           ...process.env,
