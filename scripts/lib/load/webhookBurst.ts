@@ -217,7 +217,13 @@ export default async function (turn) {
     const started = Date.now();
     child = spawn(
       process.execPath,
-      [...(o.nodeArgs ?? []), ...CLI[o.cli ?? "source"], "start", "-c", join(dir, "herald.config.json")],
+      [
+        ...(o.nodeArgs ?? []),
+        ...CLI[o.cli ?? "source"],
+        "start",
+        "-c",
+        join(dir, "herald.config.json"),
+      ],
       {
         env: {
           ...process.env,
