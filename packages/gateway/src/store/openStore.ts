@@ -5,7 +5,12 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { type MessageStateStore, SqliteStateStore } from "@herald/core";
+import {
+  type MessageStateStore,
+  openSqliteStateStore,
+  SqliteStateStore,
+  type SqliteWorkerStore,
+} from "@herald/core";
 import { ConfigError } from "../config/errors.ts";
 import type { HeraldConfig } from "../config/schema.ts";
 import { MemoryStoreNotInspectableError, NoStoreError } from "./readerErrors.ts";
@@ -31,6 +36,10 @@ export type OpenStoreOptions = {
  * Opens (and migrates) the store of `config`; SQLite paths resolve against `dir`, and
  * `":memory:"` is a private in-memory database (gone when the store closes).
  *
+ * A SQLite file is opened in a worker thread (`openSqliteStateStore`): commits, fsyncs and
+ * waits for another process's write lock never hold the gateway's event loop, so `/livez`,
+ * webhooks and timers keep answering. `:memory:` stays on the main thread (nothing to fsync).
+ *
  * @throws {@link ConfigError} when the PostgreSQL URL variable is unset or the package missing.
  * @throws StoreLockedError with `lock` when another gateway has the SQLite file open.
  * @throws MemoryStoreNotInspectableError / NoStoreError with `reader` (see {@link OpenStoreOptions}).
@@ -53,9 +62,9 @@ export async function openStore(
     if (options.reader && !existsSync(path)) throw new NoStoreError(path);
     mkdirSync(dirname(path), { recursive: true });
     const lock = options.lock ? acquireStoreLock(path) : undefined;
-    let opened: SqliteStateStore;
+    let opened: SqliteWorkerStore;
     try {
-      opened = new SqliteStateStore({ path, synchronous });
+      opened = await openSqliteStateStore({ path, synchronous });
     } catch (error) {
       lock?.release();
       throw error;
