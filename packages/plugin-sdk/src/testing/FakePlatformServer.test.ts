@@ -76,6 +76,23 @@ describe("FakePlatformServer", () => {
     expect(state.messages().map((m) => m.text)).toEqual(["landed"]);
   });
 
+  it("resets every n-th accepted send after applying it; refusals do not count", async () => {
+    const url = await start();
+    // Slack's way: a refusal answered with HTTP 200 and `ok: false`.
+    server.route("POST", "/refuse", "send", (c) => c.json({ ok: false, error: "no_text" }));
+    server.faults.resetEveryNthAccepted(2);
+    const outcomes: Array<string | number> = [];
+    for (const text of ["a", "b", "-", "c", "d"]) {
+      const call = text === "-" ? fetch(`${url}/refuse`, { method: "POST" }) : post(url, text);
+      outcomes.push((await networkCode(call)) ?? (await call).status);
+    }
+    expect(outcomes).toEqual([200, "UND_ERR_SOCKET", 200, 200, "UND_ERR_SOCKET"]);
+    expect(state.messages().map((m) => m.text)).toEqual(["a", "b", "c", "d"]);
+    server.faults.resetEveryNthAccepted(0);
+    expect((await post(url, "e")).status).toBe(200);
+    expect(() => server.faults.resetEveryNthAccepted(-1)).toThrow(RangeError);
+  });
+
   it("resets the socket before applying the call: nothing is stored", async () => {
     const url = await start();
     server.faults.failNext({ kind: "reset_before_accept" });

@@ -91,6 +91,40 @@ export class PlatformFaults extends FaultQueue {
   refuseConnections(): Promise<() => Promise<void>> {
     return this.#refuse();
   }
+
+  #resetEvery = 0;
+  #resetOp: PlatformOp = "send";
+  #accepted = 0;
+
+  /**
+   * From now on every `n`-th call of `op` the platform accepts — applied and answered 2xx, with
+   * no `"ok": false` in its JSON body (Slack answers its errors with HTTP 200) — has its socket
+   * reset before the answer: the message is visible, the client sees a reset (`maybe_sent`,
+   * CASES C01). Calls refused by a limit or a bad request do not count. `0` stops it.
+   * @throws RangeError when `n` is not an integer >= 0.
+   */
+  resetEveryNthAccepted(n: number, op: PlatformOp = "send"): this {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`n must be an integer >= 0, got ${n}`);
+    this.#resetEvery = n;
+    this.#resetOp = op;
+    this.#accepted = 0;
+    return this;
+  }
+
+  /** @internal Counts an accepted answer of `op`; whether its answer is to be lost. */
+  async takeResetAfterAccept(op: PlatformOp, response: Response): Promise<boolean> {
+    if (this.#resetEvery === 0 || op !== this.#resetOp) return false;
+    if (response.status < 200 || response.status > 299) return false;
+    if ((response.headers.get("content-type") ?? "").includes("json")) {
+      const body = (await response
+        .clone()
+        .json()
+        .catch(() => undefined)) as { ok?: unknown } | undefined;
+      if (body?.ok === false) return false;
+    }
+    this.#accepted += 1;
+    return this.#accepted % this.#resetEvery === 0;
+  }
 }
 
 const DEFAULT_CODES: Record<number, string> = {
@@ -266,8 +300,11 @@ export class FakePlatformServer {
       return new Response(null, { status: 599 });
     }
     const response = await handler(c);
-    if (fault?.kind === "reset_after_accept") {
-      record(fault.kind);
+    if (
+      fault?.kind === "reset_after_accept" ||
+      (await this.faults.takeResetAfterAccept(op, response))
+    ) {
+      record("reset_after_accept");
       c.env.incoming.socket.destroy();
       return response;
     }

@@ -6,7 +6,8 @@
  * on it: `ok: false` bodies with Slack's codes, `ts` ids per channel, threads by the root's `ts`
  * (a `thread_ts` that is not a root is refused), message `metadata` stored and returned by
  * history only with `include_all_metadata`, history read limits (15 a page, one read per
- * `historyIntervalMs` per token and method, else 429), bots editing only their own messages.
+ * `historyIntervalMs` per token and method, else 429), an optional post limit per channel
+ * (`postsPerChannelPerSecond`, else 429), bots editing only their own messages.
  *
  * @example
  * const slack = await FakeSlack.start();
@@ -134,6 +135,12 @@ export type FakeSlackOptions = {
   historyPageLimit?: number;
   /** How long a native stream stays open server-side, in ms (Slack: about 5 minutes). @defaultValue 300_000 */
   streamLifetimeMs?: number;
+  /**
+   * Bot posts (`chat.postMessage`, stream starts) allowed per channel per second; a faster post
+   * answers HTTP 429 `ratelimited` with `Retry-After` and is not applied (Slack: about one a
+   * second per channel, PLATFORMS.md §3b). @defaultValue no limit
+   */
+  postsPerChannelPerSecond?: number;
   /** Port on 127.0.0.1. @defaultValue 0 (any free port) */
   port?: number;
   /** Delay before every call, in ms. @defaultValue 0 */
@@ -154,6 +161,12 @@ export class FakeSlack {
   readonly events = new EventSender();
   readonly historyIntervalMs: number;
   readonly historyPageLimit: number;
+  /** Bot posts allowed per channel per second (`options.postsPerChannelPerSecond`). */
+  readonly postsPerChannelPerSecond: number | undefined;
+  /** Posts answered 429 by {@link postsPerChannelPerSecond}. */
+  postsRateLimited = 0;
+  /** @internal Accepted post times (epoch ms) per channel, for the per-second limit. */
+  readonly postTimes = new Map<string, number[]>();
   /** Uploaded files by id. */
   readonly files = new Map<string, FakeFile>();
   /** Native streams by `channel:ts`. */
@@ -170,6 +183,7 @@ export class FakeSlack {
     this.bots = options.bots ?? [FAKE_BOT, OTHER_FAKE_BOT];
     this.historyIntervalMs = options.historyIntervalMs ?? 0;
     this.historyPageLimit = options.historyPageLimit ?? 15;
+    this.postsPerChannelPerSecond = options.postsPerChannelPerSecond;
     this.streamLifetimeMs = options.streamLifetimeMs ?? 300_000;
     this.server = new FakePlatformServer({
       wire: {

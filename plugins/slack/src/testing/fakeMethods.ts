@@ -73,6 +73,11 @@ export function postAsBot(
     // Slack threads hang off a root: a reply's ts is not a thread.
     if (!root || root.threadTs !== undefined) return refuse("thread_not_found");
   }
+  const limited = overPostLimit(fake, channelId);
+  if (limited) {
+    record("ratelimited");
+    return limited;
+  }
   const metadata = jsonField(args.metadata) as
     | { event_type: string; event_payload?: Record<string, unknown> }
     | undefined;
@@ -92,6 +97,25 @@ export function postAsBot(
   });
   record("ok");
   return { ts: stored.ts, channel: channelId };
+}
+
+/** A 429 when a post to `channel` now would exceed the per-channel limit; else counts it. */
+function overPostLimit(fake: FakeSlack, channel: string): Response | undefined {
+  const limit = fake.postsPerChannelPerSecond;
+  if (limit === undefined) return undefined;
+  const now = Date.now();
+  const recent = (fake.postTimes.get(channel) ?? []).filter((t) => now - t < 1_000);
+  fake.postTimes.set(channel, recent);
+  if (recent.length >= limit) {
+    fake.postsRateLimited += 1;
+    const seconds = Math.max(1, Math.ceil((1_000 - (now - (recent[0] ?? now))) / 1_000));
+    return Response.json(
+      { ok: false, error: "ratelimited" },
+      { status: 429, headers: { "retry-after": String(seconds) } },
+    );
+  }
+  recent.push(now);
+  return undefined;
 }
 
 /** The message a permalink in a post's attachments points at (Slack's quote card). */

@@ -1,6 +1,6 @@
 /**
  * `@herald/plugin-slack/testing`: a fake Slack Web API for tests ({@link FakeSlack}: channels,
- * DMs, threads, visible state, message metadata, history read limits, fault injection), and the
+ * DMs, threads, visible state, message metadata, history read and post limits, fault injection), and the
  * channel's `contractHarness` for the shared contract suite.
  *
  * @example
