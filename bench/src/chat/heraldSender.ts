@@ -1,10 +1,12 @@
 /**
- * herald's Telegram plugin as the sender: every message of the schedule enqueued with its
- * payload id as idempotency key (a restart enqueues them all again; the keys make that a no-op
- * for what is already queued or sent), delivered by the runtime under the plugin's declared
- * Telegram limits (30/s per bot, 1/s per chat, 20/min per group). Sends whose answer was lost
- * (`maybe_sent`) are not sent again (`unknownSendPolicy: "hold"`, the plugin's default): they
- * wait for an operator, and the later messages of that chat wait behind them (per-chat order).
+ * herald's plugin for the run's channel as the sender (`heraldAdapters.ts`: the plugin's
+ * defaults): every message of the schedule enqueued with its payload id as idempotency key (a
+ * restart enqueues them all again; the keys make that a no-op for what is already queued or
+ * sent), delivered by the runtime under the plugin's declared limits. What happens to a send
+ * whose answer was lost (`maybe_sent`) is the plugin's: Telegram holds it for an operator
+ * (`unknownSendPolicy: "hold"`; the later messages of that chat wait behind it, per-chat order),
+ * Slack reconciles it through history (then holds what stays unresolved), Discord and Google
+ * Chat resend it under the same platform key (nonce; requestId / messageId).
  * Exits when every intent is sent, failed or held, or only waits behind a held one.
  *
  * @module
@@ -12,23 +14,17 @@
 import { join } from "node:path";
 import { createMessageRuntime, SqliteStateStore } from "@herald/core";
 import { isHeldForOperator } from "@herald/plugin-sdk/testing";
-import { createTelegramAdapter, telegramConfigSchema } from "@herald/plugin-telegram";
 import { answer } from "../proc.ts";
+import { heraldChannel } from "./heraldAdapters.ts";
 import { type SenderConfig, scheduled } from "./schedule.ts";
 
 const c = JSON.parse(process.argv[2] ?? "{}") as SenderConfig;
 const store = new SqliteStateStore({ path: join(c.stateDir, "herald.db"), synchronous: "FULL" });
-// The plugin's defaults (declared Telegram limits, `unknownSendPolicy: "hold"`, `reconcile:
-// "off"`) unless the run names other options.
-const config = telegramConfigSchema.parse({
-  apiRoot: c.apiRoot,
-  requestTimeoutMs: 5_000,
-  ...c.herald,
-});
+const platform = heraldChannel(c);
 const runtime = createMessageRuntime({
   store,
-  adapters: [createTelegramAdapter(config, c.token)],
-  delivery: { workerId: "telegram-bench", concurrency: 16 },
+  adapters: [platform.adapter],
+  delivery: { workerId: `${c.channel}-bench`, concurrency: 16 },
 });
 await runtime.start();
 for (let i = 0; i < c.count; i++) {
@@ -36,9 +32,9 @@ for (let i = 0; i < c.count; i++) {
   await runtime.enqueue(
     {
       id: m.id,
-      channel: "telegram",
+      channel: platform.channel,
       direction: "outbound",
-      target: { kind: "direct", id: String(m.chatId) },
+      target: platform.target(m.target),
       body: { markdown: m.text },
     },
     { idempotencyKey: m.id },

@@ -1,26 +1,30 @@
 /**
- * Chat SDK's Telegram adapter vs herald's Telegram plugin under one schedule on herald's fake
- * Bot API: Telegram's limits enforced (30/s per bot, 1/s per chat, 20/min per group: 429 with
- * `retry_after`), every 10th accepted send answered with a connection reset (the message is
- * visible, the sender does not know), and the sender process SIGKILLed once half the messages
- * are visible, then started again. Counted on the fake per payload id.
+ * Chat SDK's adapter vs herald's plugin, per channel, under one schedule on herald's fake of
+ * that platform (`fakes.ts`): the platform's documented limits enforced (429s), every 10th
+ * accepted send answered with a connection reset (the message is visible, the sender does not
+ * know), and the sender process SIGKILLed once half the messages are visible, then started
+ * again. Counted on the fake per payload id.
  *
  * @module
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FAKE_BOT, FakeTelegram } from "@herald/plugin-telegram/testing";
 import { type Child, kill, startChild, until } from "../proc.ts";
-import type { SenderConfig } from "./schedule.ts";
+import { startPlatform } from "./fakes.ts";
+import type { ChatChannel, SenderConfig } from "./schedule.ts";
 
-/** One sender's results. */
+/** One sender's results on one channel. */
 export type ChatResult = {
+  channel: ChatChannel;
   sender: string;
   delivered: number;
   lost: number;
   duplicated: number;
+  /** 429 answers to sends. */
   rateLimited: number;
+  /** 429 answers to other calls (Slack's history reads). */
+  otherRateLimited: number;
   wallMs: number;
   /** What the sender itself reported at the end (herald: held for an operator). */
   own: Record<string, number>;
@@ -28,45 +32,66 @@ export type ChatResult = {
   error?: string;
 };
 
+/** Every n-th accepted send is reset (10 %). */
+const RESET_EVERY = 10;
+/**
+ * Longest wait for half the messages, then for the restarted sender's answer, in ms. Slack's
+ * reconciliation reads history once a minute (its documented budget), so a run with n lost
+ * answers takes about n minutes there.
+ */
+const PHASE_TIMEOUT_MS = 1_200_000;
+
 const herald = fileURLToPath(new URL("./heraldSender.ts", import.meta.url));
 const chatSdk = fileURLToPath(new URL("./chatSdkSender.ts", import.meta.url));
-/** The senders compared: herald with the plugin's defaults and two opt-ins, then Chat SDK. */
-const SENDERS: Record<string, { script: string; herald?: SenderConfig["herald"] }> = {
-  "herald, plugin defaults (hold)": { script: herald },
-  'herald, reconcile: "probe"': { script: herald, herald: { reconcile: "probe" } },
-  'herald, unknownSendPolicy: "at_least_once"': {
-    script: herald,
-    herald: { unknownSendPolicy: "at_least_once" },
+type Sender = { script: string; herald?: Record<string, unknown> };
+
+/** The senders compared per channel: herald with the plugin's defaults (and opt-ins), then Chat SDK. */
+const SENDERS: Record<ChatChannel, Record<string, Sender>> = {
+  telegram: {
+    "herald, plugin defaults (hold)": { script: herald },
+    'herald, reconcile: "probe"': { script: herald, herald: { reconcile: "probe" } },
+    'herald, unknownSendPolicy: "at_least_once"': {
+      script: herald,
+      herald: { unknownSendPolicy: "at_least_once" },
+    },
+    "Chat SDK (chat + @chat-adapter/telegram)": { script: chatSdk },
   },
-  "Chat SDK (chat + @chat-adapter/telegram)": { script: chatSdk },
+  slack: {
+    "herald, plugin defaults (reconcile by history, then hold)": { script: herald },
+    "Chat SDK (chat + @chat-adapter/slack)": { script: chatSdk },
+  },
+  discord: {
+    "herald, plugin defaults (nonce + enforce_nonce)": { script: herald },
+    "Chat SDK (chat + @chat-adapter/discord)": { script: chatSdk },
+  },
+  googlechat: {
+    "herald, plugin defaults (requestId + messageId)": { script: herald },
+    "Chat SDK (chat + @chat-adapter/gchat)": { script: chatSdk },
+  },
 };
 
 async function runSender(
+  channel: ChatChannel,
   sender: string,
-  count: number,
-  chats: number,
-  dir: string,
+  o: { count: number; chats: number; dir: string },
 ): Promise<ChatResult> {
-  const fake = await FakeTelegram.start({
-    limits: { perBotPerSecond: 30, perChatPerSecond: 1, perGroupPerMinute: 20 },
-  });
-  const stateDir = mkdtempSync(join(dir, "sender-"));
+  const platform = await startPlatform(channel, o.chats, RESET_EVERY);
+  const stateDir = mkdtempSync(join(o.dir, "sender-"));
   try {
-    const chatIds = Array.from({ length: chats }, () => fake.createChat({ type: "private" }).id);
-    fake.resetEveryNthAcceptedSend(10);
-    const { script, herald: options } = SENDERS[sender] as (typeof SENDERS)[string];
+    const { script, herald: options } = SENDERS[channel][sender] as Sender;
     const config: SenderConfig = {
+      ...platform.connection,
       ...(options ? { herald: options } : {}),
-      apiRoot: fake.apiRoot,
-      token: FAKE_BOT.token,
-      chatIds,
-      count,
+      count: o.count,
       stateDir,
     };
-    const visible = () => chatIds.flatMap((id) => fake.messages(id, { authorId: FAKE_BOT.id }));
     const t0 = Date.now();
     let child: Child = startChild(script, config);
-    const half = await until(() => visible().length >= count / 2, 300_000, 20);
+    const half = await until(
+      () => platform.visibleTexts().length >= o.count / 2,
+      PHASE_TIMEOUT_MS,
+      20,
+    );
     if (half) {
       await kill(child);
       child = startChild(script, config);
@@ -76,7 +101,10 @@ async function runSender(
     let timer: NodeJS.Timeout | undefined;
     try {
       const timeout = new Promise<string>((_, reject) => {
-        timer = setTimeout(() => reject(new Error("no answer in 5 min")), 300_000);
+        timer = setTimeout(
+          () => reject(new Error(`no answer in ${PHASE_TIMEOUT_MS / 60_000} min`)),
+          PHASE_TIMEOUT_MS,
+        );
       });
       own = JSON.parse(await Promise.race([child.firstLine, timeout])) as Record<string, number>;
     } catch (e) {
@@ -87,39 +115,46 @@ async function runSender(
     await kill(child);
     const wallMs = Date.now() - t0;
     const seen = new Map<string, number>();
-    for (const m of visible()) seen.set(m.text, (seen.get(m.text) ?? 0) + 1);
+    for (const text of platform.visibleTexts()) {
+      const id = text.trim();
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+    }
     let delivered = 0;
     let duplicated = 0;
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < o.count; i++) {
       const n = seen.get(`t${i}`) ?? 0;
       if (n > 0) delivered += 1;
       if (n > 1) duplicated += n - 1;
     }
     return {
+      channel,
       sender,
       delivered,
-      lost: count - delivered,
+      lost: o.count - delivered,
       duplicated,
-      rateLimited: fake.limiter?.rateLimited ?? 0,
+      rateLimited: platform.rateLimited().sends,
+      otherRateLimited: platform.rateLimited().other,
       wallMs,
       own,
       ...(error ? { error } : {}),
     };
   } finally {
-    await fake.close();
+    await platform.close();
     rmSync(stateDir, { recursive: true, force: true });
   }
 }
 
-/** Both senders, one after the other, each on a fresh fake. */
+/** Every sender of every channel in `o.channels`, one after the other, each on a fresh fake. */
 export async function runChat(
-  o: { count: number; chats: number; dir: string },
+  o: { count: number; chats: number; dir: string; channels: readonly ChatChannel[] },
   log: (line: string) => void,
 ): Promise<ChatResult[]> {
   const results: ChatResult[] = [];
-  for (const sender of Object.keys(SENDERS)) {
-    log(`  ${sender}: ${o.count} messages…`);
-    results.push(await runSender(sender, o.count, o.chats, o.dir));
+  for (const channel of o.channels) {
+    for (const sender of Object.keys(SENDERS[channel])) {
+      log(`  ${channel} / ${sender}: ${o.count} messages…`);
+      results.push(await runSender(channel, sender, o));
+    }
   }
   return results;
 }
