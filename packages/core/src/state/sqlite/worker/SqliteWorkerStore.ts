@@ -41,6 +41,7 @@ import type {
   ReceiptRecord,
   WatermarkKey,
 } from "../../types.ts";
+import { wireArgs } from "./args.ts";
 import { decodeError } from "./errorCodec.ts";
 import type { CallMethod, FromWorker, SqliteWorkerOptions, ToWorker } from "./protocol.ts";
 
@@ -184,9 +185,22 @@ export class SqliteWorkerStore implements MessageStateStore {
     if (this.#closing) {
       return Promise.reject(new StoreUnavailableError(method, new Error("store is closed")));
     }
+    let wire: unknown[];
+    try {
+      // What the in-thread store would write (functions dropped, toJSON applied): ./args.ts.
+      wire = wireArgs(args);
+    } catch (error) {
+      return Promise.reject(new StoreUnavailableError(method, error));
+    }
     return new Promise<T>((resolve, reject) => {
       const id = this.#nextId++;
-      this.#batch.push({ id, method, args, resolve: resolve as (v: unknown) => void, reject });
+      this.#batch.push({
+        id,
+        method,
+        args: wire,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
       if (this.#batch.length === 1 && this.#inflight.size === 0) this.#worker.ref();
       if (!this.#scheduled) {
         this.#scheduled = true;
@@ -216,16 +230,23 @@ export class SqliteWorkerStore implements MessageStateStore {
     try {
       this.#worker.postMessage(wire(batch));
     } catch {
-      // An argument that cannot be cloned (a function in `meta`, …): post each call alone so
-      // only the offending one fails.
+      // An argument that looked plain but cannot be cloned (a Proxy, …): post each call alone,
+      // the offending ones as their JSON round trip, so only a call JSON rejects too fails.
       for (const c of batch) {
         try {
           this.#worker.postMessage(wire([c]));
-        } catch (error) {
-          this.#inflight.delete(c.id);
-          c.reject(new StoreUnavailableError(c.method, error));
+        } catch {
+          try {
+            this.#worker.postMessage(wire([{ ...c, args: wireArgs(c.args, true) }]));
+          } catch (error) {
+            this.#inflight.delete(c.id);
+            c.reject(new StoreUnavailableError(c.method, error));
+          }
         }
       }
+      // A rejected call may have been the last one in flight: an idle worker must not keep
+      // the process alive.
+      if (this.#inflight.size === 0 && this.#batch.length === 0) this.#worker.unref();
     }
   }
 
