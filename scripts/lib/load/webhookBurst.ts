@@ -12,13 +12,15 @@
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
+import type { PlatformFault } from "@herald/plugin-sdk/testing";
 import { FAKE_BOT, FakeTelegram } from "@herald/plugin-telegram/testing";
+import { accountBurst, type BurstAccount, type MessageFate } from "./burstAccounting.ts";
 
 const CLI = {
   source: [
@@ -61,22 +63,28 @@ export type BurstOptions = {
 export type BurstReport = {
   updates: number;
   kills: number;
-  /** Chats with no reply. */
+  /**
+   * Messages silently lost: no reply and nothing an operator can see (no intent). Held,
+   * failed and unsettled messages are counted in `fates`.
+   */
   lost: number;
   /** Chats with more than one reply. */
   duplicated: number;
   /** Intents held as `unknown_after_send` at the end. */
   held: number;
+  /** What became of each message (see `burstAccounting.ts`). */
+  fates: Record<MessageFate, number>;
+  /** Messages with a held intent by cause, and how many of them the platform shows anyway. */
+  heldByCause: BurstAccount["held"];
+  /** Faulty answers scripted on the fake, by kind (`rate_limit`, `status_500`, …). */
+  faultsInjected: Record<string, number>;
   /**
    * Intents each SIGKILL left in `sending` (counted in the store between the kill and the
-   * restart): what a kill can leave "maybe sent". The rest of `held` are calls the platform
-   * answered with a 5xx or not in time (`maybe_sent` answers, the faulty sends among them).
+   * restart): what a kill can leave "maybe sent" (`fates.held_kill` are those still held).
    */
   sendingAtKill: number[];
   /** Held intents by failure reason (its first 80 characters). */
   heldReasons: Record<string, number>;
-  /** Held intents most recently recorded as sent by the platform (the rest were never sent). */
-  heldNeverSent: number;
   /** Handler runs per message: how many messages ran 0, 1, 2… times. */
   handlerRuns: Record<string, number>;
   /**
@@ -89,9 +97,21 @@ export type BurstReport = {
    * though an earlier run's reply was durable, or twice in one process (goal 0).
    */
   extraRuns: number;
-  /** Webhook ack latency, ms (200 answers). */
+  /**
+   * Webhook acks (200 answers) sent and answered while one gateway was ready throughout — the
+   * steady state — and their latency, ms.
+   */
+  acks: number;
   ackP50Ms: number;
   ackP99Ms: number;
+  ackMaxMs: number;
+  /**
+   * Acks of requests sent between a kill and the restarted gateway's readiness (or answered
+   * after a kill): they waited for the new process to load and open, ms.
+   */
+  restartAcks: number;
+  restartAckP99Ms: number;
+  restartAckMaxMs: number;
   /** Time from each restart's spawn to `/livez` answering, ms. */
   livezAfterRestartMs: number[];
   /** Time from each restart's spawn to `/healthz` answering 200 (ready or recovering), ms. */
@@ -190,25 +210,39 @@ export default async function (turn) {
       }).update,
   );
 
+  const faultsInjected: Record<string, number> = {};
   if (o.faultRate) {
-    // Faulty sends, spread over the run: a 429 with retry-after (nothing stored) or a 500
-    // (stored nothing either, but the client cannot tell: `maybe_sent`, then reconciled).
+    // Faulty sends, spread over the run, in Telegram's shapes (PLATFORMS.md §3a, §3c):
+    // - half a 429 `retry_after: 1` (flood control): `not_dispatched`, retried after the wait;
+    // - a quarter a 500 answer, nothing stored: `maybe_sent` (grammY cannot tell), and the
+    //   probe cannot prove "not sent" — held for an operator under `hold`;
+    // - a quarter a reset after the platform stored the message (the answer is lost):
+    //   `maybe_sent`; the probe needs an earlier message of this bot in the chat (these chats
+    //   have none), so it is held too though the user sees it — never posted twice.
     const faults = Math.round(o.updates * o.faultRate);
     const gap = Math.max(0, Math.floor(1 / o.faultRate) - 1);
     for (let i = 0; i < faults; i++) {
       const skip = Math.floor(random() * 2 * gap);
-      fake.failNext(
-        random() < 0.5
+      const pick = random();
+      const fault: PlatformFault =
+        pick < 0.5
           ? { kind: "rate_limit", retryAfterMs: 1_000 }
-          : { kind: "status", status: 500 },
-        { op: "send", skip },
-      );
+          : pick < 0.75
+            ? { kind: "status", status: 500, description: "Internal Server Error" }
+            : { kind: "reset_after_accept" };
+      const name = fault.kind === "status" ? "status_500" : fault.kind;
+      faultsInjected[name] = (faultsInjected[name] ?? 0) + 1;
+      fake.failNext(fault, { op: "send", skip });
     }
   }
 
   let child: ChildProcess | undefined;
   const killedPids = new Set<number>();
   const sendingAtKill: number[] = [];
+  const sendingIdsAtKill = new Set<string>();
+  /** A gateway is up and ready (`/healthz` 200); `epoch` counts the kills. */
+  let serving = false;
+  let epoch = 0;
   let stderr = "";
   const livez: number[] = [];
   const ready: number[] = [];
@@ -246,20 +280,25 @@ export default async function (turn) {
       await sleep(20);
       if (Date.now() - started > 60_000) throw new Error(`gateway did not start: ${stderr}`);
     }
-    if (!restart) return;
-    livez.push(Date.now() - started);
-    // Readiness (`/healthz` 200: store open, receivers started), measured in the background.
+    if (restart) livez.push(Date.now() - started);
+    // Readiness (`/healthz` 200: store open, receivers started), in the background after a
+    // restart; the first start is awaited (Telegram posts once the webhook is registered).
     const self = child;
-    void (async () => {
+    const readiness = (async () => {
       while (self.exitCode === null && self.signalCode === null) {
         try {
           const r = await fetch(`${base}/healthz`);
           await r.body?.cancel();
-          if (r.status === 200) return ready.push(Date.now() - started);
+          if (r.status === 200) {
+            serving = true;
+            if (restart) ready.push(Date.now() - started);
+            return;
+          }
         } catch {}
         await sleep(50);
       }
     })();
+    if (!restart) await readiness;
   };
 
   const killPoints = (
@@ -272,6 +311,7 @@ export default async function (turn) {
   try {
     await spawnGateway(false);
     const acks: number[] = [];
+    const restartAcks: number[] = [];
     let acked = 0;
     let next = 0;
     let restarting: Promise<void> | undefined;
@@ -279,6 +319,8 @@ export default async function (turn) {
       for (;;) {
         if (restarting) await restarting;
         const t0 = Date.now();
+        const steady = serving;
+        const at = epoch;
         try {
           const r = await fetch(`${base}/webhooks/telegram/main`, {
             method: "POST",
@@ -290,11 +332,17 @@ export default async function (turn) {
           });
           await r.body?.cancel();
           if (r.status === 200) {
-            acks.push(Date.now() - t0);
+            // Sent and answered while one gateway was ready throughout: the steady state.
+            (steady && serving && at === epoch ? acks : restartAcks).push(Date.now() - t0);
             return;
           }
+          // Telegram retries a failed delivery later; a 503 says when (`Retry-After`, s).
+          const retryAfterS = Number(r.headers.get("retry-after"));
+          if (retryAfterS > 0) {
+            await sleep(retryAfterS * 1_000);
+            continue;
+          }
         } catch {}
-        // Telegram retries an unanswered or failed delivery.
         await sleep(100);
       }
     };
@@ -308,17 +356,22 @@ export default async function (turn) {
           log(`SIGKILL after ${acked} acks`);
           if (child?.pid !== undefined) killedPids.add(child.pid);
           child?.kill("SIGKILL");
+          serving = false;
+          epoch += 1;
           const dead = child;
           restarting = (async () => {
             if (dead && dead.exitCode === null && dead.signalCode === null)
               await new Promise((r) => dead.once("exit", r));
             // What the kill left "maybe sent": the intents in `sending` now.
             const db = new DatabaseSync(dbPath);
-            const row = db
-              .prepare("SELECT count(*) AS n FROM intents WHERE status = 'sending'")
-              .get() as { n: number };
+            const ids = (
+              db.prepare("SELECT id FROM intents WHERE status = 'sending'").all() as {
+                id: string;
+              }[]
+            ).map((r) => r.id);
             db.close();
-            sendingAtKill.push(row.n);
+            sendingAtKill.push(ids.length);
+            for (const id of ids) sendingIdsAtKill.add(id);
             await spawnGateway(true);
           })().finally(() => {
             restarting = undefined;
@@ -349,79 +402,39 @@ export default async function (turn) {
     child?.kill("SIGTERM");
     if (child && child.exitCode === null) await new Promise((r) => child?.once("exit", r));
 
-    const counts = replies();
-    const db = new DatabaseSync(dbPath, { readOnly: true });
-    const rows = db.prepare("SELECT status, count(*) AS n FROM intents GROUP BY status").all() as {
-      status: string;
-      n: number;
-    }[];
-    const heldFailures = (
-      db.prepare("SELECT failure_json FROM intents WHERE status = 'unknown_after_send'").all() as {
-        failure_json: string | null;
-      }[]
-    ).map((r) => r.failure_json ?? "");
-    const heldReasons: Record<string, number> = {};
-    for (const f of heldFailures) {
-      let reason = f;
-      try {
-        const failure = JSON.parse(f) as { kind?: string; evidence?: string; message?: string };
-        reason = `${failure.kind}/${failure.evidence}: ${failure.message ?? ""}`;
-      } catch {}
-      reason = reason.slice(0, 80);
-      heldReasons[reason] = (heldReasons[reason] ?? 0) + 1;
-    }
-    const turnsWithIntent = new Set(
-      (
-        db.prepare("SELECT turn_id FROM intents WHERE turn_id IS NOT NULL").all() as {
-          turn_id: string;
-        }[]
-      ).map((r) => r.turn_id),
-    );
-    db.close();
-    const intents = Object.fromEntries(rows.map((r) => [r.status, r.n]));
-    const runs = new Map<string, number>();
-    let interruptedRuns = 0;
-    let extraRuns = 0;
-    const answering = new Map<string, number>();
-    for (const line of readFileSync(runsFile, "utf8").split("\n").filter(Boolean)) {
-      const [text = "", turnId = "", pid = ""] = line.split(" ");
-      runs.set(text, (runs.get(text) ?? 0) + 1);
-      if (turnsWithIntent.has(turnId)) answering.set(text, (answering.get(text) ?? 0) + 1);
-      else if (killedPids.has(Number(pid))) interruptedRuns++;
-      else extraRuns++;
-    }
-    for (const n of answering.values()) extraRuns += n - 1;
-    // Each update's text (`m<i>`) names its message: runs per message, 0 included.
-    const handlerRuns: Record<string, number> = {};
-    for (let i = 0; i < updates.length; i++) {
-      const n = runs.get(`m${i}`) ?? 0;
-      handlerRuns[n] = (handlerRuns[n] ?? 0) + 1;
-      if (n !== 1) {
-        const texts = fake.messages(chats[i]?.id ?? 0).map((m) => m.text);
-        log(
-          `m${i}: handler ran ${n} times, ${counts[i]} replies; chat shows ${JSON.stringify(texts)}`,
-        );
-      }
-    }
-    const held = intents.unknown_after_send ?? 0;
+    const account = accountBurst({
+      dbPath,
+      runsFile,
+      replies: replies(),
+      sendingAtKill: sendingIdsAtKill,
+      killedPids,
+    });
+    for (const line of account.details) log(line);
+    const { fates } = account;
     return {
       updates: updates.length,
       kills: killCount,
-      lost: counts.filter((n) => n === 0).length,
-      duplicated: counts.filter((n) => n > 1).length,
-      held,
+      lost: fates.lost,
+      duplicated: fates.duplicated,
+      held: account.intents.unknown_after_send ?? 0,
+      fates,
+      heldByCause: account.held,
+      faultsInjected,
       sendingAtKill,
-      heldReasons,
-      heldNeverSent:
-        held - Math.min(held, counts.filter((n) => n > 0).length - (intents.sent ?? 0)),
-      handlerRuns,
-      interruptedRuns,
-      extraRuns,
+      heldReasons: account.heldReasons,
+      handlerRuns: account.handlerRuns,
+      interruptedRuns: account.interruptedRuns,
+      extraRuns: account.extraRuns,
+      acks: acks.length,
       ackP50Ms: percentile(acks, 50),
       ackP99Ms: percentile(acks, 99),
+      ackMaxMs: percentile(acks, 100),
+      restartAcks: restartAcks.length,
+      restartAckP99Ms: percentile(restartAcks, 99),
+      restartAckMaxMs: percentile(restartAcks, 100),
       livezAfterRestartMs: livez,
       readyAfterRestartMs: ready,
-      intents,
+      intents: account.intents,
     };
   } finally {
     child?.kill("SIGKILL");

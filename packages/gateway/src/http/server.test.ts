@@ -226,3 +226,25 @@ describe("liveness and readiness (item 9)", () => {
     expect((await fetch(`${url}/livez`)).status).toBe(200);
   });
 });
+
+describe("webhooks of an account still opening", () => {
+  it("answer 503 + Retry-After (the platform retries), not 404; an unknown account is a 404", async () => {
+    const opening = {
+      channel: "telegram",
+      account: "main",
+      state: "connecting" as const,
+      since: 1,
+      restarts: 0,
+      stopped: false,
+    };
+    const url = await serveWith(new Map(), {
+      phase: () => "recovering" as const,
+      accounts: () => [opening],
+    });
+    const res = await fetch(`${url}/webhooks/telegram/main`, { method: "POST", body: "{}" });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("1");
+    const unknown = await fetch(`${url}/webhooks/telegram/other`, { method: "POST", body: "{}" });
+    expect(unknown.status).toBe(404);
+  });
+});

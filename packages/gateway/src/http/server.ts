@@ -94,8 +94,14 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     async (c) => {
       const receiver = receiverOf(c.req.param("channel"), c.req.param("account"));
       if (!receiver?.webhook) {
-        // Still starting: the platform retries a 503 (a 404 may make it drop the update).
-        if (phase() === "starting")
+        // Still starting, or a configured account still opening (its receiver is registered
+        // once it is up): the platform retries a 503 (a 404 may make it drop the update).
+        const channel = c.req.param("channel");
+        const account = c.req.param("account");
+        const opening =
+          !receiver &&
+          (options.accounts?.() ?? []).some((a) => a.channel === channel && a.account === account);
+        if (phase() === "starting" || opening)
           return c.json({ error: "starting" }, 503, { "retry-after": "1" });
         return c.json({ error: "no webhook receiver for this channel/account" }, 404);
       }
