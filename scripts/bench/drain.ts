@@ -6,7 +6,12 @@
  * and a naive sender (everything at once, retry on 429). Each row is the time from the first
  * platform call to the last accepted one, against the theoretical minimum of the limits.
  *
- * Options: --quick (2,000 messages), --scale <k> (default 20). PostgreSQL rows need
+ * The PostgreSQL rows also print the statements (round trips, BEGIN/COMMIT included) and the CPU
+ * time the gateway processes spent per delivered message: the store path's cost, which bounds a
+ * process's rate (HERALD_BENCH_STATEMENTS=1 lists the statements by kind).
+ *
+ * Options: --quick (2,000 messages), --scale <k> (default 20), --only <rows> (comma-separated of
+ * sqlite, pg1, pg4, naive). PostgreSQL rows need
  * HERALD_TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test); skipped with a note
  * when unreachable.
  */
@@ -31,7 +36,11 @@ import {
 import { PostgresStateStore } from "../../packages/store-postgres/src/index.ts";
 
 const { values } = parseArgs({
-  options: { quick: { type: "boolean", default: false }, scale: { type: "string", default: "20" } },
+  options: {
+    quick: { type: "boolean", default: false },
+    scale: { type: "string", default: "20" },
+    only: { type: "string" },
+  },
   strict: false,
 });
 const SCALE = Number(values.scale ?? 20);
@@ -56,7 +65,18 @@ const dir = mkdtempSync(join(tmpdir(), "herald-bench-drain-"));
 const PG_URL = process.env.HERALD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const workerScript = fileURLToPath(new URL("./worker.ts", import.meta.url));
 
-type Row = { ms: number; rateLimited: number; visible: number; totalMs: number };
+type Row = {
+  ms: number;
+  rateLimited: number;
+  visible: number;
+  totalMs: number;
+  /** PostgreSQL statements sent by the gateway processes per delivered message. */
+  statementsPerMessage?: number;
+  /** CPU ms the gateway processes used per delivered message. */
+  cpuMsPerMessage?: number;
+};
+const only = typeof values.only === "string" ? new Set(values.only.split(",")) : undefined;
+const wanted = (row: string) => !only || only.has(row);
 
 /** First to last accepted platform call, in ms. */
 function span(platform: FakePlatform): number {
@@ -126,14 +146,29 @@ async function sqliteOneProcess(): Promise<Row> {
   };
 }
 
-function startWorker(config: object): Promise<ChildProcess> {
+/** What a worker process reports when it stops (see worker.ts): statements sent, CPU ms used. */
+type WorkerStats = { statements: number; cpuMs: number };
+type Worker = { child: ChildProcess; stats: Promise<WorkerStats> };
+
+function startWorker(config: object): Promise<Worker> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       ["--conditions=herald-source", workerScript, JSON.stringify(config)],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
-    child.stdout?.once("data", () => resolve(child));
+    let out = "";
+    child.stdout?.setEncoding("utf8");
+    const stats = new Promise<WorkerStats>((done) => {
+      child.stdout?.on("data", (chunk: string) => {
+        if (out === "") resolve({ child, stats });
+        out += chunk;
+      });
+      child.once("exit", () => {
+        const line = out.split("\n").find((l) => l.startsWith("{"));
+        done(line ? (JSON.parse(line) as WorkerStats) : { statements: 0, cpuMs: 0 });
+      });
+    });
     child.once("error", reject);
   });
 }
@@ -152,7 +187,7 @@ async function postgresProcesses(processes: number): Promise<Row> {
       ),
     );
   }
-  const children = await Promise.all(
+  const workers = await Promise.all(
     Array.from({ length: processes }, (_, w) =>
       startWorker({
         store: "postgres",
@@ -167,10 +202,10 @@ async function postgresProcesses(processes: number): Promise<Row> {
   );
   while (platform.visible().length < M) await new Promise((r) => setTimeout(r, 20));
   const totalMs = performance.now() - t0;
-  for (const c of children) c.kill("SIGTERM");
-  await Promise.all(
-    children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r)))),
-  );
+  for (const w of workers) w.child.kill("SIGTERM");
+  const stats = await Promise.all(workers.map((w) => w.stats));
+  const statements = stats.reduce((a, s) => a + s.statements, 0);
+  const cpuMs = stats.reduce((a, s) => a + s.cpuMs, 0);
   await server.close();
   await store.close();
   const client = new pg.Client({ connectionString: PG_URL });
@@ -182,6 +217,8 @@ async function postgresProcesses(processes: number): Promise<Row> {
     totalMs,
     rateLimited: platform.rateLimited,
     visible: platform.visible().length,
+    statementsPerMessage: statements / M,
+    cpuMsPerMessage: cpuMs / M,
   };
 }
 
@@ -221,12 +258,20 @@ async function naive(): Promise<Row> {
 
 const rows: Array<[string, Row]> = [];
 const load = loadavg()[0]?.toFixed(1);
-rows.push(["herald, 1 process, SQLite FULL", await sqliteOneProcess()]);
-if (await postgresReachable()) {
-  rows.push(["herald, 1 process, PostgreSQL (HTTP)", await postgresProcesses(1)]);
-  rows.push(["herald, 4 processes, PostgreSQL (HTTP), shared buckets", await postgresProcesses(4)]);
+if (wanted("sqlite")) rows.push(["herald, 1 process, SQLite FULL", await sqliteOneProcess()]);
+if (!wanted("pg1") && !wanted("pg4")) {
+  // no PostgreSQL rows asked for
+} else if (await postgresReachable()) {
+  if (wanted("pg1"))
+    rows.push(["herald, 1 process, PostgreSQL (HTTP)", await postgresProcesses(1)]);
+  if (wanted("pg4")) {
+    rows.push([
+      "herald, 4 processes, PostgreSQL (HTTP), shared buckets",
+      await postgresProcesses(4),
+    ]);
+  }
 } else console.log(`(PostgreSQL at ${PG_URL} unreachable: PostgreSQL rows skipped)`);
-rows.push(["naive (all at once, retry on 429)", await naive()]);
+if (wanted("naive")) rows.push(["naive (all at once, retry on 429)", await naive()]);
 rmSync(dir, { recursive: true, force: true });
 console.log(
   `\n(drain) ${M} messages over ${CHATS} chats; the fake enforces ${botPerSec}/s per bot and ${chatPerSec}/s per chat (Telegram ×${SCALE}); theoretical minimum ${(minMs / 1000).toFixed(2)} s (first to last call); ${availableParallelism()} cores, load average ${load} at the start (a shared machine slows every row)`,
@@ -239,5 +284,7 @@ console.table(
     "enqueue→all sent s": (r.totalMs / 1000).toFixed(2),
     "429s": r.rateLimited,
     delivered: r.visible,
+    "PG statements/msg": r.statementsPerMessage?.toFixed(2) ?? "",
+    "gateway CPU ms/msg": r.cpuMsPerMessage?.toFixed(2) ?? "",
   })),
 );

@@ -43,9 +43,14 @@ switch (scenario) {
   case "group-commit-then-die": {
     // 20 enqueues called in one tick (one group commit where the store groups); each one that
     // resolves reports itself and calls a transition, and the process dies in the callback of
-    // the 5th resolved transition, while later writes are still queued or in flight. Every
-    // reported write must be on disk.
+    // the 5th resolved transition — or of the last enqueue, when a store with a connection pool
+    // resolved 5 transitions before its last enqueues —, while later writes are still queued or
+    // in flight. Every reported write must be on disk.
     let transitions = 0;
+    let enqueued = 0;
+    const dieWhenDue = () => {
+      if (transitions >= 5 && enqueued === 20) process.kill(process.pid, "SIGKILL");
+    };
     await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
         const key = `${arg}-${i}`;
@@ -53,10 +58,13 @@ switch (scenario) {
           newIntent(outboundMessage(`g ${i}`), { idempotencyKey: key }),
         ]);
         process.stdout.write(`enqueued ${key}\n`);
+        enqueued += 1;
+        dieWhenDue();
         const id = r?.intent.id ?? "";
         await store.transitionIntents([{ id, from: "pending", to: "cancelled" }]);
         process.stdout.write(`cancelled ${key}\n`);
-        if (++transitions === 5) process.kill(process.pid, "SIGKILL");
+        transitions += 1;
+        dieWhenDue();
       }),
     );
     break;

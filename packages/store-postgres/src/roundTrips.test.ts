@@ -1,0 +1,110 @@
+/**
+ * The round trips of the delivery path (docs/concepts/scaling.md "Cost per message"): every
+ * statement the store sends is counted at the driver, so a change that splits a write back into
+ * a transaction of several statements shows here. And the outcomes of the single-statement
+ * writes that a step-by-step transaction used to give: a batch that contradicts itself names
+ * its conflicting step and writes nothing.
+ */
+import { IntentConflictError } from "@herald/core";
+import { newIntent, textReceipt } from "@herald/core/testing";
+import pg from "pg";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { PostgresStateStore } from "./PostgresStateStore.ts";
+import {
+  postgresAvailable,
+  requirePostgresOrSkip,
+  throwawaySchemas,
+} from "./testing/postgresTest.ts";
+
+const available = requirePostgresOrSkip(await postgresAvailable());
+const env = throwawaySchemas();
+afterAll(() => env.dispose());
+
+/** Statements sent by any `pg` client of this process since the last reset. */
+let sent: string[] = [];
+const query = pg.Client.prototype.query;
+beforeEach(() => {
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
+    sent.push(String(text).trim().split(/\s+/)[0] ?? "");
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+});
+afterEach(() => {
+  pg.Client.prototype.query = query;
+});
+
+async function leasedIntent(): Promise<{ store: PostgresStateStore; id: string }> {
+  const store = env.store(env.schema());
+  await store.open();
+  await store.enqueueIntents([newIntent()]);
+  const [leased] = await store.leaseDueIntents({
+    owner: "w1",
+    now: Date.now(),
+    leaseMs: 60_000,
+    limit: 1,
+  });
+  return { store, id: leased?.id ?? "" };
+}
+
+describe.skipIf(!available)("PostgresStateStore round trips", () => {
+  it("writes sending in one statement, and committing + sent with its registry rows in one", async () => {
+    const { store, id } = await leasedIntent();
+    sent = [];
+    await store.transitionIntents([
+      { id, from: "pending", to: "sending", owner: "w1", patch: { attempt: 1 } },
+    ]);
+    expect(sent).toHaveLength(1);
+    sent = [];
+    const [committing, done] = await store.transitionIntents([
+      {
+        id,
+        from: "sending",
+        to: "committing",
+        owner: "w1",
+        patch: { receipt: textReceipt(["r1", "r2"]) },
+      },
+      { id, from: "committing", to: "sent", owner: "w1", patch: { partialReceipt: null } },
+    ]);
+    expect(sent).toHaveLength(1);
+    expect(committing).toMatchObject({ status: "committing", leaseOwner: "w1", attempt: 1 });
+    expect(done).toMatchObject({ status: "sent", attempt: 1 });
+    expect(done?.leaseOwner).toBeUndefined();
+    for (const platformMessageId of ["r1", "r2"]) {
+      const found = await store.lookupReceipt({
+        channel: "qa",
+        accountId: "bot-1",
+        platformMessageId,
+      });
+      expect(found?.intentId).toBe(id);
+    }
+  });
+
+  it("rejects a batch whose second step does not start where the first ended, writing nothing", async () => {
+    const { store, id } = await leasedIntent();
+    const err = await store
+      .transitionIntents([
+        { id, from: "pending", to: "sending", owner: "w1", patch: { attempt: 1 } },
+        { id, from: "committing", to: "sent", owner: "w1" },
+      ])
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(IntentConflictError);
+    // The step a step-by-step transaction would have failed at: the second, seeing `sending`.
+    expect((err as IntentConflictError).expected.status).toBe("committing");
+    expect((err as IntentConflictError).actual?.status).toBe("sending");
+    expect(await store.getIntent(id)).toMatchObject({ status: "pending", attempt: 0 });
+  });
+
+  it("rejects a step by another owner after a step that kept the lease, writing nothing", async () => {
+    const { store, id } = await leasedIntent();
+    const err = await store
+      .transitionIntents([
+        { id, from: "pending", to: "sending", owner: "w1" },
+        { id, from: "sending", to: "pending", owner: "w2" },
+      ])
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(IntentConflictError);
+    expect((err as IntentConflictError).actual).toEqual({ status: "sending", owner: "w1" });
+    expect((await store.getIntent(id))?.status).toBe("pending");
+  });
+});
