@@ -25,19 +25,29 @@ import type {
   NewLedgerEvent,
   NewSendIntent,
   ReceiptRecord,
+  SharedBucket,
   SharedLimitStore,
+  SharedTake,
   WatermarkKey,
 } from "@herald/core";
 import { Db } from "./db.ts";
 import { migrate, POSTGRES_SCHEMA_VERSION, readSchemaVersion } from "./migrations.ts";
 import { DEFAULT_SCHEMA, tablesOf } from "./schema.ts";
+import { StatementBatcher } from "./sql/batcher.ts";
 import type { Ctx } from "./sql/context.ts";
 import * as dedupe from "./sql/dedupe.ts";
 import { enqueueIntents } from "./sql/enqueue.ts";
 import * as inbound from "./sql/inbound.ts";
 import { assertLeasable, leaseDueIntents, releaseLease, renewLease } from "./sql/lease.ts";
 import * as ledger from "./sql/ledger.ts";
-import { checkLoopPair, SlotRegistry, settleTokens, takeTokens } from "./sql/limits.ts";
+import {
+  checkBuckets,
+  checkLoopPair,
+  type Settle,
+  SlotRegistry,
+  settleTokens,
+  takeTokens,
+} from "./sql/limits.ts";
 import * as queries from "./sql/queries.ts";
 import { purgeTerminalIntents, transitionIntents, updateIntent } from "./sql/transitions.ts";
 
@@ -121,15 +131,25 @@ export class PostgresStateStore implements MessageStateStore {
   readonly #ctx: Ctx;
   readonly #migrateTo: number;
   readonly #slots = new SlotRegistry();
+  readonly #takes = new StatementBatcher<readonly SharedBucket[], SharedTake>((calls) =>
+    this.#do("takeTokens", (ctx) => takeTokens(ctx, this.#slots, calls)),
+  );
+  readonly #settles = new StatementBatcher<Settle, undefined>((settles) =>
+    this.#do("settleTokens", (ctx) => settleTokens(ctx, settles)),
+  );
   /**
    * Rate-limit buckets and loop-guard counts shared by every process on this database
    * (`rate_limit_slots`, `loop_guard_pairs`; see `sql/limits.ts`). The runtime uses them
    * instead of per-process memory, so N gateways together respect each declared bucket.
    */
   readonly sharedLimits: SharedLimitStore = {
-    takeTokens: (buckets) => this.#do("takeTokens", (ctx) => takeTokens(ctx, this.#slots, buckets)),
-    settleTokens: (tokens, delayMs) =>
-      this.#do("settleTokens", (ctx) => settleTokens(ctx, tokens, delayMs)),
+    takeTokens: async (buckets) => {
+      checkBuckets(buckets);
+      return this.#takes.push(buckets);
+    },
+    settleTokens: async (tokens, delayMs) => {
+      if (tokens.length > 0 && delayMs > 0) await this.#settles.push({ tokens, delayMs });
+    },
     checkLoopPair: (pair, rule) =>
       this.#do("checkLoopPair", (ctx) => checkLoopPair(ctx, pair, rule)),
   };

@@ -152,6 +152,67 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX loop_guard_pairs_seen ON ${t.loopPairs} (seen_at);
     `,
   },
+  {
+    version: 4,
+    description: "take the rate-limit tokens of many calls in one statement",
+    // Calls in order, each all of its buckets or none (see sql/limits.ts): for every bucket of a
+    // call one free slot is locked (SKIP LOCKED: other processes pick other slots); only when
+    // every bucket had one are they leased until now + window. A refused call gets, per bucket,
+    // how long until its earliest slot frees. `calls` numbers the call of each bucket entry;
+    // the entries of one call are consecutive.
+    sql: (t) => `
+      CREATE FUNCTION ${t.takeTokensFn}(
+        keys text[], lims integer[], wins bigint[], calls integer[])
+      RETURNS TABLE (r_call integer, r_bucket text, r_slot integer, r_free_at bigint, r_wait bigint)
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        now_ms bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+        n integer := coalesce(array_length(keys, 1), 0);
+        i integer := 1;
+        j integer;
+        first integer;
+        got integer;
+        picked integer[];
+        ok boolean;
+      BEGIN
+        WHILE i <= n LOOP
+          first := i;
+          ok := true;
+          picked := ARRAY[]::integer[];
+          LOOP
+            IF ok THEN
+              SELECT s.slot INTO got FROM ${t.rateSlots} AS s
+              WHERE s.bucket = keys[i] AND s.slot < lims[i] AND s.free_at <= now_ms
+              ORDER BY s.free_at LIMIT 1
+              FOR UPDATE OF s SKIP LOCKED;
+              IF NOT FOUND THEN ok := false; END IF;
+              picked := picked || got;
+            END IF;
+            i := i + 1;
+            EXIT WHEN i > n OR calls[i] <> calls[first];
+          END LOOP;
+          FOR j IN first .. i - 1 LOOP
+            r_call := calls[j];
+            r_bucket := keys[j];
+            IF ok THEN
+              r_slot := picked[j - first + 1];
+              r_free_at := now_ms + wins[j];
+              r_wait := NULL;
+              UPDATE ${t.rateSlots} AS s SET free_at = r_free_at
+              WHERE s.bucket = r_bucket AND s.slot = r_slot;
+            ELSE
+              r_slot := NULL;
+              r_free_at := NULL;
+              r_wait := (SELECT min(s.free_at) FROM ${t.rateSlots} AS s
+                         WHERE s.bucket = keys[j] AND s.slot < lims[j]) - now_ms;
+            END IF;
+            RETURN NEXT;
+          END LOOP;
+        END LOOP;
+      END
+      $fn$;
+    `,
+  },
 ];
 
 /** The newest schema version this build knows. */

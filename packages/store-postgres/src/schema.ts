@@ -27,6 +27,8 @@ export type Tables = {
   readonly rateSlots: string;
   /** Loop-guard counts per pair. */
   readonly loopPairs: string;
+  /** The function that takes the tokens of many calls in one statement (migration 4). */
+  readonly takeTokensFn: string;
 };
 
 /**
@@ -56,6 +58,7 @@ export function tablesOf(schema: string): Tables {
     deadLetters: q("dead_letters"),
     rateSlots: q("rate_limit_slots"),
     loopPairs: q("loop_guard_pairs"),
+    takeTokensFn: q("take_tokens"),
   };
 }
 

@@ -10,6 +10,10 @@
  * now + window. A slot is thus used at most once per window, whoever uses it, and a bucket
  * never lets more than `limit` calls into any window across processes.
  *
+ * Takes and settles made at once — in one tick, or while the previous statement is in flight —
+ * go into one statement (`StatementBatcher`): a line of calls waiting for a bucket is served in
+ * one round trip, not one per call.
+ *
  * @module
  */
 import type { SharedBucket, SharedLoopRule, SharedTake, SharedToken } from "@herald/core";
@@ -49,13 +53,8 @@ export class SlotRegistry {
   }
 }
 
-/** Takes one token from every bucket or none (see the module). */
-export async function takeTokens(
-  ctx: Ctx,
-  slots: SlotRegistry,
-  buckets: readonly SharedBucket[],
-): Promise<SharedTake> {
-  const { t } = ctx;
+/** @throws TypeError for a bucket whose limit is not a positive integer or window below 0. */
+export function checkBuckets(buckets: readonly SharedBucket[]): void {
   for (const b of buckets) {
     if (!Number.isInteger(b.limit) || b.limit < 1 || !(b.windowMs >= 0)) {
       throw new TypeError(
@@ -63,101 +62,112 @@ export async function takeTokens(
       );
     }
   }
-  const missing = slots.missing(buckets);
+}
+
+/**
+ * Takes the tokens of several calls in one statement, in call order: each call one token from
+ * every one of its buckets or none (see the module; `take_tokens` of migration 4). A call
+ * without buckets takes nothing and goes.
+ */
+export async function takeTokens(
+  ctx: Ctx,
+  slots: SlotRegistry,
+  calls: ReadonlyArray<readonly SharedBucket[]>,
+): Promise<SharedTake[]> {
+  const { t } = ctx;
+  for (const buckets of calls) checkBuckets(buckets);
+  const missing = slots.missing(calls.flat());
   if (missing.length > 0) {
+    const unique = [...new Map(missing.map((b) => [b.key, b])).values()];
     await ctx.db.query(
       `INSERT INTO ${t.rateSlots} (bucket, slot)
        SELECT r.bucket, g FROM unnest($1::text[], $2::int[]) AS r(bucket, lim),
          generate_series(0, r.lim - 1) AS g
        ON CONFLICT DO NOTHING`,
-      [missing.map((b) => enc(b.key)), missing.map((b) => b.limit)],
+      [unique.map((b) => enc(b.key)), unique.map((b) => b.limit)],
     );
-    slots.created(missing);
+    slots.created(unique);
   }
   if (slots.sweepDue()) {
     await ctx.db.query(`DELETE FROM ${t.rateSlots} WHERE free_at < ${NOW_MS} - $1`, [IDLE_SLOT_MS]);
     slots.forget();
   }
-  const { rows } = await ctx.db.query<{
-    bucket: string;
-    slot: number | null;
-    free_at: string | null;
-    wait: string | null;
-  }>(
-    `WITH now AS MATERIALIZED (SELECT ${NOW_MS} AS ms),
-     req AS (SELECT * FROM unnest($1::text[], $2::int[], $3::bigint[]) AS r(bucket, lim, win)),
-     picked AS (
-       SELECT r.bucket, r.win, p.slot FROM req AS r CROSS JOIN LATERAL (
-         SELECT s.slot FROM ${t.rateSlots} AS s
-         WHERE s.bucket = r.bucket AND s.slot < r.lim AND s.free_at <= (SELECT ms FROM now)
-         ORDER BY s.free_at LIMIT 1
-         FOR UPDATE OF s SKIP LOCKED
-       ) AS p
-     ),
-     complete AS (SELECT count(*) = $4 AS yes FROM picked),
-     upd AS (
-       UPDATE ${t.rateSlots} AS s SET free_at = (SELECT ms FROM now) + picked.win
-       FROM picked, complete
-       WHERE complete.yes AND s.bucket = picked.bucket AND s.slot = picked.slot
-       RETURNING s.bucket, s.slot, s.free_at
-     )
-     SELECT bucket, slot, free_at::text, NULL::text AS wait FROM upd
-     UNION ALL
-     SELECT r.bucket, NULL, NULL,
-       ((SELECT min(s.free_at) FROM ${t.rateSlots} AS s WHERE s.bucket = r.bucket AND s.slot < r.lim)
-         - (SELECT ms FROM now))::text
-     FROM req AS r WHERE NOT (SELECT yes FROM complete)`,
-    [
-      buckets.map((b) => enc(b.key)),
-      buckets.map((b) => b.limit),
-      buckets.map((b) => Math.ceil(b.windowMs)),
-      buckets.length,
-    ],
-  );
-  const taken = rows.filter((r) => r.slot !== null);
-  if (taken.length === buckets.length) {
-    const win = new Map(buckets.map((b) => [b.key, Math.ceil(b.windowMs)]));
-    return {
-      waitMs: 0,
-      tokens: taken.map((r) => ({
-        key: dec(r.bucket),
-        slot: Number(r.slot),
-        freeAt: Number(r.free_at),
-        windowMs: win.get(dec(r.bucket)) ?? 0,
-      })),
-    };
-  }
-  // Not every bucket had a free slot: the one that frees last holds the call.
-  let blockedBy = buckets[0]?.key ?? "";
-  let wait = 1;
+  const entries = calls.flatMap((buckets, call) => buckets.map((b) => ({ call, b })));
+  const { rows } =
+    entries.length === 0
+      ? { rows: [] }
+      : await ctx.db.query<{
+          r_call: number;
+          r_bucket: string;
+          r_slot: number | null;
+          r_free_at: string | null;
+          r_wait: string | null;
+        }>(`SELECT * FROM ${t.takeTokensFn}($1::text[], $2::int[], $3::bigint[], $4::int[])`, [
+          entries.map((e) => enc(e.b.key)),
+          entries.map((e) => e.b.limit),
+          entries.map((e) => Math.ceil(e.b.windowMs)),
+          entries.map((e) => e.call),
+        ]);
+  const byCall = new Map<number, typeof rows>();
   for (const r of rows) {
-    const w = Number(r.wait ?? 1);
-    if (w > wait) {
-      wait = w;
-      blockedBy = dec(r.bucket);
-    }
+    const list = byCall.get(r.r_call) ?? [];
+    list.push(r);
+    byCall.set(r.r_call, list);
   }
-  return { waitMs: Math.max(1, wait), blockedBy };
+  return calls.map((buckets, call): SharedTake => {
+    if (buckets.length === 0) return { waitMs: 0, tokens: [] };
+    const got = byCall.get(call) ?? [];
+    if (got.length === buckets.length && got.every((r) => r.r_slot !== null)) {
+      const win = new Map(buckets.map((b) => [b.key, Math.ceil(b.windowMs)]));
+      return {
+        waitMs: 0,
+        tokens: got.map((r) => ({
+          key: dec(r.r_bucket),
+          slot: Number(r.r_slot),
+          freeAt: Number(r.r_free_at),
+          windowMs: win.get(dec(r.r_bucket)) ?? 0,
+        })),
+      };
+    }
+    // Not every bucket had a free slot: the one that frees last holds the call.
+    let blockedBy = buckets[0]?.key ?? "";
+    let wait = 1;
+    for (const r of got) {
+      const w = Number(r.r_wait ?? 1);
+      if (w > wait) {
+        wait = w;
+        blockedBy = dec(r.r_bucket);
+      }
+    }
+    return { waitMs: Math.max(1, wait), blockedBy };
+  });
 }
 
-/** Moves taken tokens `delayMs` later (only slots still holding that lease). */
-export async function settleTokens(
-  ctx: Ctx,
-  tokens: readonly SharedToken[],
-  delayMs: number,
-): Promise<void> {
-  if (tokens.length === 0 || !(delayMs > 0)) return;
-  await ctx.db.query(
-    `UPDATE ${ctx.t.rateSlots} AS s SET free_at = v.free_at + $4
-     FROM unnest($1::text[], $2::int[], $3::bigint[]) AS v(bucket, slot, free_at)
-     WHERE s.bucket = v.bucket AND s.slot = v.slot AND s.free_at = v.free_at`,
-    [
-      tokens.map((k) => enc(k.key)),
-      tokens.map((k) => k.slot),
-      tokens.map((k) => k.freeAt),
-      Math.ceil(delayMs),
-    ],
+/** Tokens to move later, and by how much (ms). */
+export type Settle = { tokens: readonly SharedToken[]; delayMs: number };
+
+/**
+ * Moves taken tokens later, several calls' worth in one statement (only slots still holding
+ * the lease each token names).
+ */
+export async function settleTokens(ctx: Ctx, settles: readonly Settle[]): Promise<undefined[]> {
+  const rows = settles.flatMap((s) =>
+    s.delayMs > 0 ? s.tokens.map((k) => ({ k, delay: Math.ceil(s.delayMs) })) : [],
   );
+  if (rows.length > 0) {
+    await ctx.db.query(
+      `UPDATE ${ctx.t.rateSlots} AS s SET free_at = v.free_at + v.delay
+       FROM unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[]) AS v(bucket, slot, free_at, delay)
+       WHERE s.bucket = v.bucket AND s.slot = v.slot AND s.free_at = v.free_at`,
+      [
+        rows.map((r) => enc(r.k.key)),
+        rows.map((r) => r.k.slot),
+        rows.map((r) => r.k.freeAt),
+        rows.map((r) => r.delay),
+      ],
+    );
+  }
+  return settles.map(() => undefined);
 }
 
 /**

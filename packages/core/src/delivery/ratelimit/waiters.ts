@@ -5,8 +5,10 @@
  * waiter whose buckets all have tokens takes them (first come, first served among those that
  * can go, so a call held by its own chat's bucket never holds up calls to other chats).
  *
- * A try may be asynchronous (buckets shared in a store): passes never overlap, and within one
- * pass a bucket that held one waiter back is not asked again for the waiters behind it.
+ * A try may be asynchronous (buckets shared in a store): passes never overlap, and a pass starts
+ * the tries of every waiter in line before awaiting any (the store serves them in one round
+ * trip, in line order). Synchronous tries are settled one by one: within a pass a bucket that
+ * held one waiter back is not asked again for the waiters behind it.
  * All times are epoch ms and durations ms.
  *
  * @module
@@ -42,6 +44,8 @@ type Waiter = {
   deadline: number;
   signal: AbortSignal | undefined;
   resolve: (result: Acquired) => void;
+  /** Fails the wait with the error of its try (the store could not be asked). */
+  reject: (error: unknown) => void;
   /** When the call could go, as of the last try (epoch ms). */
   readyAt: number;
 };
@@ -98,13 +102,14 @@ export class WaiterQueue {
       if (first.blockedBy !== undefined) this.#hold(first.blockedBy, now + first.waitMs);
       if (first.waitMs > maxWaitMs) return { waitMs: first.waitMs };
     }
-    return new Promise<Acquired>((resolve) => {
+    return new Promise<Acquired>((resolve, reject) => {
       const waiter: Waiter = {
         take,
         buckets,
         deadline: now + maxWaitMs,
         signal,
         resolve,
+        reject,
         readyAt: now + (first?.waitMs ?? Math.max(1, this.#heldUntil(buckets) - now)),
       };
       if (signal) {
@@ -113,6 +118,10 @@ export class WaiterQueue {
         waiter.resolve = (result) => {
           signal.removeEventListener("abort", onAbort);
           resolve(result);
+        };
+        waiter.reject = (error) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
         };
       }
       this.#line.push(waiter);
@@ -157,33 +166,41 @@ export class WaiterQueue {
       let next = Number.POSITIVE_INFINITY;
       const line = this.#line;
       this.#line = [];
-      const kept: Waiter[] = [];
+      // Every try starts before any is awaited, in line order: a store that keeps the buckets
+      // takes the tokens of the whole line in one round trip (and in this order), instead of one
+      // round trip per waiter. A synchronous try is settled at once, so a bucket that held one
+      // waiter back is not asked again for the waiters behind it.
+      const tries: Array<{ w: Waiter; before: number; result: TakeTry | Promise<TakeTry> }> = [];
       for (const w of line) {
-        let now = this.#clock();
+        const now = this.#clock();
         if (w.signal?.aborted) {
           w.resolve({ waitMs: Math.max(1, w.readyAt - now) });
           continue;
         }
         const held = this.#heldUntil(w.buckets);
-        let result: TakeTry;
-        const before = now;
-        if (held > now) result = { waitMs: held - now };
-        else {
-          const r = w.take(now);
-          result = r instanceof Promise ? await r : r;
-          now = this.#clock();
-        }
-        if (result.waitMs <= 0) {
-          w.resolve({ waitMs: 0, takenAt: before, tokens: result.tokens });
+        const result = held > now ? { waitMs: held - now } : w.take(now);
+        if (!(result instanceof Promise)) this.#settle(w, now, result);
+        tries.push({ w, before: now, result });
+      }
+      const kept: Waiter[] = [];
+      for (const { w, before, result } of tries) {
+        let r: TakeTry;
+        try {
+          r = result instanceof Promise ? await result : result;
+        } catch (error) {
+          w.reject(error); // as a first try that fails does (the attempt ends, its lease is released)
           continue;
         }
-        if (result.blockedBy !== undefined) this.#hold(result.blockedBy, now + result.waitMs);
-        w.readyAt = now + result.waitMs;
-        if (now + result.waitMs > w.deadline) {
-          w.resolve({ waitMs: Math.max(1, result.waitMs) });
+        if (result instanceof Promise) this.#settle(w, before, r);
+        if (r.waitMs <= 0) {
+          w.resolve({ waitMs: 0, takenAt: before, tokens: r.tokens });
           continue;
         }
-        next = Math.min(next, now + result.waitMs);
+        if (w.readyAt > w.deadline) {
+          w.resolve({ waitMs: Math.max(1, r.waitMs) });
+          continue;
+        }
+        next = Math.min(next, w.readyAt);
         kept.push(w);
       }
       // Waiters that queued during an asynchronous pass stay behind the ones kept.
@@ -193,6 +210,14 @@ export class WaiterQueue {
     } finally {
       this.#passing = false;
     }
+  }
+
+  /** Records a refused try: the bucket that held the waiter back, and when it could go. */
+  #settle(w: Waiter, before: number, result: TakeTry): void {
+    if (result.waitMs <= 0) return;
+    const now = Math.max(before, this.#clock());
+    if (result.blockedBy !== undefined) this.#hold(result.blockedBy, now + result.waitMs);
+    w.readyAt = now + result.waitMs;
   }
 
   #arm(at: number): void {
