@@ -160,7 +160,10 @@ export class SqliteWorkerStore implements MessageStateStore {
           if (r.ok) call.resolve(r.value);
           else call.reject(decodeError(r.error));
         }
-        if (this.#inflight.size === 0 && this.#batch.length === 0) worker.unref();
+        // Not while closing: close() holds the process until the worker closed the database.
+        if (this.#inflight.size === 0 && this.#batch.length === 0 && !this.#closing) {
+          worker.unref();
+        }
       } else if (message.type === "closed") this.#onClosed?.();
     });
     worker.on("error", (error) => this.#die(error));
@@ -246,7 +249,9 @@ export class SqliteWorkerStore implements MessageStateStore {
       }
       // A rejected call may have been the last one in flight: an idle worker must not keep
       // the process alive.
-      if (this.#inflight.size === 0 && this.#batch.length === 0) this.#worker.unref();
+      if (this.#inflight.size === 0 && this.#batch.length === 0 && !this.#closing) {
+        this.#worker.unref();
+      }
     }
   }
 
