@@ -3,14 +3,17 @@
  * right after reading the config, before the handler module, the store and the channel plugins
  * load. While they do, `/livez` answers 200 (`phase: starting`), readiness answers 503
  * `starting`, and a webhook gets 503 + `Retry-After` (the platform retries) — nothing is stored.
- * The slow part here is a handler module that takes its time to import (a bot connecting to
- * something at top level); the store is not even opened while it waits.
+ * The slow parts here: a handler module that takes its time to import (a bot connecting to
+ * something at top level; the store is not even opened while it waits), and a store open
+ * waiting for another process's lock on the SQLite file (the open runs in the store's worker
+ * thread, so the event loop keeps answering).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { QaPlatform } from "@herald/plugin-qa-channel/testing";
 import { expect, it, onTestFinished } from "vitest";
@@ -106,6 +109,70 @@ export default async (turn) => { await turn.reply(turn.text); };
   }
   expect(ready?.status).toBe(200);
   expect(existsSync(db)).toBe(true);
+  child.kill("SIGTERM");
+  expect(await exited).toBe(0);
+}, 60_000);
+
+it("answers /livez while the store's open waits for another process's lock on the SQLite file", async () => {
+  const platform = await QaPlatform.start({ port: 0 });
+  const dir = mkdtempSync(join(tmpdir(), "herald-listener-"));
+  onTestFinished(async () => {
+    await platform.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const db = join(dir, "state.db");
+  // Another process (a backup, a migration) holds the file's exclusive lock: the gateway's open
+  // (WAL switch, migrations) waits for it, up to its 5 s busy timeout.
+  const holder = new DatabaseSync(db);
+  holder.exec("BEGIN EXCLUSIVE");
+  let held = true;
+  const releaseLock = () => {
+    if (!held) return;
+    held = false;
+    holder.exec("ROLLBACK");
+    holder.close();
+  };
+  onTestFinished(releaseLock);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  writeFileSync(
+    join(dir, "herald.config.json"),
+    JSON.stringify({
+      store: { sqlite: { path: db } },
+      http: { host: "127.0.0.1", port },
+      channels: [{ plugin: "@herald/plugin-qa-channel", config: { baseUrl: platform.url } }],
+    }),
+  );
+  const child = spawn(
+    process.execPath,
+    ["--conditions=herald-source", cli, "start", "-c", join(dir, "herald.config.json"), "--echo"],
+    { env: { ...process.env, HERALD_QA_TOKEN: "herald:qa-secret" }, stdio: "ignore" },
+  );
+  onTestFinished(() => {
+    child.kill("SIGKILL");
+  });
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+
+  // The lock file of `herald start` exists once its store open began (and now waits on ours).
+  const deadline = Date.now() + 20_000;
+  let livez = await probe(`${base}/livez`);
+  while ((livez?.status !== 200 || !existsSync(`${db}.gateway-lock`)) && Date.now() < deadline) {
+    await sleep(20);
+    livez = await probe(`${base}/livez`);
+  }
+  expect(livez?.status).toBe(200);
+  expect(existsSync(`${db}.gateway-lock`)).toBe(true);
+  const during = await probe(`${base}/livez`);
+  expect(during?.body).toEqual({ status: "ok", phase: "starting" });
+  expect((await probe(`${base}/healthz`))?.status).toBe(503);
+  releaseLock();
+
+  let ready = await probe(`${base}/healthz`);
+  while (ready?.status !== 200 && Date.now() < deadline + 20_000) {
+    await sleep(50);
+    ready = await probe(`${base}/healthz`);
+  }
+  expect(ready?.status).toBe(200);
   child.kill("SIGTERM");
   expect(await exited).toBe(0);
 }, 60_000);
