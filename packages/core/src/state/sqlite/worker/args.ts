@@ -13,24 +13,28 @@
  * @module
  */
 
-/** True when `value` holds something structured clone would not copy the way JSON does. */
-function needsJson(value: unknown): boolean {
-  const stack: unknown[] = [value];
-  const seen = new Set<object>();
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v === "function" || typeof v === "symbol") return true;
-    if (typeof v !== "object" || v === null) continue;
-    // A cycle (JSON throws, as in the in-thread store) or a shared node: JSON decides.
-    if (seen.has(v)) return true;
-    seen.add(v);
-    const proto = Object.getPrototypeOf(v) as unknown;
-    if (Array.isArray(v)) {
-      if (proto !== Array.prototype) return true;
-    } else if (proto !== Object.prototype && proto !== null) return true;
-    for (const child of Object.values(v)) stack.push(child);
+/**
+ * True when `value` holds something structured clone would not copy the way JSON does: a
+ * function, a symbol, a non-plain object (class instance, `Buffer`, `Date`, `URL`, `Map`), a
+ * cycle (JSON throws, as in the in-thread store), or nesting past 500 levels (JSON decides).
+ * A node shared by two parents is fine: the worker writes it twice, as the in-thread store does.
+ */
+function needsJson(value: unknown, ancestors = new Set<object>()): boolean {
+  if (typeof value === "function" || typeof value === "symbol") return true;
+  if (typeof value !== "object" || value === null) return false;
+  if (ancestors.has(value) || ancestors.size >= 500) return true;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (
+    Array.isArray(value) ? proto !== Array.prototype : proto !== Object.prototype && proto !== null
+  )
+    return true;
+  ancestors.add(value);
+  try {
+    for (const child of Object.values(value)) if (needsJson(child, ancestors)) return true;
+    return false;
+  } finally {
+    ancestors.delete(value);
   }
-  return false;
 }
 
 /** The JSON round trip of one value (`undefined` when JSON drops it, e.g. a function). */

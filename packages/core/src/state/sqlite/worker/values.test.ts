@@ -42,6 +42,15 @@ const payloads: Record<string, () => unknown> = {
     return o;
   },
   "BigInt behind a proxy (rejected by both)": () => new Proxy({ n: 1n }, {}),
+  "a shared node": () => {
+    const shared = { a: 1, u: undefined };
+    return { x: shared, y: [shared, shared] };
+  },
+  "600 levels deep": () => {
+    let v: unknown = { leaf: true };
+    for (let i = 0; i < 600; i++) v = { v };
+    return v;
+  },
 };
 
 describe("SqliteWorkerStore writes what the in-thread store writes", () => {
