@@ -27,16 +27,25 @@ import {
 } from "@herald/plugin-sdk/testing";
 import { FakeGateway } from "./fakeGateway.ts";
 import { registerRest } from "./fakeRest.ts";
+import type {
+  FakeBotAccount,
+  FakeBucketLimits,
+  FakeChannel,
+  FakeDiscordCore,
+  FakeMessageEvent,
+  FakeStoredMessage,
+  FakeUser,
+} from "./fakeTypes.ts";
 import { discordErrorBody, readBody } from "./fakeWire.ts";
 
-/** A bot account the fake knows (its token authorizes calls). */
-export type FakeBotAccount = {
-  id: string;
-  username: string;
-  token: string;
-  /** The application id (for most bots the same as the user id). */
-  applicationId: string;
-};
+export type {
+  FakeBotAccount,
+  FakeBucketLimits,
+  FakeChannel,
+  FakeMessageEvent,
+  FakeStoredMessage,
+  FakeUser,
+} from "./fakeTypes.ts";
 
 /** The bot under test. */
 export const FAKE_BOT: FakeBotAccount = {
@@ -62,41 +71,8 @@ export const SECOND_FAKE_BOT: FakeBotAccount = {
   applicationId: "700000000000000003",
 };
 
-/** A Discord user. */
-export type FakeUser = { id: string; username: string; bot?: boolean };
-
 /** The default human in tests. */
 export const ALICE: FakeUser = { id: "600000000000000001", username: "alice" };
-
-/** A channel on the fake: guild text, DM, thread, or forum. */
-export type FakeChannel = {
-  id: string;
-  type: "text" | "dm" | "thread" | "forum";
-  name: string;
-  guildId?: string;
-  /** A thread's parent channel. */
-  parentId?: string;
-  /** Bots (by user id) that may not send here (50013). */
-  denied: Set<string>;
-  /** A DM's bot (the other side is a person). @defaultValue the first bot */
-  botId?: string;
-};
-
-/** What the fake stores per message besides its visible text. */
-export type FakeStoredMessage = {
-  /** The message object as returned and dispatched. */
-  json: Record<string, unknown>;
-  channelId: string;
-  authorId: string;
-  embeds: unknown[];
-  files: Array<{ name: string; size: number }>;
-  /** `message_reference.message_id`, when it had one. */
-  referenceId?: string;
-  nonce?: string;
-};
-
-/** Per-channel message buckets (Discord's 5 per 5 s). */
-export type FakeBucketLimits = { limit: number; windowMs: number };
 
 /** Options of {@link FakeDiscord.start}. */
 export type FakeDiscordOptions = {
@@ -119,7 +95,7 @@ export type FakeDiscordOptions = {
 const FIRST_MESSAGE_ID = 1_000_000_000_000_000;
 
 /** The fake Discord. */
-export class FakeDiscord {
+export class FakeDiscord implements FakeDiscordCore {
   readonly server: FakePlatformServer;
   readonly state: VisibleState;
   readonly bots: readonly FakeBotAccount[];
@@ -365,8 +341,3 @@ export class FakeDiscord {
     for (const l of this.#listeners) l(event);
   }
 }
-
-/** A message change the gateway dispatches (MESSAGE_CREATE / UPDATE / DELETE). */
-export type FakeMessageEvent =
-  | { type: "create" | "update" | "delete"; message: FakeStoredMessage }
-  | { type: "channel"; channel: FakeChannel };

@@ -15,8 +15,8 @@
  * @module
  */
 import { type FakeSocketConnection, FakeSocketServer } from "@herald/plugin-sdk/testing";
-import type { FakeBotAccount, FakeDiscord, FakeMessageEvent } from "./FakeDiscord.ts";
 import { channelJson } from "./fakeRest.ts";
+import type { FakeBotAccount, FakeDiscordCore, FakeMessageEvent } from "./fakeTypes.ts";
 
 type Dispatch = { op: 0; t: string; s: number; d: unknown };
 
@@ -29,7 +29,7 @@ export type FakeGatewaySession = {
   conn: FakeSocketConnection | undefined;
 };
 
-/** The fake gateway of a {@link FakeDiscord}. */
+/** The fake gateway of a `FakeDiscord`. */
 export class FakeGateway {
   readonly server = new FakeSocketServer();
   readonly sessions = new Map<string, FakeGatewaySession>();
@@ -40,14 +40,14 @@ export class FakeGateway {
   replayOverlap = 0;
   /** The heartbeat interval announced in HELLO, in ms. @defaultValue 41_250 */
   heartbeatIntervalMs = 41_250;
-  readonly #fake: FakeDiscord;
+  readonly #fake: FakeDiscordCore;
   readonly #current = new Map<string, FakeGatewaySession>();
   /** Bots that have had a session (the backlog is only for bots that never connected). */
   readonly #connected = new Set<string>();
   readonly #backlog = new Map<string, Array<{ t: string; d: unknown }>>();
   #nextSession = 1;
 
-  constructor(fake: FakeDiscord) {
+  constructor(fake: FakeDiscordCore) {
     this.#fake = fake;
     this.server.onConnection((conn) => void this.#serve(conn));
     fake.onMessage((event) => this.#onMessage(event));

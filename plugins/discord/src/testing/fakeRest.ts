@@ -7,7 +7,7 @@
  * @module
  */
 import type { Context, FakePlatformEnv } from "@herald/plugin-sdk/testing";
-import type { FakeBotAccount, FakeDiscord } from "./FakeDiscord.ts";
+import type { FakeBotAccount, FakeDiscordCore } from "./fakeTypes.ts";
 import { validateCreate, validateEdit } from "./fakeValidate.ts";
 import { errorResponse, FakeDiscordError, readBody } from "./fakeWire.ts";
 
@@ -18,8 +18,8 @@ type Bucket = { times: number[] };
 /** Per-channel buckets: at most `limit` message calls per `windowMs`. */
 class Buckets {
   readonly #buckets = new Map<string, Bucket>();
-  readonly fake: FakeDiscord;
-  constructor(fake: FakeDiscord) {
+  readonly fake: FakeDiscordCore;
+  constructor(fake: FakeDiscordCore) {
     this.fake = fake;
   }
 
@@ -60,7 +60,7 @@ function rateLimited(error: FakeDiscordError): Response {
 }
 
 /** Registers the REST routes on the fake's server. */
-export function registerRest(fake: FakeDiscord): void {
+export function registerRest(fake: FakeDiscordCore): void {
   const server = fake.server;
   const buckets = new Buckets(fake);
 
@@ -258,7 +258,7 @@ export function registerRest(fake: FakeDiscord): void {
 }
 
 /** A channel object as Discord answers it (the fields discord.js reads). */
-export function channelJson(fake: FakeDiscord, id: string): Record<string, unknown> {
+export function channelJson(fake: FakeDiscordCore, id: string): Record<string, unknown> {
   const channel = fake.channels.get(id);
   if (!channel) return {};
   const type = { text: 0, dm: 1, thread: 11, forum: 15 }[channel.type];

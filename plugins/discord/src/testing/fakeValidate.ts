@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { FakeDiscord, FakeStoredMessage } from "./FakeDiscord.ts";
+import type { FakeDiscordCore, FakeStoredMessage } from "./fakeTypes.ts";
 import { FakeDiscordError, invalidForm } from "./fakeWire.ts";
 
 type Embed = {
@@ -95,7 +95,7 @@ export type CreateInput = {
 
 /** Checks a create-message body. @throws FakeDiscordError like Discord. */
 export function validateCreate(
-  fake: FakeDiscord,
+  fake: FakeDiscordCore,
   channelId: string,
   body: Record<string, unknown>,
   fileCount: number,

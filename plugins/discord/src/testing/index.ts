@@ -14,17 +14,19 @@
 export {
   ALICE,
   FAKE_BOT,
-  type FakeBotAccount,
-  type FakeBucketLimits,
-  type FakeChannel,
   FakeDiscord,
   type FakeDiscordOptions,
-  type FakeMessageEvent,
-  type FakeStoredMessage,
-  type FakeUser,
   OTHER_FAKE_BOT,
   SECOND_FAKE_BOT,
 } from "./FakeDiscord.ts";
+export type {
+  FakeBotAccount,
+  FakeBucketLimits,
+  FakeChannel,
+  FakeMessageEvent,
+  FakeStoredMessage,
+  FakeUser,
+} from "./fakeTypes.ts";
 export {
   contractHarness,
   type DiscordConnection,

@@ -13,6 +13,9 @@
  *   `Retry-After`);
  * - `/sync` with `limited` timelines and `/messages` (see `fakeSync.ts`).
  *
+ * The routes are in `fakeRoutes.ts` and `fakeSync.ts`; this file holds the accounts, the rooms
+ * (`fakeRooms.ts`) and what they show.
+ *
  * Ops for fault targeting: `send`, `edit` (a `send` whose content is an `m.replace`), `delete`
  * (redact), `read` (event lookups), `state`, `typing`, `sync`, `messages`, `join`, `auth`.
  *
@@ -23,20 +26,19 @@ import {
   FakePlatformServer,
   type FaultTarget,
   type PlatformFault,
-  retryAfterHeader,
 } from "@herald/plugin-sdk/testing";
-import { type FakeEvent, type FakeRoom, FakeRooms, replyOf, threadOf } from "./fakeRooms.ts";
+import { FakeRooms, replyOf, threadOf } from "./fakeRooms.ts";
+import { registerRoutes } from "./fakeRoutes.ts";
 import { registerSync } from "./fakeSync.ts";
+import type {
+  AfterApplyFault,
+  FakeEvent,
+  FakeHomeserverCore,
+  FakeMatrixUser,
+  FakeRoom,
+} from "./fakeTypes.ts";
 
-/** A user account of the fake, with one device's access token. */
-export type FakeMatrixUser = {
-  userId: string;
-  password: string;
-  accessToken: string;
-  deviceId: string;
-  /** Shown as a bot in visible state. */
-  bot: boolean;
-};
+export type { AfterApplyFault, FakeMatrixUser } from "./fakeTypes.ts";
 
 /** The bot herald runs as in tests. */
 export const FAKE_BOT: FakeMatrixUser = {
@@ -110,22 +112,16 @@ export function matrixErrorBody(answer: FakeErrorAnswer): unknown {
   };
 }
 
-/** A fault applied after the call was stored: the answer the client sees instead (C30). */
-export type AfterApplyFault = { status: number; body: string; contentType: string };
-
 /** The fake homeserver. Start it with {@link FakeHomeserver.start}. */
-export class FakeHomeserver {
+export class FakeHomeserver implements FakeHomeserverCore {
   readonly server: FakePlatformServer;
   readonly rooms: FakeRooms;
   readonly users: FakeMatrixUser[];
   /** Answers for the next stored sends/edits/redactions, after they were stored (C30's proxy 502). */
   readonly afterApply: AfterApplyFault[] = [];
-  readonly #options: FakeHomeserverOptions;
   readonly #clock: () => number;
-  readonly #sent = new Map<string, number[]>();
 
   constructor(options: FakeHomeserverOptions = {}) {
-    this.#options = options;
     this.#clock = options.clock ?? Date.now;
     this.users = [FAKE_BOT, ALICE, OTHER_FAKE_BOT, SECOND_FAKE_BOT, ...(options.users ?? [])];
     this.rooms = new FakeRooms({ clock: this.#clock });
@@ -134,7 +130,8 @@ export class FakeHomeserver {
       clock: this.#clock,
       ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
     });
-    this.#routes();
+    registerRoutes(this, this.#clock, options);
+    registerSync(this);
   }
 
   /** Starts a fake homeserver on a free port. */
@@ -254,205 +251,6 @@ export class FakeHomeserver {
     return this.server.close();
   }
 
-  /** Enforces the optional per-user message rate limit; the wait in ms when over it. */
-  #overLimit(user: string): number | undefined {
-    const limit = this.#options.rateLimit;
-    if (!limit) return undefined;
-    const now = this.#clock();
-    const recent = (this.#sent.get(user) ?? []).filter((t) => now - t < limit.windowMs);
-    this.#sent.set(user, recent);
-    if (recent.length < limit.limit) {
-      recent.push(now);
-      return undefined;
-    }
-    return Math.max(1, (recent[0] ?? now) + limit.windowMs - now);
-  }
-
-  #rateLimited(retryAfterMs: number): Response {
-    const via = this.#options.retryAfterVia ?? "both";
-    return this.server.error(
-      {
-        status: 429,
-        code: "M_LIMIT_EXCEEDED",
-        description: "Too Many Requests",
-        ...(via !== "header" ? { retryAfterMs } : {}),
-      },
-      via !== "body" ? { "retry-after": retryAfterHeader(retryAfterMs) } : {},
-    );
-  }
-
-  #routes(): void {
-    const s = this.server;
-    const v3 = "/_matrix/client/v3";
-    const auth = (header: string | undefined) =>
-      this.userOfToken(header?.replace(/^Bearer\s+/i, ""));
-    const unknownToken = () =>
-      s.error({
-        status: 401,
-        code: "M_UNKNOWN_TOKEN",
-        description: "Invalid access token passed.",
-      });
-    const notFound = (what: string) =>
-      s.error({ status: 404, code: "M_NOT_FOUND", description: `${what} not found` });
-    const forbidden = (what: string) =>
-      s.error({ status: 403, code: "M_FORBIDDEN", description: what });
-
-    // An m.replace is sent on the send path; give it the op "edit" so faults can target edits.
-    s.app.use(`${v3}/rooms/:roomId/send/:type/:txnId`, async (c, next) => {
-      if (c.req.method !== "PUT") return next();
-      const body = (await c.req.raw
-        .clone()
-        .json()
-        .catch(() => ({}))) as Record<string, unknown>;
-      const rel = body["m.relates_to"] as { rel_type?: string } | undefined;
-      if (rel?.rel_type !== "m.replace") return next();
-      const url = new URL(c.req.url);
-      url.pathname = `/_fake/edit${url.pathname}`;
-      return s.app.fetch(new Request(url, c.req.raw), c.env);
-    });
-
-    s.route("GET", "/_matrix/client/versions", "auth", (c) =>
-      c.json({ versions: ["v1.1", "v1.5", "v1.11", "v1.12"], unstable_features: {} }),
-    );
-
-    s.route("POST", `${v3}/login`, "auth", async (c) => {
-      const body = (await c.req.json()) as {
-        type?: string;
-        identifier?: { user?: string };
-        password?: string;
-        device_id?: string;
-      };
-      const name = body.identifier?.user ?? "";
-      const user = this.users.find(
-        (u) =>
-          (u.userId === name || u.userId.slice(1).split(":")[0] === name) &&
-          u.password === body.password,
-      );
-      if (body.type !== "m.login.password" || !user) {
-        return s.error({
-          status: 403,
-          code: "M_FORBIDDEN",
-          description: "Invalid username or password",
-        });
-      }
-      return c.json({
-        user_id: user.userId,
-        access_token: user.accessToken,
-        device_id: body.device_id ?? user.deviceId,
-      });
-    });
-
-    s.route("GET", `${v3}/account/whoami`, "auth", (c) => {
-      const user = auth(c.req.header("authorization"));
-      if (!user) return unknownToken();
-      return c.json({ user_id: user.userId, device_id: user.deviceId, is_guest: false });
-    });
-
-    const send = async (c: Parameters<Parameters<FakePlatformServer["route"]>[3]>[0]) => {
-      const user = auth(c.req.header("authorization"));
-      if (!user) return unknownToken();
-      const roomId = c.req.param("roomId") as string;
-      const type = c.req.param("type") as string;
-      const txnId = c.req.param("txnId") as string;
-      const room = this.rooms.rooms.get(roomId);
-      if (!room) return notFound(`room ${roomId}`);
-      if (!room.members.has(user.userId))
-        return forbidden(`User ${user.userId} not in room ${roomId}`);
-      const raw = await c.req.text();
-      let content: Record<string, unknown>;
-      try {
-        content = JSON.parse(raw) as Record<string, unknown>;
-      } catch {
-        return s.error({ status: 400, code: "M_NOT_JSON", description: "Content not JSON." });
-      }
-      if (Buffer.byteLength(raw) + 500 > 65_536) {
-        return s.error({ status: 413, code: "M_TOO_LARGE", description: "event too large" });
-      }
-      const path = `send/${roomId}/${type}/${txnId}`;
-      return this.#store(c, user, path, () =>
-        this.rooms.append({
-          room_id: roomId,
-          type,
-          sender: user.userId,
-          content,
-          txn: { deviceId: user.deviceId, txnId },
-        }),
-      );
-    };
-    s.route("PUT", `${v3}/rooms/:roomId/send/:type/:txnId`, "send", send);
-    s.route("PUT", `/_fake/edit${v3}/rooms/:roomId/send/:type/:txnId`, "edit", send);
-
-    s.route("PUT", `${v3}/rooms/:roomId/redact/:eventId/:txnId`, "delete", async (c) => {
-      const user = auth(c.req.header("authorization"));
-      if (!user) return unknownToken();
-      const roomId = c.req.param("roomId") as string;
-      const eventId = c.req.param("eventId") as string;
-      const txnId = c.req.param("txnId") as string;
-      const room = this.rooms.rooms.get(roomId);
-      if (!room) return notFound(`room ${roomId}`);
-      if (!room.members.has(user.userId))
-        return forbidden(`User ${user.userId} not in room ${roomId}`);
-      const target = this.rooms.get(eventId);
-      if (!target || target.room_id !== roomId) return notFound(`event ${eventId}`);
-      if (target.sender !== user.userId) return forbidden("You cannot redact other users' events");
-      const content = (await c.req.json().catch(() => ({}))) as Record<string, unknown>;
-      return this.#store(c, user, `redact/${roomId}/${eventId}/${txnId}`, () =>
-        this.rooms.append({
-          room_id: roomId,
-          type: "m.room.redaction",
-          sender: user.userId,
-          content: { ...content, redacts: eventId },
-          redacts: eventId,
-          txn: { deviceId: user.deviceId, txnId },
-        }),
-      );
-    });
-
-    s.route("GET", `${v3}/rooms/:roomId/event/:eventId`, "read", (c) => {
-      const user = auth(c.req.header("authorization"));
-      if (!user) return unknownToken();
-      const room = this.rooms.rooms.get(c.req.param("roomId") as string);
-      const event = this.rooms.get(c.req.param("eventId") as string);
-      if (!room || !event || event.room_id !== room.id) return notFound("event");
-      if (!room.members.has(user.userId)) return forbidden("not in room");
-      return c.json(this.clientEvent(event, user));
-    });
-
-    const state: Parameters<FakePlatformServer["route"]>[3] = (c) => {
-      const user = auth(c.req.header("authorization"));
-      if (!user) return unknownToken();
-      const room = this.rooms.rooms.get(c.req.param("roomId") as string);
-      if (!room) return notFound("room");
-      if (!room.members.has(user.userId)) return forbidden("not in room");
-      const type = c.req.param("type") as string;
-      const key = c.req.param("stateKey") ?? "";
-      const state = this.rooms.events
-        .filter((e) => e.room_id === room.id && e.type === type && e.state_key === key)
-        .at(-1);
-      if (!state) return notFound("Event");
-      return c.json(state.content);
-    };
-    for (const p of ["/:type", "/:type/", "/:type/:stateKey"])
-      s.route("GET", `${v3}/rooms/:roomId/state${p}`, "state", state);
-
-    s.route("PUT", `${v3}/rooms/:roomId/typing/:userId`, "typing", async (c) => {
-      const user = auth(c.req.header("authorization"));
-      if (!user) return unknownToken();
-      if (user.userId !== (c.req.param("userId") as string))
-        return forbidden("typing as someone else");
-      const room = this.rooms.rooms.get(c.req.param("roomId") as string);
-      if (!room) return notFound("room");
-      const body = (await c.req.json()) as { typing?: boolean; timeout?: number };
-      this.typing.set(
-        `${room.id}|${user.userId}`,
-        body.typing ? this.#clock() + (body.timeout ?? 30_000) : 0,
-      );
-      return c.json({});
-    });
-
-    registerSync(this);
-  }
-
   /** Timeline events per room per `/sync` when the filter names no limit. */
   defaultTimelineLimit = 50;
   /** Long polls waiting for news (ended at close). */
@@ -493,27 +291,5 @@ export class FakeHomeserver {
       ...(event.redacts !== undefined ? { redacts: event.redacts } : {}),
       unsigned,
     };
-  }
-
-  /** Stores a send/redact under its transaction id, then answers (or the after-apply fault). */
-  #store(
-    c: { json: (body: unknown) => Response },
-    user: FakeMatrixUser,
-    path: string,
-    make: () => FakeEvent,
-  ): Response {
-    const key = { user: user.userId, device: user.deviceId, path };
-    // A replay of a known txnId is answered from the table and costs no rate limit.
-    const wait = this.rooms.knownTransaction(key) ? undefined : this.#overLimit(user.userId);
-    if (wait !== undefined) return this.#rateLimited(wait);
-    const { event } = this.rooms.transaction(key, make);
-    const fault = this.afterApply.shift();
-    if (fault) {
-      return new Response(fault.body, {
-        status: fault.status,
-        headers: { "content-type": fault.contentType },
-      });
-    }
-    return c.json({ event_id: event.event_id });
   }
 }

@@ -7,38 +7,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-
-/** One event as the fake stores it (client-server format). */
-export type FakeEvent = {
-  event_id: string;
-  room_id: string;
-  type: string;
-  sender: string;
-  origin_server_ts: number;
-  content: Record<string, unknown>;
-  /** `m.room.redaction`: the event it redacts. */
-  redacts?: string;
-  /** State events. */
-  state_key?: string;
-  /** Only the sending device sees it (`unsigned.transaction_id`). */
-  txn?: { deviceId: string; txnId: string };
-  /** Redacted by a later event. */
-  redactedBy?: string;
-  /** Position in the homeserver's stream (sync tokens count these). */
-  stream: number;
-};
-
-/** A room of the fake. */
-export type FakeRoom = {
-  id: string;
-  name: string;
-  /** Joined users. */
-  members: Set<string>;
-  /** Invited users, with the inviter. */
-  invited: Map<string, string>;
-  encrypted: boolean;
-  direct: boolean;
-};
+import type { FakeEvent, FakeRoom, FakeRoomsView } from "./fakeTypes.ts";
 
 /** One visible edit of a message, oldest first. */
 type Version = { body: string; ts: number; eventId: string };
@@ -55,7 +24,7 @@ export type FakeRoomsOptions = {
 };
 
 /** Rooms, events and transaction ids of the fake homeserver. */
-export class FakeRooms {
+export class FakeRooms implements FakeRoomsView {
   readonly rooms = new Map<string, FakeRoom>();
   /** Every event, in stream order. */
   readonly events: FakeEvent[] = [];

@@ -9,8 +9,7 @@
  *
  * @module
  */
-import type { FakeHomeserver, FakeMatrixUser } from "./FakeHomeserver.ts";
-import type { FakeEvent } from "./fakeRooms.ts";
+import type { FakeEvent, FakeHomeserverCore, FakeMatrixUser } from "./fakeTypes.ts";
 
 const tokenOf = (position: number) => `s${position}`;
 
@@ -31,7 +30,7 @@ function timelineLimitOf(filter: string | undefined, fallback: number): number {
 }
 
 /** Registers `/sync`, `/messages` and the join endpoints on `fake`. */
-export function registerSync(fake: FakeHomeserver): void {
+export function registerSync(fake: FakeHomeserverCore): void {
   const s = fake.server;
   const v3 = "/_matrix/client/v3";
   const userOf = (header: string | undefined) =>
@@ -109,12 +108,12 @@ export function registerSync(fake: FakeHomeserver): void {
   s.route("POST", `${v3}/join/:roomId`, "join", join);
 }
 
-function visibleTo(fake: FakeHomeserver, user: FakeMatrixUser, e: FakeEvent): boolean {
+function visibleTo(fake: FakeHomeserverCore, user: FakeMatrixUser, e: FakeEvent): boolean {
   const room = fake.rooms.rooms.get(e.room_id);
   return room?.members.has(user.userId) ?? false;
 }
 
-function hasNews(fake: FakeHomeserver, user: FakeMatrixUser, since: number): boolean {
+function hasNews(fake: FakeHomeserverCore, user: FakeMatrixUser, since: number): boolean {
   return fake.rooms
     .entriesAfter(since)
     .some(
@@ -124,7 +123,7 @@ function hasNews(fake: FakeHomeserver, user: FakeMatrixUser, since: number): boo
 }
 
 function waitForNews(
-  fake: FakeHomeserver,
+  fake: FakeHomeserverCore,
   user: FakeMatrixUser,
   since: number,
   timeoutMs: number,
@@ -146,7 +145,7 @@ function waitForNews(
 
 /** The `/sync` answer for `user` since a position (undefined: an initial sync). */
 function syncResponse(
-  fake: FakeHomeserver,
+  fake: FakeHomeserverCore,
   user: FakeMatrixUser,
   since: number | undefined,
   limit: number,

@@ -12,17 +12,16 @@
  * @packageDocumentation
  */
 export {
-  type AfterApplyFault,
   ALICE,
   FAKE_BOT,
   FakeHomeserver,
   type FakeHomeserverOptions,
-  type FakeMatrixUser,
   matrixErrorBody,
   OTHER_FAKE_BOT,
   SECOND_FAKE_BOT,
 } from "./FakeHomeserver.ts";
-export { type FakeEvent, type FakeRoom, FakeRooms, type FakeRoomsOptions } from "./fakeRooms.ts";
+export { FakeRooms, type FakeRoomsOptions } from "./fakeRooms.ts";
+export type { AfterApplyFault, FakeEvent, FakeMatrixUser, FakeRoom } from "./fakeTypes.ts";
 export {
   connectionOf,
   contractHarness,

@@ -19,11 +19,10 @@ export {
   SECOND_QA_BOT,
   testConfig,
 } from "./harness.ts";
+export type { QaBot, QaChat } from "./platform/platformTypes.ts";
 export {
   DEFAULT_QA_BOT,
   QA_PLATFORM_MAX_TEXT,
-  type QaBot,
-  type QaChat,
   QaPlatform,
   type QaPlatformOptions,
 } from "./platform/QaPlatform.ts";

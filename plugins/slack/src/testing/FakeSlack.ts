@@ -24,26 +24,29 @@ import {
   VisibleState,
 } from "@herald/plugin-sdk/testing";
 import { EventSender } from "./fakeEvents.ts";
-import { type FakeFile, registerFileMethods } from "./fakeFiles.ts";
+import { registerFileMethods } from "./fakeFiles.ts";
 import { registerChatMethods } from "./fakeMethods.ts";
 import { registerReadMethods } from "./fakeReads.ts";
-import { type FakeStream, registerStreamMethods } from "./fakeStreams.ts";
+import { registerStreamMethods } from "./fakeStreams.ts";
+import type {
+  FakeChannel,
+  FakeFile,
+  FakePostRecord,
+  FakeSlackBot,
+  FakeSlackCore,
+  FakeSlackMessage,
+  FakeSlackUser,
+  FakeStream,
+} from "./fakeTypes.ts";
 import { slackErrorBody } from "./fakeWire.ts";
 
-/** A bot (app installation) the fake knows; its token authorizes calls. */
-export type FakeSlackBot = {
-  token: string;
-  /** The app's signing secret: the fake signs its Events API deliveries with it. */
-  signingSecret: string;
-  userId: string;
-  botId: string;
-  appId: string;
-  teamId: string;
-  name: string;
-};
-
-/** A person on the fake. */
-export type FakeSlackUser = { id: string; name: string; teamId: string };
+export type {
+  FakeChannel,
+  FakePostRecord,
+  FakeSlackBot,
+  FakeSlackMessage,
+  FakeSlackUser,
+} from "./fakeTypes.ts";
 
 /** The default bot. */
 export const FAKE_BOT: FakeSlackBot = {
@@ -81,47 +84,6 @@ export const SECOND_FAKE_BOT: FakeSlackBot = {
 /** The default human. */
 export const ALICE: FakeSlackUser = { id: "UALICE001", name: "alice", teamId: "T00000001" };
 
-/** A conversation on the fake. */
-export type FakeChannel = {
-  id: string;
-  /** `im` is a DM (`D…`), the others are channels (`C…`). */
-  type: "channel" | "im";
-  name?: string;
-  archived: boolean;
-};
-
-/** What the fake keeps per message besides its visible text (Slack's message object). */
-export type FakeSlackMessage = {
-  channel: string;
-  ts: string;
-  /** The thread root's ts, for replies. */
-  threadTs?: string;
-  /** The author's user id. */
-  user: string;
-  botId?: string;
-  appId?: string;
-  teamId: string;
-  metadata?: { event_type: string; event_payload?: Record<string, unknown> };
-  /** `reply_broadcast`: also shown in the channel. */
-  broadcast: boolean;
-  /** Ids of the files this message shares. */
-  files: string[];
-  /** The message's blocks, as posted. */
-  blocks?: unknown[];
-  /** The visible state's id. */
-  visibleId: string;
-};
-
-/** A `chat.postMessage` (or stream start) as the fake received it, for thread assertions (C25). */
-export type FakePostRecord = {
-  method: string;
-  channel: string;
-  threadTs?: string;
-  replyBroadcast: boolean;
-  /** How the call ended: `ok`, or Slack's error code. */
-  outcome: string;
-};
-
 /** Options of {@link FakeSlack.start}. */
 export type FakeSlackOptions = {
   /** Bots whose tokens are accepted. @defaultValue [FAKE_BOT, OTHER_FAKE_BOT] */
@@ -148,7 +110,7 @@ export type FakeSlackOptions = {
 };
 
 /** The fake Slack Web API server. */
-export class FakeSlack {
+export class FakeSlack implements FakeSlackCore {
   readonly server: FakePlatformServer;
   readonly state = new VisibleState({ firstId: 1 });
   readonly bots: readonly FakeSlackBot[];

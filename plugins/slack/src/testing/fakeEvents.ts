@@ -7,7 +7,7 @@
  * @module
  */
 import { hmacSha256Hex } from "@herald/plugin-sdk/channel-message";
-import type { FakeSlackBot } from "./FakeSlack.ts";
+import type { FakeSlackBot } from "./fakeTypes.ts";
 
 /** Headers of a request signed like Slack signs it. */
 export function signSlackRequest(

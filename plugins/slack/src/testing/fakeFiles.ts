@@ -7,23 +7,12 @@
  *
  * @module
  */
-import type { FakeSlack } from "./FakeSlack.ts";
 import { method, postAsBot } from "./fakeMethods.ts";
+import type { FakeFile, FakeSlackCore } from "./fakeTypes.ts";
 import { fail, jsonField, ok } from "./fakeWire.ts";
 
-/** A file on the fake. */
-export type FakeFile = {
-  id: string;
-  name: string;
-  title?: string;
-  /** The uploaded bytes (undefined until uploaded). */
-  bytes?: Uint8Array;
-  /** Where it was shared: channel → message ts. */
-  shares: Record<string, string>;
-};
-
 /** Registers the upload flow. */
-export function registerFileMethods(fake: FakeSlack): void {
+export function registerFileMethods(fake: FakeSlackCore): void {
   let next = 1;
   const json = (f: FakeFile) => ({
     id: f.id,

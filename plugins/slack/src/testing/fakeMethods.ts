@@ -5,7 +5,7 @@
  * @module
  */
 import type { Context } from "@herald/plugin-sdk/testing";
-import type { FakeSlack, FakeSlackBot } from "./FakeSlack.ts";
+import type { FakeSlackBot, FakeSlackCore } from "./fakeTypes.ts";
 import { boolField, fail, jsonField, ok, readArgs } from "./fakeWire.ts";
 
 /** Slack's hard text limit (longer text is refused here, so an adapter overflow shows). */
@@ -13,7 +13,7 @@ const TEXT_LIMIT = 40_000;
 
 /** The request's arguments and the bot its token belongs to (or the error answer). */
 export async function authorize(
-  fake: FakeSlack,
+  fake: FakeSlackCore,
   c: Context,
 ): Promise<{ args: Record<string, unknown>; bot: FakeSlackBot } | { answer: Response }> {
   const args = await readArgs(c.req.raw);
@@ -26,13 +26,13 @@ export async function authorize(
 }
 
 type Handler = (
-  fake: FakeSlack,
+  fake: FakeSlackCore,
   args: Record<string, unknown>,
   bot: FakeSlackBot,
 ) => Response | Promise<Response>;
 
 /** Registers one Web API method on the fake. */
-export function method(fake: FakeSlack, name: string, op: string, handler: Handler): void {
+export function method(fake: FakeSlackCore, name: string, op: string, handler: Handler): void {
   fake.server.route("POST", `/api/${name}`, op, async (c) => {
     const auth = await authorize(fake, c);
     if ("answer" in auth) return auth.answer;
@@ -42,7 +42,7 @@ export function method(fake: FakeSlack, name: string, op: string, handler: Handl
 
 /** Posts a bot message after Slack's checks; shared by `chat.postMessage` and streams. */
 export function postAsBot(
-  fake: FakeSlack,
+  fake: FakeSlackCore,
   methodName: string,
   args: Record<string, unknown>,
   bot: FakeSlackBot,
@@ -119,7 +119,7 @@ function overPostLimit(fake: FakeSlack, channel: string): Response | undefined {
 }
 
 /** The message a permalink in a post's attachments points at (Slack's quote card). */
-function quotedOf(fake: FakeSlack, attachments: unknown) {
+function quotedOf(fake: FakeSlackCore, attachments: unknown) {
   const list = jsonField(attachments);
   if (!Array.isArray(list)) return undefined;
   for (const a of list as Array<{ from_url?: unknown }>) {
@@ -132,7 +132,7 @@ function quotedOf(fake: FakeSlack, attachments: unknown) {
 }
 
 /** Registers `auth.test`, `bots.info` and the `chat.*` message methods. */
-export function registerChatMethods(fake: FakeSlack): void {
+export function registerChatMethods(fake: FakeSlackCore): void {
   method(fake, "auth.test", "auth", (_f, _args, bot) =>
     ok({
       url: "https://herald-test.slack.com/",

@@ -7,13 +7,13 @@
  *
  * @module
  */
-import type { FakeSlack, FakeSlackBot, FakeSlackMessage } from "./FakeSlack.ts";
 import { method } from "./fakeMethods.ts";
+import type { FakeSlackBot, FakeSlackCore, FakeSlackMessage } from "./fakeTypes.ts";
 import { boolField, fail, ok } from "./fakeWire.ts";
 
 const tsNumber = (ts: string) => Number(ts);
 
-function paced(fake: FakeSlack, last: Map<string, number>, key: string): Response | undefined {
+function paced(fake: FakeSlackCore, last: Map<string, number>, key: string): Response | undefined {
   const interval = fake.historyIntervalMs;
   if (interval <= 0) return undefined;
   const now = Date.now();
@@ -29,7 +29,11 @@ function paced(fake: FakeSlack, last: Map<string, number>, key: string): Respons
   return undefined;
 }
 
-function page(fake: FakeSlack, list: FakeSlackMessage[], args: Record<string, unknown>): Response {
+function page(
+  fake: FakeSlackCore,
+  list: FakeSlackMessage[],
+  args: Record<string, unknown>,
+): Response {
   const limit = Math.min(Number(args.limit ?? 100) || 100, fake.historyPageLimit);
   const cursor = typeof args.cursor === "string" && args.cursor ? args.cursor : undefined;
   const offset = cursor ? Number(Buffer.from(cursor, "base64url").toString().slice(2)) : 0;
@@ -65,7 +69,7 @@ function inWindow(m: FakeSlackMessage, args: Record<string, unknown>): boolean {
 }
 
 /** Registers `conversations.history` and `conversations.replies` (op `read`). */
-export function registerReadMethods(fake: FakeSlack): void {
+export function registerReadMethods(fake: FakeSlackCore): void {
   const last = new Map<string, number>();
   const live = (channel: string) =>
     [...fake.messagesByRef.values()].filter(

@@ -10,18 +10,15 @@
  *
  * @module
  */
-import type { FakeSlack } from "./FakeSlack.ts";
 import { method, postAsBot } from "./fakeMethods.ts";
+import type { FakeSlackCore } from "./fakeTypes.ts";
 import { fail, jsonField, ok } from "./fakeWire.ts";
 
 /** Slack's `markdown_text` limit per stream call. */
 const CHUNK_LIMIT = 12_000;
 
-/** A stream's server-side state. */
-export type FakeStream = { startedAt: number; open: boolean };
-
 /** Registers the three stream methods. */
-export function registerStreamMethods(fake: FakeSlack): void {
+export function registerStreamMethods(fake: FakeSlackCore): void {
   const live = (channel: string, ts: string) => {
     const stream = fake.streams.get(`${channel}:${ts}`);
     if (!stream?.open) return undefined;

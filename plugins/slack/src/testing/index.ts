@@ -13,13 +13,8 @@
 export {
   ALICE,
   FAKE_BOT,
-  type FakeChannel,
-  type FakePostRecord,
   FakeSlack,
-  type FakeSlackBot,
-  type FakeSlackMessage,
   type FakeSlackOptions,
-  type FakeSlackUser,
   OTHER_FAKE_BOT,
   SECOND_FAKE_BOT,
 } from "./FakeSlack.ts";
@@ -30,6 +25,13 @@ export {
   signSlackRequest,
 } from "./fakeEvents.ts";
 export { type FakeAppToken, FakeSocketMode } from "./fakeSocket.ts";
+export type {
+  FakeChannel,
+  FakePostRecord,
+  FakeSlackBot,
+  FakeSlackMessage,
+  FakeSlackUser,
+} from "./fakeTypes.ts";
 export {
   CONTRACT_HISTORY_INTERVAL_MS,
   contractHarness,

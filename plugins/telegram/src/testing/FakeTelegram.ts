@@ -26,12 +26,18 @@ import {
 } from "@herald/plugin-sdk/testing";
 import { type FakeTelegramLimits, SendLimiter } from "./fakeLimits.ts";
 import { registerBotApi } from "./fakeMethods.ts";
+import type {
+  FakeBotAccount,
+  FakeChat,
+  FakeStoredMessage,
+  FakeTelegramCore,
+  FakeUser,
+} from "./fakeTypes.ts";
 import { type FakeUpdate, type FakeWebhook, UpdateQueue } from "./fakeUpdates.ts";
 import { telegramErrorBody } from "./fakeWire.ts";
 import { FIXTURE_BOT } from "./fixtures.ts";
 
-/** A bot account the fake knows (its token authorizes calls). */
-export type FakeBotAccount = { id: number; username: string; firstName: string; token: string };
+export type { FakeBotAccount, FakeChat, FakeStoredMessage, FakeUser } from "./fakeTypes.ts";
 
 /** The default bot (the fixtures' bot). */
 export const FAKE_BOT: FakeBotAccount = {
@@ -49,46 +55,12 @@ export const OTHER_FAKE_BOT: FakeBotAccount = {
   token: "7000002:AAH4otherBotTokenForTests_Lm3",
 };
 
-/** A Telegram user (Bot API `User`). */
-export type FakeUser = {
-  id: number;
-  is_bot: boolean;
-  first_name: string;
-  last_name?: string;
-  username?: string;
-};
-
 /** The default human in tests. */
 export const ALICE: FakeUser = {
   id: 1111111,
   is_bot: false,
   first_name: "Alice",
   username: "alice",
-};
-
-/** A chat on the fake. */
-export type FakeChat = {
-  id: number;
-  type: "private" | "group" | "supergroup" | "channel";
-  title?: string;
-  /** A supergroup with forum topics. */
-  isForum: boolean;
-  /** Open topics by `message_thread_id`. */
-  topics: Map<number, { name: string; closed: boolean }>;
-  /** A private chat whose user blocked the bot (every send answers 403). */
-  blocked: boolean;
-};
-
-/** What the fake stores per message besides its visible text. */
-export type FakeStoredMessage = {
-  /** The Bot API `Message` object as it was returned and delivered. */
-  json: Record<string, unknown>;
-  chatId: number;
-  authorId: number;
-  /** `text` messages are edited with `editMessageText`, `media` with `editMessageCaption`. */
-  kind: "text" | "media";
-  entities: unknown[];
-  replyMarkup: unknown;
 };
 
 /** Options of {@link FakeTelegram.start}. */
@@ -114,7 +86,7 @@ export type FakeTelegramOptions = {
 };
 
 /** The fake Bot API server. */
-export class FakeTelegram {
+export class FakeTelegram implements FakeTelegramCore {
   readonly server: FakePlatformServer;
   readonly state: VisibleState;
   readonly bots: readonly FakeBotAccount[];

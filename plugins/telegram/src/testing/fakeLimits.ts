@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { FakeChat } from "./FakeTelegram.ts";
+import type { FakeChat } from "./fakeTypes.ts";
 import { FakeBotApiError } from "./fakeWire.ts";
 
 /** Limits the fake enforces on sends. Every field unset is not enforced. */

@@ -10,7 +10,7 @@
  * @module
  */
 import type { Context, FakePlatformEnv, PlatformOp } from "@herald/plugin-sdk/testing";
-import type { FakeBotAccount, FakeChat, FakeStoredMessage, FakeTelegram } from "./FakeTelegram.ts";
+import type { FakeBotAccount, FakeChat, FakeStoredMessage, FakeTelegramCore } from "./fakeTypes.ts";
 import {
   badRequest,
   checkEntities,
@@ -20,7 +20,7 @@ import {
 } from "./fakeWire.ts";
 
 type Payload = Record<string, unknown>;
-type Call = { fake: FakeTelegram; bot: FakeBotAccount; p: Payload };
+type Call = { fake: FakeTelegramCore; bot: FakeBotAccount; p: Payload };
 type Method = (call: Call) => unknown | Promise<unknown>;
 
 const TEXT_LIMIT = 4096;
@@ -34,7 +34,7 @@ const MEDIA_FIELD: Record<string, string> = {
   sendSticker: "sticker",
 };
 
-function chatOf(fake: FakeTelegram, p: Payload): FakeChat {
+function chatOf(fake: FakeTelegramCore, p: Payload): FakeChat {
   const chat = fake.chats.get(Number(p.chat_id));
   if (!chat) throw badRequest("chat not found");
   if (chat.blocked) throw new FakeBotApiError(403, "Forbidden: bot was blocked by the user");
@@ -64,7 +64,11 @@ function messageText(p: Payload, field: "text" | "caption"): string {
   return text;
 }
 
-function replyOf(fake: FakeTelegram, chat: FakeChat, p: Payload): FakeStoredMessage | undefined {
+function replyOf(
+  fake: FakeTelegramCore,
+  chat: FakeChat,
+  p: Payload,
+): FakeStoredMessage | undefined {
   const reply = p.reply_parameters as
     | { message_id?: number; chat_id?: number; allow_sending_without_reply?: boolean }
     | undefined;
@@ -283,7 +287,7 @@ const METHODS: Record<string, [PlatformOp, Method]> = {
 };
 
 /** Registers every method on the fake's server. */
-export function registerBotApi(fake: FakeTelegram): void {
+export function registerBotApi(fake: FakeTelegramCore): void {
   for (const [name, [op, method]] of Object.entries(METHODS)) {
     fake.server.route("POST", `/:bot/${name}`, op, async (c: Context<FakePlatformEnv>) => {
       const bot = fake.botOfToken((c.req.param("bot") ?? "").replace(/^bot/, ""));

@@ -13,15 +13,12 @@
 export {
   ALICE,
   FAKE_BOT,
-  type FakeBotAccount,
-  type FakeChat,
-  type FakeStoredMessage,
   FakeTelegram,
   type FakeTelegramOptions,
-  type FakeUser,
   OTHER_FAKE_BOT,
 } from "./FakeTelegram.ts";
 export type { FakeTelegramLimits } from "./fakeLimits.ts";
+export type { FakeBotAccount, FakeChat, FakeStoredMessage, FakeUser } from "./fakeTypes.ts";
 export { type FakeUpdate, type FakeWebhook, UpdateQueue } from "./fakeUpdates.ts";
 export * as updateFixtures from "./fixtures.ts";
 export {

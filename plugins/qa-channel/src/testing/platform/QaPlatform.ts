@@ -2,7 +2,8 @@
  * The QA platform: a real chat platform on 127.0.0.1 — bot API (post, edit, delete, typing,
  * threads, lookup by client key, native streams), a resumable bot event stream (SSE), a web chat page for humans
  * and a small control API — with the fault injection of `@herald/plugin-sdk/testing`. Routes are
- * in `botApi.ts` and `webApi.ts`; this file holds the platform's state and rules.
+ * in `botApi.ts`, `streamApi.ts` and `webApi.ts` (data types in `platformTypes.ts`); this file holds
+ * the platform's state and rules.
  *
  * @module
  */
@@ -15,14 +16,11 @@ import {
 } from "@herald/plugin-sdk/testing";
 import type { QaWireEvent, QaWireMessage } from "../../wire.ts";
 import { registerBotApi } from "./botApi.ts";
+import type { QaBot, QaChat, QaPlatformCore } from "./platformTypes.ts";
 import { registerStreamApi } from "./streamApi.ts";
 import { registerWebApi } from "./webApi.ts";
 
-/** A bot account on the QA platform. Its token is `<id>:<secret>`. */
-export type QaBot = { id: string; name: string; token: string };
-
-/** A chat on the QA platform. */
-export type QaChat = { id: string; type: "direct" | "group"; title?: string };
+export type { QaBot, QaChat } from "./platformTypes.ts";
 
 /** Options of {@link QaPlatform.start}. */
 export type QaPlatformOptions = {
@@ -67,7 +65,7 @@ export const QA_PLATFORM_MAX_TEXT = 4_000;
  * console.log(`web chat: ${platform.url}/`);
  * platform.faults.failNext({ kind: "reset_after_accept" }, { op: "send" });
  */
-export class QaPlatform {
+export class QaPlatform implements QaPlatformCore {
   /** What the platform shows (messages, edits, deletions, typing). */
   readonly state: VisibleState;
   readonly #idBase: number;

@@ -6,7 +6,7 @@
  */
 import type { z } from "@herald/plugin-sdk/channel-message";
 import type { Context, FakePlatformEnv } from "@herald/plugin-sdk/testing";
-import type { QaBot, QaPlatform } from "./QaPlatform.ts";
+import type { QaBot, QaPlatformCore } from "./platformTypes.ts";
 
 /** The request context of a QA platform route. */
 export type QaContext = Context<FakePlatformEnv>;
@@ -30,7 +30,7 @@ export interface QaApiKit {
 }
 
 /** The request helpers bound to `platform`'s server and bots. */
-export function apiKit(platform: QaPlatform): QaApiKit {
+export function apiKit(platform: QaPlatformCore): QaApiKit {
   const fail = (status: number, code: string, description: string): Response =>
     platform.server.error({ status, code, description });
   return {

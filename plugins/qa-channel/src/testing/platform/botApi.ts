@@ -13,13 +13,13 @@ import {
   qaTypingBodySchema,
 } from "../../wire.ts";
 import { apiKit, type QaContext } from "./apiKit.ts";
-import type { QaBot, QaPlatform } from "./QaPlatform.ts";
+import type { QaBot, QaPlatformCore } from "./platformTypes.ts";
 
 /** How often an idle event stream sends a comment line, in ms (keeps proxies from closing it). */
 const HEARTBEAT_MS = 15_000;
 
 /** Registers the bot API on the platform's server. */
-export function registerBotApi(platform: QaPlatform): void {
+export function registerBotApi(platform: QaPlatformCore): void {
   const { server, state } = platform;
   const { fail, authed, body } = apiKit(platform);
 

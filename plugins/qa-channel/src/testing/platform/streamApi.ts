@@ -11,10 +11,10 @@ import type { z } from "@herald/plugin-sdk/channel-message";
 import type { PlatformOp, VisibleMessage } from "@herald/plugin-sdk/testing";
 import { qaEditBodySchema, qaPostBodySchema, qaStreamStopBodySchema } from "../../wire.ts";
 import { apiKit, type QaContext } from "./apiKit.ts";
-import type { QaBot, QaPlatform } from "./QaPlatform.ts";
+import type { QaBot, QaPlatformCore } from "./platformTypes.ts";
 
 /** Registers the stream API; `open` holds the ids of streams not stopped yet. */
-export function registerStreamApi(platform: QaPlatform): void {
+export function registerStreamApi(platform: QaPlatformCore): void {
   const { server, state } = platform;
   const open = new Set<string>();
   const { fail, authed, body } = apiKit(platform);

@@ -14,7 +14,7 @@
  */
 import { z } from "@herald/plugin-sdk/channel-message";
 import { streamSSE } from "@herald/plugin-sdk/testing";
-import type { QaPlatform } from "./QaPlatform.ts";
+import type { QaPlatformCore } from "./platformTypes.ts";
 import { webChatPage } from "./webChatPage.ts";
 
 const postSchema = z.object({
@@ -48,7 +48,7 @@ const controlFaultSchema = z.object({
 });
 
 /** Registers the web page, the UI API and the control API. */
-export function registerWebApi(platform: QaPlatform): void {
+export function registerWebApi(platform: QaPlatformCore): void {
   const { app } = platform.server;
   const bad = (issues: z.ZodError) =>
     Response.json(
