@@ -10,10 +10,12 @@
  *   after its `COMMIT` returned.
  * - **Same errors.** Typed errors arrive as the same classes with the same fields and message
  *   (`errorCodec.ts`).
+ * - **Same values.** Arguments are written as the in-thread store writes them (JSON: functions
+ *   dropped, `toJSON` applied), never failed by structured clone (`args.ts`).
  * - **Never hangs.** When the worker dies (a crash, an uncaught error, `terminate`), every
  *   pending and later call rejects with {@link StoreUnavailableError}.
  * - **Does not keep the process alive** while idle: the worker is referenced only while calls
- *   are in flight, like the sockets of a network store.
+ *   are in flight (and while `close()` runs), like the sockets of a network store.
  *
  * @module
  */
