@@ -64,4 +64,26 @@ describe("workspace harness discovery fails loudly", () => {
     const root = workspace("tooling", { herald: { contractSuite: false } }, {});
     expect(await discoverWorkspaceHarnesses({ root })).toEqual([]);
   });
+
+  it("loads one shard: every count-th plugin in package-name order, each plugin in one shard", async () => {
+    const root = workspace("c", testingExport, {
+      "src/testing.mjs": harnessModule("contractHarness"),
+    });
+    for (const name of ["a", "b"]) {
+      const dir = join(root, "plugins", name);
+      mkdirSync(join(dir, "src"), { recursive: true });
+      writeFileSync(
+        join(dir, "package.json"),
+        JSON.stringify({ name: `@fixture/${name}`, ...testingExport }),
+      );
+      writeFileSync(join(dir, "src/testing.mjs"), harnessModule("contractHarness"));
+    }
+    const names = async (index: number) =>
+      (await discoverWorkspaceHarnesses({ root, shard: { index, count: 2 } })).map(
+        (f) => f.packageName,
+      );
+    expect(await names(0)).toEqual(["@fixture/a", "@fixture/c"]);
+    expect(await names(1)).toEqual(["@fixture/b"]);
+    await expect(names(2)).rejects.toThrow(RangeError);
+  });
 });

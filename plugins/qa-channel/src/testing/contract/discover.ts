@@ -20,6 +20,12 @@ export type DiscoveredHarness = {
 
 type ExportTarget = string | { [condition: string]: ExportTarget } | null | undefined;
 
+type PluginManifest = {
+  name: string;
+  exports?: Record<string, ExportTarget>;
+  herald?: { contractSuite?: boolean };
+};
+
 function resolveExport(target: ExportTarget, conditions: readonly string[]): string | undefined {
   if (typeof target === "string") return target;
   if (!target) return undefined;
@@ -69,30 +75,42 @@ function nearest(wanted: string, names: readonly string[]): string | undefined {
  * @param options.pluginsDir - folder holding the plugins. @defaultValue "plugins"
  * @param options.conditions - export conditions tried in order.
  *   @defaultValue ["herald-source", "import", "default"] (sources first: no stale builds)
+ * @param options.shard - only the plugins of one shard: those at positions `index`,
+ *   `index + count`, … of the package names in order (0-based), so test files can split the
+ *   suite between Vitest workers; the others are neither loaded nor checked.
+ *   @defaultValue every plugin
  * @returns harnesses sorted by package name.
  * @throws ContractDiscoveryError naming every plugin without a harness and the fix.
  * @throws Error when a `./testing` module fails to load (a broken harness must not be skipped).
+ * @throws RangeError when `shard` is not `0 ≤ index < count`.
  */
 export async function discoverWorkspaceHarnesses(options: {
   root: string;
   pluginsDir?: string;
   conditions?: readonly string[];
+  shard?: { index: number; count: number };
 }): Promise<DiscoveredHarness[]> {
   const base = resolve(options.root, options.pluginsDir ?? "plugins");
   const conditions = options.conditions ?? ["herald-source", "import", "default"];
+  const { shard } = options;
+  if (shard && !(Number.isInteger(shard.index) && shard.index >= 0 && shard.index < shard.count)) {
+    throw new RangeError(`shard ${shard.index} of ${shard.count}: want 0 ≤ index < count`);
+  }
   const found: DiscoveredHarness[] = [];
   const problems: string[] = [];
+  const plugins: Array<{ dir: string; manifest: PluginManifest }> = [];
   for (const entry of readdirSync(base, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
     const dir = join(base, entry.name);
     const manifestPath = join(dir, "package.json");
     if (!existsSync(manifestPath)) continue;
-    const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
-      name: string;
-      exports?: Record<string, ExportTarget>;
-      herald?: { contractSuite?: boolean };
-    };
+    const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as PluginManifest;
     if (manifest.herald?.contractSuite === false) continue;
+    plugins.push({ dir, manifest });
+  }
+  plugins.sort((a, b) => a.manifest.name.localeCompare(b.manifest.name));
+  for (const [position, { dir, manifest }] of plugins.entries()) {
+    if (shard && position % shard.count !== shard.index) continue;
     const target = resolveExport(manifest.exports?.["./testing"], conditions);
     if (!target) {
       problems.push(

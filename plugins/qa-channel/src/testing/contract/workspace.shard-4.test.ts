@@ -1,0 +1,4 @@
+/** The full contract suite for the workspace plugins of shard 4 (see `workspaceShard.ts`). */
+import { describeWorkspaceShard } from "./workspaceShard.ts";
+
+await describeWorkspaceShard(4);
