@@ -100,7 +100,7 @@ export function postAsBot(
 }
 
 /** A 429 when a post to `channel` now would exceed the per-channel limit; else counts it. */
-function overPostLimit(fake: FakeSlack, channel: string): Response | undefined {
+function overPostLimit(fake: FakeSlackCore, channel: string): Response | undefined {
   const limit = fake.postsPerChannelPerSecond;
   if (limit === undefined) return undefined;
   const now = Date.now();

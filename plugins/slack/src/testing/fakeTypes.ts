@@ -101,6 +101,12 @@ export interface FakeSlackCore {
   readonly historyPageLimit: number;
   /** How long a stream stays open, in ms. */
   readonly streamLifetimeMs: number;
+  /** Bot posts allowed per channel per second. @defaultValue undefined (no limit) */
+  readonly postsPerChannelPerSecond: number | undefined;
+  /** Posts answered 429 by the per-channel limit. */
+  postsRateLimited: number;
+  /** Accepted post times (epoch ms) per channel, for the per-second limit. */
+  readonly postTimes: Map<string, number[]>;
   botOfToken(token: string | undefined): FakeSlackBot | undefined;
   /** Stores a message and makes it visible. */
   addMessage(input: {
