@@ -117,11 +117,13 @@ describe("SqliteWorkerStore specifics", () => {
     await reopened.close();
   });
 
-  it("fails every pending and later call with StoreUnavailableError when the worker dies", async () => {
-    // The 2nd message the worker gets throws uncaught: the thread dies the way a bug would.
+  it("fails the calls in flight when the worker dies, then serves later calls from a new worker", async () => {
+    // The 2nd message the worker gets throws uncaught: the thread dies the way a bug would. The
+    // worker copies the environment when it starts, so the replacement is not armed.
     process.env.HERALD_FAILPOINTS = "store.worker_message=throw@2";
     const store = await openSqliteStateStore({ path: freshPath() });
-    await store.enqueueIntents([newIntent()]);
+    delete process.env.HERALD_FAILPOINTS;
+    await store.enqueueIntents([newIntent(undefined, { idempotencyKey: "before" })]);
     const pending = await Promise.allSettled([
       store.enqueueIntents([newIntent()]),
       store.countIntents(),
@@ -130,10 +132,28 @@ describe("SqliteWorkerStore specifics", () => {
       expect(p.status).toBe("rejected");
       expect((p as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
     }
-    const later = await store.getIntent("x").catch((e: unknown) => e);
-    expect(later).toBeInstanceOf(StoreUnavailableError);
-    expect((later as Error).message).toContain("getIntent");
-    await store.close(); // closing a dead store resolves
+    // While the new worker opens, calls fail fast (a webhook answers 503, nothing hangs).
+    const during = await store.getIntent("x").catch((e: unknown) => e);
+    expect(during).toBeInstanceOf(StoreUnavailableError);
+    expect((during as Error).message).toContain("getIntent");
+    await expect.poll(() => store.workerRestarts, { timeout: 10_000 }).toBe(1);
+    const before = await store.getIntentByIdempotencyKey("before");
+    expect(before?.status).toBe("pending");
+    await store.enqueueIntents([newIntent(undefined, { idempotencyKey: "after" })]);
+    expect((await store.getIntentByIdempotencyKey("after"))?.status).toBe("pending");
+    await store.close();
+    const closed = await store.countIntents().catch((e: unknown) => e);
+    expect(closed).toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it("close() during a restart ends it: nothing is left running, later calls reject", async () => {
+    process.env.HERALD_FAILPOINTS = "store.worker_message=throw@1";
+    const store = await openSqliteStateStore({ path: freshPath() });
+    delete process.env.HERALD_FAILPOINTS;
+    await expect(store.countIntents()).rejects.toBeInstanceOf(StoreUnavailableError);
+    await store.close();
+    expect(store.workerRestarts).toBe(0);
+    await expect(store.countIntents()).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
   it("runs a private :memory: database inside the worker", async () => {

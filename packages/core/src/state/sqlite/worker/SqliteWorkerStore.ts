@@ -12,8 +12,12 @@
  *   (`errorCodec.ts`).
  * - **Same values.** Arguments are written as the in-thread store writes them (JSON: functions
  *   dropped, `toJSON` applied), never failed by structured clone (`args.ts`).
- * - **Never hangs.** When the worker dies (a crash, an uncaught error, `terminate`), every
- *   pending and later call rejects with {@link StoreUnavailableError}.
+ * - **Never hangs, comes back.** When the worker dies (a bug, out of memory, `terminate`), every
+ *   call in flight rejects with {@link StoreUnavailableError} (a write among them may have
+ *   committed, as when a network store's connection drops), calls made while a new worker
+ *   opens the database reject the same way, and later calls run on the new worker
+ *   (`workerRestarts` counts them; retries back off 100 ms → 5 s). After `close()` every call
+ *   rejects.
  * - **Does not keep the process alive** while idle: the worker is referenced only while calls
  *   are in flight (and while `close()` runs), like the sockets of a network store.
  *
@@ -66,6 +70,52 @@ type Call = {
   reject: (error: unknown) => void;
 };
 
+/** First wait before starting a replacement worker again, then doubling up to the max (ms). */
+const RESTART_FIRST_MS = 100;
+const RESTART_MAX_MS = 5_000;
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Starts a worker and resolves once its database is open and migrated. */
+async function startWorker(options: SqliteWorkerOptions): Promise<Worker> {
+  let worker: Worker;
+  try {
+    // The worker inherits the process's flags, except `--input-type` (it applies to the
+    // main entry only and makes a worker's file entry fail to load).
+    const inherited = process.execArgv.filter((a) => !a.startsWith("--input-type"));
+    worker = new Worker(workerUrl, {
+      workerData: options,
+      ...(inherited.length < process.execArgv.length ? { execArgv: inherited } : {}),
+    });
+  } catch (error) {
+    throw new StoreUnavailableError(`open ${options.path}`, error);
+  }
+  // Opening holds the process like any call in flight; `#listen` unrefs once idle.
+  await new Promise<void>((resolve, reject) => {
+    const onExit = (code: number) =>
+      reject(
+        new StoreUnavailableError(
+          `open ${options.path}`,
+          new Error(`store worker exited with code ${code}`),
+        ),
+      );
+    const onError = (error: unknown) =>
+      reject(new StoreUnavailableError(`open ${options.path}`, error));
+    worker.once("exit", onExit);
+    worker.once("error", onError);
+    worker.once("message", (message: FromWorker) => {
+      worker.off("exit", onExit);
+      worker.off("error", onError);
+      if (message.type === "ready") resolve();
+      else if (message.type === "openFailed") {
+        void worker.terminate();
+        reject(decodeError(message.error));
+      } else reject(new Error(`store worker sent ${message.type} before ready`));
+    });
+  });
+  return worker;
+}
+
 /**
  * Opens a SQLite state store whose database runs in a worker thread: the recommended store of
  * a running gateway or bot (see the module doc of `SqliteWorkerStore.ts`). Resolves once the
@@ -92,18 +142,25 @@ export function openSqliteStateStore(options: SqliteWorkerOptions): Promise<Sqli
 export class SqliteWorkerStore implements MessageStateStore {
   /** The database path (or `":memory:"`). */
   readonly path: string;
-  readonly #worker: Worker;
+  readonly #options: SqliteWorkerOptions;
+  #worker: Worker;
   readonly #inflight = new Map<number, Call>();
   #batch: Call[] = [];
   #scheduled = false;
   #nextId = 1;
-  /** Set once the worker is gone (crash or close): every call rejects with it. */
+  /** Set once the store closed: every call rejects with it. */
   #dead: unknown;
+  /** Set while the worker is being replaced after it died: calls reject with it meanwhile. */
+  #down: unknown;
+  #restarts = 0;
+  #restarting: Promise<void> | undefined;
+  #wakeRestart: (() => void) | undefined;
   #closing: Promise<void> | undefined;
   #onClosed: (() => void) | undefined;
 
-  private constructor(path: string, worker: Worker) {
-    this.path = path;
+  private constructor(options: SqliteWorkerOptions, worker: Worker) {
+    this.path = options.path;
+    this.#options = options;
     this.#worker = worker;
   }
 
@@ -112,48 +169,20 @@ export class SqliteWorkerStore implements MessageStateStore {
    * @throws as {@link openSqliteStateStore}.
    */
   static async open(options: SqliteWorkerOptions): Promise<SqliteWorkerStore> {
-    let worker: Worker;
-    try {
-      // The worker inherits the process's flags, except `--input-type` (it applies to the
-      // main entry only and makes a worker's file entry fail to load).
-      const inherited = process.execArgv.filter((a) => !a.startsWith("--input-type"));
-      worker = new Worker(workerUrl, {
-        workerData: options,
-        ...(inherited.length < process.execArgv.length ? { execArgv: inherited } : {}),
-      });
-    } catch (error) {
-      throw new StoreUnavailableError(`open ${options.path}`, error);
-    }
-    const store = new SqliteWorkerStore(options.path, worker);
-    await new Promise<void>((resolve, reject) => {
-      const onExit = (code: number) =>
-        reject(
-          new StoreUnavailableError(
-            `open ${options.path}`,
-            new Error(`store worker exited with code ${code}`),
-          ),
-        );
-      const onError = (error: unknown) =>
-        reject(new StoreUnavailableError(`open ${options.path}`, error));
-      worker.once("exit", onExit);
-      worker.once("error", onError);
-      worker.once("message", (message: FromWorker) => {
-        worker.off("exit", onExit);
-        worker.off("error", onError);
-        if (message.type === "ready") resolve();
-        else if (message.type === "openFailed") {
-          void worker.terminate();
-          reject(decodeError(message.error));
-        } else reject(new Error(`store worker sent ${message.type} before ready`));
-      });
-    });
-    store.#listen();
+    const worker = await startWorker(options);
+    const store = new SqliteWorkerStore(options, worker);
+    store.#listen(worker);
     return store;
   }
 
-  #listen(): void {
-    const worker = this.#worker;
+  /** How many times a worker that died was replaced since open (for operators and tests). */
+  get workerRestarts(): number {
+    return this.#restarts;
+  }
+
+  #listen(worker: Worker): void {
     worker.on("message", (message: FromWorker) => {
+      if (worker !== this.#worker) return;
       if (message.type === "results") {
         for (const r of message.results) {
           const call = this.#inflight.get(r.id);
@@ -168,24 +197,81 @@ export class SqliteWorkerStore implements MessageStateStore {
         }
       } else if (message.type === "closed") this.#onClosed?.();
     });
-    worker.on("error", (error) => this.#die(error));
-    worker.on("exit", (code) => this.#die(new Error(`store worker exited with code ${code}`)));
+    worker.on("error", (error) => this.#lost(worker, error));
+    worker.on("exit", (code) =>
+      this.#lost(worker, new Error(`store worker exited with code ${code}`)),
+    );
     worker.unref();
   }
 
-  /** The worker is gone: fail everything pending and everything later. */
-  #die(cause: unknown): void {
-    if (this.#dead === undefined) this.#dead = cause;
+  /**
+   * A worker ended. While closing: the close is done. Otherwise it died (a bug, out of memory):
+   * every call in flight fails (its outcome is unknown to the caller, as when a network store's
+   * connection drops: a write may have committed), and a new worker is started, so the store
+   * comes back like a reconnecting network store instead of staying down for good.
+   */
+  #lost(worker: Worker, cause: unknown): void {
+    if (worker !== this.#worker) return;
+    if (this.#closing) {
+      this.#dead ??= cause;
+      this.#failPending(cause);
+      this.#onClosed?.();
+      return;
+    }
+    if (this.#down !== undefined) return;
+    this.#down = cause;
+    this.#failPending(cause);
+    this.#restarting = this.#restart(cause);
+  }
+
+  #failPending(cause: unknown): void {
     const calls = [...this.#inflight.values(), ...this.#batch];
     this.#inflight.clear();
     this.#batch = [];
-    for (const c of calls) c.reject(new StoreUnavailableError(c.method, this.#dead));
-    this.#onClosed?.();
+    for (const c of calls) c.reject(new StoreUnavailableError(c.method, cause));
+  }
+
+  /** Starts replacement workers, backing off 100 ms → 5 s, until one opens or the store closes. */
+  async #restart(cause: unknown): Promise<void> {
+    for (
+      let delay = RESTART_FIRST_MS;
+      !this.#closing;
+      delay = Math.min(delay * 2, RESTART_MAX_MS)
+    ) {
+      try {
+        const worker = await startWorker(this.#options);
+        if (this.#closing) {
+          await worker.terminate();
+          return;
+        }
+        this.#worker = worker;
+        this.#listen(worker);
+        this.#restarts++;
+        this.#down = undefined;
+        return;
+      } catch (error) {
+        this.#down = new Error(
+          `store worker died (${errorText(cause)}); restarting failed: ${errorText(error)}`,
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        timer.unref();
+        this.#wakeRestart = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#wakeRestart = undefined;
+    }
   }
 
   #call<T>(method: CallMethod, args: unknown[]): Promise<T> {
     if (this.#dead !== undefined) {
       return Promise.reject(new StoreUnavailableError(method, this.#dead));
+    }
+    if (this.#down !== undefined) {
+      return Promise.reject(new StoreUnavailableError(method, this.#down));
     }
     if (this.#closing) {
       return Promise.reject(new StoreUnavailableError(method, new Error("store is closed")));
@@ -226,7 +312,7 @@ export class SqliteWorkerStore implements MessageStateStore {
       this.#scheduled = true;
       setImmediate(() => this.#flush());
     }
-    if (batch.length === 0 || this.#dead !== undefined) return;
+    if (batch.length === 0 || this.#dead !== undefined || this.#down !== undefined) return;
     for (const c of batch) this.#inflight.set(c.id, c);
     const wire = (calls: Call[]): ToWorker => ({
       type: "calls",
@@ -374,12 +460,15 @@ export class SqliteWorkerStore implements MessageStateStore {
 
   /**
    * Closes the store: the calls already made settle (writes commit or fail), the database
-   * closes, the worker ends. Later calls reject with {@link StoreUnavailableError}.
+   * closes, the worker ends (a restart in progress is abandoned). Later calls reject with
+   * {@link StoreUnavailableError}.
    */
   close(): Promise<void> {
     if (this.#closing) return this.#closing;
     this.#closing = (async () => {
-      if (this.#dead === undefined) {
+      this.#wakeRestart?.();
+      await this.#restarting;
+      if (this.#dead === undefined && this.#down === undefined) {
         const closed = new Promise<void>((resolve) => {
           this.#onClosed = resolve;
         });
