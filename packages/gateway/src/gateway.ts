@@ -32,7 +32,11 @@ import { type BotTurn, type BotTurnOptions, createBotTurn } from "./bot/BotTurn.
 import { ConfigError } from "./config/errors.ts";
 import { AttemptLog } from "./console/attempts.ts";
 import { type ConsoleApp, createConsoleApp } from "./console/console.ts";
-import { type ConsoleOptions, MIN_CONSOLE_TOKEN_LENGTH } from "./console/deps.ts";
+import {
+  type ConsoleOptions,
+  DEFAULT_CONSOLE_SESSION_TTL_MS,
+  MIN_CONSOLE_TOKEN_LENGTH,
+} from "./console/deps.ts";
 import type { HttpListener } from "./http/listener.ts";
 import { GatewayMetrics } from "./http/metrics.ts";
 import type { GatewayPhase } from "./http/probes.ts";
@@ -293,6 +297,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     assertConsoleHost(options.http?.host ?? "127.0.0.1", options.console);
     consoleApp = createConsoleApp({
       token: options.console.token,
+      sessionTtlMs: options.console.sessionTtlMs ?? DEFAULT_CONSOLE_SESSION_TTL_MS,
       base: CONSOLE_PATH,
       store: options.store,
       runtime,

@@ -73,6 +73,9 @@ export async function herald(
             console: {
               token: consoleToken(secrets, parsed.console.tokenEnv),
               allowRemote: parsed.console.allowRemote,
+              ...(parsed.console.sessionTtlMs !== undefined
+                ? { sessionTtlMs: parsed.console.sessionTtlMs }
+                : {}),
             },
           }
         : {}),

@@ -116,6 +116,11 @@ export const heraldConfigSchema = z
          * access control). @defaultValue false
          */
         allowRemote: z.boolean().default(false),
+        /**
+         * How long a console sign-in lasts, in ms (at least 1 s): the session cookie's `Max-Age`,
+         * and the age past which the gateway refuses it. @defaultValue 43200000 (12 hours)
+         */
+        sessionTtlMs: z.number().int().min(1000).optional(),
       })
       .strict()
       .optional(),

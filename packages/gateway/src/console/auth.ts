@@ -5,11 +5,14 @@
  *   (`console.tokenEnv`), compared in constant time (`constantTimeEqual` of the SDK); a request
  *   may also carry it as `Authorization: Bearer <token>`.
  * - **Session cookie** after login: `herald_console`, `HttpOnly`, `SameSite=Strict`,
- *   `Path=<console path>`, holding HMAC-SHA256(token, "session") — never the token itself; it
- *   stops working when the token changes. No session state is kept in memory, so every gateway
- *   process sharing a store accepts it.
+ *   `Secure` when the console is served over HTTPS, `Path=<console path>`,
+ *   `Max-Age=<console.sessionTtlMs / 1000>`. It holds the sign-in time and
+ *   HMAC-SHA256(token, "session" + that time), never the token itself. It stops working when the
+ *   token changes, and once it is older than `sessionTtlMs` (12 hours by default), even if a
+ *   browser kept it. No session state is kept in memory, so every gateway process sharing a
+ *   store accepts it.
  * - **CSRF**: every POST must pass hono's `csrf()` (same `Origin` / `Sec-Fetch-Site`) **and**
- *   carry the CSRF token (HMAC-SHA256(token, "csrf:" + session)) in the `_csrf` form field or the
+ *   carry the CSRF token (HMAC-SHA256(token, "csrf")) in the `_csrf` form field or the
  *   `x-csrf-token` header; anything else is refused with 403 before it does anything.
  *
  * @module
@@ -23,22 +26,51 @@ import { HTTPException } from "hono/http-exception";
 /** Name of the session cookie. */
 export const SESSION_COOKIE = "herald_console";
 
-/** The session value a signed-in browser holds. */
-export function sessionValue(token: string): string {
-  return hmacSha256Hex(token, ["herald-console:session:v1"]);
+/**
+ * The session value a browser signed in at `issuedAtMs` (epoch ms) holds:
+ * `<issuedAtMs in base 36>.<HMAC-SHA256 hex>`.
+ */
+export function sessionValue(token: string, issuedAtMs: number): string {
+  const at = Math.floor(issuedAtMs).toString(36);
+  return `${at}.${hmacSha256Hex(token, ["herald-console:session:v2:", at])}`;
 }
 
-/** The CSRF token of a session (rendered into forms, sent back by htmx as a header). */
+/** The CSRF token rendered into forms and sent back by htmx as a header. */
 export function csrfToken(token: string): string {
-  return hmacSha256Hex(token, ["herald-console:csrf:v1:", sessionValue(token)]);
+  return hmacSha256Hex(token, ["herald-console:csrf:v2"]);
 }
 
-/** True when the request carries the token (bearer header) or a valid session cookie. */
-export function isSignedIn(c: Context, token: string): boolean {
+/** How far in the future a session's sign-in time may be (clock skew between processes), ms. */
+const FUTURE_SKEW_MS = 60_000;
+
+/**
+ * True when `session` is a session value of `token` signed in at most `ttlMs` before `nowMs`
+ * (both epoch ms). A malformed value is false, never an error.
+ */
+export function sessionValid(
+  session: string,
+  token: string,
+  nowMs: number,
+  ttlMs: number,
+): boolean {
+  const dot = session.indexOf(".");
+  if (dot <= 0) return false;
+  const at = session.slice(0, dot);
+  if (!/^[0-9a-z]{1,11}$/.test(at)) return false;
+  const issuedAtMs = Number.parseInt(at, 36);
+  if (!constantTimeEqual(session, sessionValue(token, issuedAtMs))) return false;
+  return issuedAtMs <= nowMs + FUTURE_SKEW_MS && nowMs - issuedAtMs <= ttlMs;
+}
+
+/**
+ * True when the request carries the token (bearer header) or a session cookie that is valid at
+ * `nowMs` (epoch ms) for `ttlMs`.
+ */
+export function isSignedIn(c: Context, token: string, nowMs: number, ttlMs: number): boolean {
   const bearer = /^Bearer (.+)$/.exec(c.req.header("authorization") ?? "")?.[1];
   if (bearer !== undefined) return constantTimeEqual(bearer, token);
   const session = getCookie(c, SESSION_COOKIE);
-  return session !== undefined && constantTimeEqual(session, sessionValue(token));
+  return session !== undefined && sessionValid(session, token, nowMs, ttlMs);
 }
 
 /** True when `given` (a login form's field) is the console token. */

@@ -14,11 +14,12 @@ import { createHttpApp } from "../http/server.ts";
 import { AttemptLog } from "./attempts.ts";
 import { csrfToken, SESSION_COOKIE, sessionValue } from "./auth.ts";
 import { type ConsoleApp, createConsoleApp } from "./console.ts";
+import { DEFAULT_CONSOLE_SESSION_TTL_MS } from "./deps.ts";
 
 const TOKEN = "a-console-token-of-some-length";
 const SECRET = "xoxb-platform-secret-value";
 const ORIGIN = "http://127.0.0.1:8787";
-const signedIn = { cookie: `${SESSION_COOKIE}=${sessionValue(TOKEN)}` };
+const signedIn = { cookie: `${SESSION_COOKIE}=${sessionValue(TOKEN, Date.now())}` };
 
 let store: SqliteStateStore;
 let consoleApp: ConsoleApp;
@@ -45,6 +46,7 @@ beforeEach(() => {
     logger: silentLogger,
     attempts: new AttemptLog(),
     clock: () => Date.now(),
+    sessionTtlMs: DEFAULT_CONSOLE_SESSION_TTL_MS,
   });
 });
 afterEach(async () => {
@@ -250,6 +252,7 @@ describe("web console under attack", () => {
       logger: silentLogger,
       attempts: new AttemptLog(),
       clock: () => Date.now(),
+      sessionTtlMs: DEFAULT_CONSOLE_SESSION_TTL_MS,
     });
     await store.putDeadLetter({
       channel: "qa",

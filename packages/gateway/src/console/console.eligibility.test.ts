@@ -13,10 +13,11 @@ import { createHttpApp } from "../http/server.ts";
 import { AttemptLog } from "./attempts.ts";
 import { csrfToken, SESSION_COOKIE, sessionValue } from "./auth.ts";
 import { type ConsoleApp, createConsoleApp } from "./console.ts";
+import { DEFAULT_CONSOLE_SESSION_TTL_MS } from "./deps.ts";
 
 const TOKEN = "a-console-token-of-some-length";
 const ORIGIN = "http://127.0.0.1:8787";
-const signedIn = { cookie: `${SESSION_COOKIE}=${sessionValue(TOKEN)}` };
+const signedIn = { cookie: `${SESSION_COOKIE}=${sessionValue(TOKEN, Date.now())}` };
 
 let store: SqliteStateStore;
 let consoleApp: ConsoleApp;
@@ -42,6 +43,7 @@ beforeEach(() => {
     logger: silentLogger,
     attempts: new AttemptLog(),
     clock: () => Date.now(),
+    sessionTtlMs: DEFAULT_CONSOLE_SESSION_TTL_MS,
   });
 });
 afterEach(async () => {

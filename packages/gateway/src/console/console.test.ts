@@ -13,6 +13,7 @@ import { createHttpApp } from "../http/server.ts";
 import { AttemptLog } from "./attempts.ts";
 import { csrfToken, SESSION_COOKIE, sessionValue } from "./auth.ts";
 import { type ConsoleApp, createConsoleApp } from "./console.ts";
+import { type ConsoleDeps, DEFAULT_CONSOLE_SESSION_TTL_MS } from "./deps.ts";
 
 const TOKEN = "a-console-token-of-some-length";
 const PLATFORM_SECRET = "xoxb-platform-secret-value";
@@ -31,13 +32,14 @@ function app() {
   });
 }
 
-const signedIn = { cookie: `${SESSION_COOKIE}=${sessionValue(TOKEN)}` };
+let deps: ConsoleDeps;
+const signedIn = { cookie: `${SESSION_COOKIE}=${sessionValue(TOKEN, Date.now())}` };
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
 beforeEach(() => {
   store = new SqliteStateStore({ path: ":memory:" });
   const runtime = createMessageRuntime({ store, adapters: [], logger: silentLogger });
-  consoleApp = createConsoleApp({
+  deps = {
     token: TOKEN,
     base: "/console",
     store,
@@ -48,7 +50,9 @@ beforeEach(() => {
     logger: silentLogger,
     attempts: new AttemptLog(),
     clock: () => Date.now(),
-  });
+    sessionTtlMs: DEFAULT_CONSOLE_SESSION_TTL_MS,
+  };
+  consoleApp = createConsoleApp(deps);
 });
 afterEach(async () => {
   consoleApp.close();
@@ -139,9 +143,54 @@ describe("web console access", () => {
     expect(ok.headers.get("location")).toBe("/console/");
     const cookie = ok.headers.get("set-cookie") ?? "";
     expect(cookie).toMatch(
-      /^herald_console=[0-9a-f]{64}; Path=\/console; HttpOnly; SameSite=Strict$/,
+      /^herald_console=[0-9a-z]+\.[0-9a-f]{64}; Max-Age=43200; Path=\/console; HttpOnly; SameSite=Strict$/,
     );
     expect(cookie).not.toContain(TOKEN);
+    // Behind a TLS-terminating proxy (X-Forwarded-Proto: https) the cookie is Secure.
+    const proxied = await app().request(`${ORIGIN}/console/login`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: ORIGIN,
+        "x-forwarded-proto": "https",
+      },
+      body: form({ token: TOKEN }),
+    });
+    expect(proxied.headers.get("set-cookie")).toMatch(/; Secure/);
+  });
+
+  it("refuses a session cookie older than sessionTtlMs, from the future, or forged", async () => {
+    let now = Date.UTC(2026, 11, 1, 12);
+    const ttl = 60 * 60 * 1000;
+    consoleApp.close();
+    consoleApp = createConsoleApp({ ...deps, clock: () => now, sessionTtlMs: ttl });
+    {
+      const get = (value: string) =>
+        app().request("/console/queue", { headers: { cookie: `${SESSION_COOKIE}=${value}` } });
+      const issued = sessionValue(TOKEN, now);
+      expect((await get(issued)).status).toBe(200);
+      now += ttl;
+      expect((await get(issued)).status).toBe(200);
+      now += 1;
+      const expired = await get(issued);
+      expect(expired.status).toBe(401);
+      expect(await expired.text()).toContain("Sign in");
+      // Signed in again: a new cookie works.
+      expect((await get(sessionValue(TOKEN, now))).status).toBe(200);
+      // Signed far in the future (a cookie minted to live forever), another token, junk.
+      expect((await get(sessionValue(TOKEN, now + 10 * ttl))).status).toBe(401);
+      expect((await get(sessionValue("another-token-of-24-chars", now))).status).toBe(401);
+      const [at] = issued.split(".");
+      expect(
+        (
+          await get(
+            `${(Number.parseInt(at ?? "0", 36) + ttl).toString(36)}.${issued.split(".")[1]}`,
+          )
+        ).status,
+      ).toBe(401);
+      for (const junk of ["", ".", "zzzzzzzzzzzzzzzz.ab", "abc", `${at}.`, `-1.${"0".repeat(64)}`])
+        expect((await get(junk)).status).toBe(401);
+    }
   });
 
   it("refuses a POST from another origin, or without the CSRF token, and changes nothing", async () => {
@@ -281,6 +330,7 @@ describe("web console access", () => {
       logger: silentLogger,
       attempts: new AttemptLog(),
       clock: () => Date.now(),
+      sessionTtlMs: DEFAULT_CONSOLE_SESSION_TTL_MS,
     });
     const page = await (await app().request("/console/accounts", { headers: signedIn })).text();
     expect(page).toMatch(

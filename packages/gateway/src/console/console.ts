@@ -70,7 +70,7 @@ export function createConsoleApp(deps: ConsoleDeps): ConsoleApp {
   // A bad query parameter is the caller's mistake: a 400 page naming it (never a 500).
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
-    const ctx = isSignedIn(c, deps.token) ? ctxOf() : { base };
+    const ctx = isSignedIn(c, deps.token, deps.clock(), deps.sessionTtlMs) ? ctxOf() : { base };
     if (error instanceof ConsoleQueryError)
       return c.html(
         page(
@@ -143,18 +143,23 @@ export function createConsoleApp(deps: ConsoleDeps): ConsoleApp {
       deps.logger.warn({ path: c.req.path }, "console sign-in refused: wrong token");
       return c.html(page({ base }, "Sign in", loginForm(base, next, true)), 401);
     }
-    setCookie(c, SESSION_COOKIE, sessionValue(deps.token), {
+    setCookie(c, SESSION_COOKIE, sessionValue(deps.token, deps.clock()), {
       path: base,
       httpOnly: true,
       sameSite: "Strict",
-      secure: new URL(c.req.url).protocol === "https:",
+      // Behind a TLS-terminating proxy the request reaches us as http: its X-Forwarded-Proto says
+      // https. (Trusting it can only make the cookie stricter.)
+      secure:
+        new URL(c.req.url).protocol === "https:" ||
+        c.req.header("x-forwarded-proto")?.split(",")[0]?.trim() === "https",
+      maxAge: Math.floor(deps.sessionTtlMs / 1000),
     });
     return c.redirect(next, 303);
   });
 
   // Everything below needs a signed-in request; POSTs also the CSRF token.
   app.use("*", async (c, next) => {
-    if (!isSignedIn(c, deps.token)) {
+    if (!isSignedIn(c, deps.token, deps.clock(), deps.sessionTtlMs)) {
       const nextPath =
         c.req.method === "GET"
           ? new URL(c.req.url).pathname + new URL(c.req.url).search

@@ -25,11 +25,22 @@ export type ConsoleOptions = {
    * @defaultValue false
    */
   allowRemote?: boolean;
+  /**
+   * How long a sign-in lasts, in ms: the session cookie's `Max-Age`, and the age past which the
+   * gateway refuses the cookie even if a browser kept it. Signing in again starts a new one.
+   * @defaultValue {@link DEFAULT_CONSOLE_SESSION_TTL_MS} (12 hours)
+   */
+  sessionTtlMs?: number;
 };
+
+/** Default lifetime of a console sign-in, in ms: 12 hours. */
+export const DEFAULT_CONSOLE_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
 /** Everything the console's routes use. */
 export type ConsoleDeps = {
   token: string;
+  /** Lifetime of a sign-in, in ms (see {@link ConsoleOptions.sessionTtlMs}). */
+  sessionTtlMs: number;
   /** Mount path. @defaultValue "/console" */
   base: string;
   store: MessageStateStore;
