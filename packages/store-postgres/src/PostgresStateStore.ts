@@ -36,7 +36,7 @@ import { DEFAULT_SCHEMA, tablesOf } from "./schema.ts";
 import { StatementBatcher } from "./sql/batcher.ts";
 import type { Ctx } from "./sql/context.ts";
 import * as dedupe from "./sql/dedupe.ts";
-import { enqueueIntents } from "./sql/enqueue.ts";
+import { type EnqueueRow, enqueueCalls, enqueueRows } from "./sql/enqueue.ts";
 import * as inbound from "./sql/inbound.ts";
 import { assertLeasable, leaseDueIntents, releaseLease, renewLease } from "./sql/lease.ts";
 import * as ledger from "./sql/ledger.ts";
@@ -134,6 +134,9 @@ export class PostgresStateStore implements MessageStateStore {
   readonly #takes = new StatementBatcher<readonly SharedBucket[], SharedTake>((calls) =>
     this.#do("takeTokens", (ctx) => takeTokens(ctx, this.#slots, calls)),
   );
+  readonly #enqueues = new StatementBatcher<readonly EnqueueRow[], EnqueueResult[]>((calls) =>
+    this.#do("enqueueIntents", (ctx) => enqueueCalls(ctx, calls)),
+  );
   readonly #settles = new StatementBatcher<Settle, undefined>((settles) =>
     this.#do("settleTokens", (ctx) => settleTokens(ctx, settles)),
   );
@@ -216,8 +219,10 @@ export class PostgresStateStore implements MessageStateStore {
 
   // ── send intents ──────────────────────────────────────────────────────────
 
-  enqueueIntents(inputs: readonly NewSendIntent[]): Promise<EnqueueResult[]> {
-    return this.#do("enqueueIntents", (ctx) => enqueueIntents(ctx, inputs));
+  async enqueueIntents(inputs: readonly NewSendIntent[]): Promise<EnqueueResult[]> {
+    // Serialized in the caller's tick; a failure there (a failpoint, JSON) fails only this call.
+    const rows = await this.#do("enqueueIntents", async () => enqueueRows(inputs));
+    return rows.length === 0 ? [] : this.#enqueues.push(rows);
   }
 
   getIntent(id: string): Promise<DurableSendIntent | undefined> {

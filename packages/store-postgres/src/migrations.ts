@@ -213,6 +213,71 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       $fn$;
     `,
   },
+  {
+    version: 5,
+    description: "enqueue a batch of intents in one statement",
+    // What the enqueue transaction did in four round trips (BEGIN, advisory locks, INSERTs,
+    // COMMIT), as one call in autocommit: first the advisory locks of every ordering key and
+    // idempotency key of the batch (sorted, deduplicated: deadlock-free), then the intents in
+    // input order (so seq order is input order and, per ordering key, commit order), each
+    // either inserted — and leased at once when its claim holds and no earlier unsent intent
+    // shares its ordering key — or, for a known idempotency key, the stored row returned.
+    sql: (t) => `
+      CREATE FUNCTION ${t.enqueueFn}(
+        ids text[], keys text[], channels text[], accounts text[], okeys text[],
+        next_ats bigint[], dues bigint[], turns text[], messages json[], operations json[],
+        batches json[], lives json[], claim_owners text[], claim_expires bigint[], now_ms bigint)
+      RETURNS TABLE (r_idx integer, r_created boolean, r_row ${t.intents})
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        n integer := coalesce(array_length(ids, 1), 0);
+        i integer;
+        rec ${t.intents};
+        claimed ${t.intents};
+      BEGIN
+        PERFORM count(pg_advisory_xact_lock(k.space, k.hash)) FROM (
+          SELECT DISTINCT space, hash FROM (
+            SELECT ${lockKeys.orderingSpace(t.schema)} AS space, hashtext(o) AS hash
+            FROM unnest(okeys) AS o
+            UNION ALL
+            SELECT ${lockKeys.idempotencySpace(t.schema)}, hashtext(x) FROM unnest(keys) AS x
+          ) AS a ORDER BY space, hash
+        ) AS k;
+        FOR i IN 1 .. n LOOP
+          INSERT INTO ${t.intents} (id, idempotency_key, channel, account_id, ordering_key,
+            status, attempt, next_attempt_at, due_at, turn_id, message, operation, batch,
+            live_state, created_at, updated_at)
+          VALUES (ids[i], keys[i], channels[i], accounts[i], okeys[i], 'pending', 0,
+            next_ats[i], dues[i], turns[i], messages[i], operations[i], batches[i], lives[i],
+            now_ms, now_ms)
+          ON CONFLICT (idempotency_key) DO NOTHING
+          RETURNING * INTO rec;
+          IF FOUND THEN
+            r_created := true;
+            IF claim_owners[i] IS NOT NULL THEN
+              UPDATE ${t.intents} AS u SET lease_owner = claim_owners[i],
+                lease_expires_at = claim_expires[i]
+              WHERE u.id = rec.id AND NOT EXISTS (
+                SELECT 1 FROM ${t.intents} AS e WHERE e.ordering_key = u.ordering_key
+                  AND e.seq < u.seq AND e.status IN (${list(UNSENT_STATUSES)}))
+              RETURNING * INTO claimed;
+              IF FOUND THEN rec := claimed; END IF;
+            END IF;
+          ELSE
+            r_created := false;
+            SELECT * INTO rec FROM ${t.intents} WHERE idempotency_key = keys[i];
+            IF NOT FOUND THEN
+              RAISE EXCEPTION 'idempotency key % vanished mid-enqueue', keys[i];
+            END IF;
+          END IF;
+          r_idx := i;
+          r_row := rec;
+          RETURN NEXT;
+        END LOOP;
+      END
+      $fn$;
+    `,
+  },
 ];
 
 /** The newest schema version this build knows. */

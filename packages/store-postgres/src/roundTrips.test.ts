@@ -6,7 +6,7 @@
  * its conflicting step and writes nothing.
  */
 import { IntentConflictError } from "@herald/core";
-import { newIntent, textReceipt } from "@herald/core/testing";
+import { newIntent, outboundMessage, textReceipt } from "@herald/core/testing";
 import pg from "pg";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PostgresStateStore } from "./PostgresStateStore.ts";
@@ -78,6 +78,50 @@ describe.skipIf(!available)("PostgresStateStore round trips", () => {
       });
       expect(found?.intentId).toBe(id);
     }
+  });
+
+  it("enqueues a batch in one statement, and concurrent enqueues of one process share one", async () => {
+    const store = env.store(env.schema());
+    await store.open();
+    sent = [];
+    const batch = Array.from({ length: 5 }, (_, i) =>
+      newIntent(outboundMessage(`b${i}`, { target: { id: "c1" } })),
+    );
+    const first = await store.enqueueIntents(batch);
+    expect(sent).toEqual(["SELECT"]);
+    expect(first.map((r) => r.created)).toEqual([true, true, true, true, true]);
+    sent = [];
+    // Eight calls in one tick, the last repeating the first's key: one statement, seq in call
+    // order, the repeated key answered with the intent the same statement inserted.
+    const calls = Array.from({ length: 8 }, (_, i) =>
+      store.enqueueIntents([
+        newIntent(outboundMessage(`m${i}`, { target: { id: "c1" } }), {
+          idempotencyKey: i === 7 ? "k0" : `k${i}`,
+        }),
+      ]),
+    );
+    const results = (await Promise.all(calls)).map(([r]) => r);
+    expect(sent).toEqual(["SELECT"]);
+    const seqs = results.slice(0, 7).map((r) => r?.intent.seq ?? 0);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(seqs[0]).toBeGreaterThan(first.at(-1)?.intent.seq ?? 0);
+    expect(results[7]).toMatchObject({ created: false, intent: { id: results[0]?.intent.id } });
+    expect(results[7]?.intent.message.body?.markdown).toBe("m0");
+  });
+
+  it("leases a claimed enqueue at once only when no earlier unsent intent shares its key", async () => {
+    const store = env.store(env.schema());
+    await store.open();
+    const now = Date.now();
+    const claim = { owner: "w1", now, leaseMs: 60_000 };
+    const [a, b, c] = await Promise.all([
+      store.enqueueIntents([newIntent(outboundMessage("a", { target: { id: "x" } }), { claim })]),
+      store.enqueueIntents([newIntent(outboundMessage("b", { target: { id: "x" } }), { claim })]),
+      store.enqueueIntents([newIntent(outboundMessage("c", { target: { id: "y" } }), { claim })]),
+    ]);
+    expect(a?.[0]?.intent.leaseOwner).toBe("w1");
+    expect(b?.[0]?.intent.leaseOwner).toBeUndefined();
+    expect(c?.[0]?.intent).toMatchObject({ leaseOwner: "w1", leaseExpiresAt: now + 60_000 });
   });
 
   it("rejects a batch whose second step does not start where the first ended, writing nothing", async () => {

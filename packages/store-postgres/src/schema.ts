@@ -29,6 +29,8 @@ export type Tables = {
   readonly loopPairs: string;
   /** The function that takes the tokens of many calls in one statement (migration 4). */
   readonly takeTokensFn: string;
+  /** The function that enqueues a batch of intents in one statement (migration 5). */
+  readonly enqueueFn: string;
 };
 
 /**
@@ -59,6 +61,7 @@ export function tablesOf(schema: string): Tables {
     rateSlots: q("rate_limit_slots"),
     loopPairs: q("loop_guard_pairs"),
     takeTokensFn: q("take_tokens"),
+    enqueueFn: q("enqueue_intents"),
   };
 }
 

@@ -9,114 +9,115 @@
  * the unique index), always in sorted order. Within one ordering key, seq order is then commit
  * order, and a leaser's snapshot can never miss an earlier intent that commits later.
  *
+ * All of it is one statement (the `enqueue_intents` function, migration 5) in autocommit: one
+ * round trip and one commit, where `BEGIN`, the locks, one `INSERT` per intent and `COMMIT`
+ * took four or more. The enqueues a process makes in the same tick, or while its previous
+ * enqueue statement is in flight, share that statement (see `batcher.ts`): in input order, so
+ * their seq order is call order; each call resolves only after the statement committed.
+ *
  * @module
  */
 import { randomUUID } from "node:crypto";
-import {
-  type EnqueueResult,
-  failpoint,
-  type NewSendIntent,
-  orderingKeyOf,
-  UNSENT_STATUSES,
-} from "@herald/core";
-import type { PoolClient } from "pg";
+import { type EnqueueResult, failpoint, type NewSendIntent, orderingKeyOf } from "@herald/core";
 import { intentFromRow, type Row, toJson } from "../rows.ts";
-import { lockKeys, type Tables } from "../schema.ts";
 import type { Ctx } from "./context.ts";
 
-const UNSENT = UNSENT_STATUSES.map((s) => `'${s}'`).join(", ");
-/** Takes the per-key advisory locks of a batch, deadlock-free (sorted, deduplicated). */
-async function lockKeysOf(
-  client: PoolClient,
-  t: Tables,
-  orderingKeys: string[],
-  idempotencyKeys: string[],
-): Promise<void> {
-  await client.query(
-    `SELECT count(pg_advisory_xact_lock(k.space, k.hash)) FROM (
-       SELECT DISTINCT space, hash FROM (
-         SELECT ${lockKeys.orderingSpace(t.schema)} AS space, hashtext(o) AS hash FROM unnest($1::text[]) AS o
-         UNION ALL
-         SELECT ${lockKeys.idempotencySpace(t.schema)}, hashtext(i) FROM unnest($2::text[]) AS i
-       ) AS keys ORDER BY space, hash
-     ) AS k`,
-    [orderingKeys, idempotencyKeys],
-  );
+/** One intent ready for the statement: every column as the function takes it. */
+export type EnqueueRow = {
+  id: string;
+  key: string;
+  channel: string;
+  account: string | null;
+  orderingKey: string;
+  nextAt: number | null;
+  due: number | null;
+  turn: string | null;
+  message: string;
+  operation: string;
+  batch: string | null;
+  live: string | null;
+  claimOwner: string | null;
+  claimExpires: number | null;
+};
+
+/**
+ * Turns one `enqueueIntents` call into rows (serializing each message once, in the caller's
+ * tick). Calls the `store.mid_transaction` failpoint between items: before the statement, so a
+ * crash there leaves nothing of the batch.
+ */
+export function enqueueRows(inputs: readonly NewSendIntent[]): EnqueueRow[] {
+  return inputs.map((input, i) => {
+    if (i > 0) failpoint("store.mid_transaction");
+    const claim = input.claim;
+    const claims = claim !== undefined && (input.nextAttemptAt ?? 0) <= claim.now;
+    return {
+      id: input.id ?? randomUUID(),
+      key: input.idempotencyKey,
+      channel: input.message.channel,
+      account: input.message.accountId ?? null,
+      orderingKey: input.orderingKey ?? orderingKeyOf(input.message),
+      nextAt: input.nextAttemptAt ?? null,
+      due: input.nextAttemptAt ?? null,
+      turn: input.turnId ?? null,
+      message: JSON.stringify(input.message),
+      operation: JSON.stringify(input.operation ?? { kind: "send" }),
+      batch: toJson(input.batch),
+      live: toJson(input.liveState),
+      claimOwner: claims ? claim.owner : null,
+      claimExpires: claims ? claim.now + claim.leaseMs : null,
+    };
+  });
 }
 
 /**
- * Enqueues intents in one transaction; an existing idempotency key returns the stored intent
- * with `created: false`. Calls the `store.mid_transaction` failpoint between items.
+ * Enqueues the rows of several calls in one statement (one transaction); an existing
+ * idempotency key returns the stored intent with `created: false` (also when an earlier row of
+ * the same statement inserted it).
+ *
+ * @returns per call, its results in input order.
  */
-export async function enqueueIntents(
+export async function enqueueCalls(
   ctx: Ctx,
-  inputs: readonly NewSendIntent[],
-): Promise<EnqueueResult[]> {
-  if (inputs.length === 0) return [];
-  const { t } = ctx;
-  const orderingKeys = inputs.map((input) => input.orderingKey ?? orderingKeyOf(input.message));
-  return ctx.db.tx(async (client) => {
-    await lockKeysOf(
-      client,
-      t,
-      orderingKeys,
-      inputs.map((input) => input.idempotencyKey),
-    );
-    const now = ctx.clock();
-    const results: EnqueueResult[] = [];
-    for (const [i, input] of inputs.entries()) {
-      if (i > 0) failpoint("store.mid_transaction");
-      const inserted = await client.query<Row>(
-        `INSERT INTO ${t.intents} (id, idempotency_key, channel, account_id, ordering_key, status,
-           attempt, next_attempt_at, due_at, turn_id, message, operation, batch, live_state,
-           created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $8,
-           $9, $10, $11, $12, $13, $13)
-         ON CONFLICT (idempotency_key) DO NOTHING
-         RETURNING *`,
-        [
-          input.id ?? randomUUID(),
-          input.idempotencyKey,
-          input.message.channel,
-          input.message.accountId ?? null,
-          orderingKeys[i],
-          input.nextAttemptAt ?? null,
-          input.nextAttemptAt ?? now,
-          input.turnId ?? null,
-          JSON.stringify(input.message),
-          JSON.stringify(input.operation ?? { kind: "send" }),
-          toJson(input.batch),
-          toJson(input.liveState),
-          now,
-        ],
-      );
-      let row = inserted.rows[0];
-      if (row) {
-        const claim = input.claim;
-        if (claim && (input.nextAttemptAt ?? 0) <= claim.now) {
-          // Lease it at once when no earlier unsent intent shares its ordering key (the ordering
-          // key's advisory lock is held, so no earlier intent can commit meanwhile).
-          const claimed = await client.query<Row>(
-            `UPDATE ${t.intents} AS u SET lease_owner = $2, lease_expires_at = $3
-             WHERE u.id = $1 AND NOT EXISTS (
-               SELECT 1 FROM ${t.intents} AS e WHERE e.ordering_key = u.ordering_key
-                 AND e.seq < u.seq AND e.status IN (${UNSENT}))
-             RETURNING *`,
-            [row.id, claim.owner, claim.now + claim.leaseMs],
-          );
-          row = claimed.rows[0] ?? row;
-        }
-        results.push({ intent: intentFromRow(row), created: true });
-        continue;
-      }
-      const existing = await client.query<Row>(
-        `SELECT * FROM ${t.intents} WHERE idempotency_key = $1`,
-        [input.idempotencyKey],
-      );
-      const found = existing.rows[0];
-      if (!found) throw new Error(`idempotency key ${input.idempotencyKey} vanished mid-enqueue`);
-      results.push({ intent: intentFromRow(found), created: false });
-    }
-    return results;
+  calls: readonly (readonly EnqueueRow[])[],
+): Promise<EnqueueResult[][]> {
+  const rows = calls.flat();
+  if (rows.length === 0) return calls.map(() => []);
+  const now = ctx.clock();
+  const col = <K extends keyof EnqueueRow>(k: K) => rows.map((r) => r[k]);
+  const { rows: out } = await ctx.db.query<Row>(
+    `SELECT f.r_idx, f.r_created, (f.r_row).* FROM ${ctx.t.enqueueFn}(
+       $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
+       $8::text[], $9::json[], $10::json[], $11::json[], $12::json[], $13::text[], $14::bigint[],
+       $15::bigint) AS f`,
+    [
+      col("id"),
+      col("key"),
+      col("channel"),
+      col("account"),
+      col("orderingKey"),
+      col("nextAt"),
+      rows.map((r) => r.due ?? now),
+      col("turn"),
+      col("message"),
+      col("operation"),
+      col("batch"),
+      col("live"),
+      col("claimOwner"),
+      col("claimExpires"),
+      now,
+    ],
+  );
+  const results: EnqueueResult[] = new Array(rows.length);
+  for (const row of out) {
+    const { r_idx, r_created, ...intent } = row;
+    results[Number(r_idx) - 1] = { intent: intentFromRow(intent), created: r_created === true };
+  }
+  let at = 0;
+  return calls.map((call) => {
+    const mine = results.slice(at, at + call.length);
+    at += call.length;
+    if (mine.length !== call.length || mine.some((r) => r === undefined))
+      throw new Error("enqueue statement returned fewer rows than it was given");
+    return mine;
   });
 }
