@@ -30,6 +30,7 @@ import type {
   SharedTake,
   WatermarkKey,
 } from "@herald/core";
+import { HeraldError, StoreUnavailableError } from "@herald/core";
 import { Db } from "./db.ts";
 import { migrate, POSTGRES_SCHEMA_VERSION, readSchemaVersion } from "./migrations.ts";
 import { DEFAULT_SCHEMA, tablesOf } from "./schema.ts";
@@ -49,7 +50,16 @@ import {
   takeTokens,
 } from "./sql/limits.ts";
 import * as queries from "./sql/queries.ts";
-import { purgeTerminalIntents, transitionIntents, updateIntent } from "./sql/transitions.ts";
+import type { Step } from "./sql/transitionPlan.ts";
+import {
+  applyCalls,
+  type CallOutcome,
+  disjoint,
+  purgeTerminalIntents,
+  transitionSteps,
+  unwrap,
+  updateStep,
+} from "./sql/transitions.ts";
 
 /** Connection-pool settings of a {@link PostgresStateStore}. */
 export type PostgresPoolOptions = {
@@ -137,6 +147,11 @@ export class PostgresStateStore implements MessageStateStore {
   readonly #enqueues = new StatementBatcher<readonly EnqueueRow[], EnqueueResult[]>((calls) =>
     this.#do("enqueueIntents", (ctx) => enqueueCalls(ctx, calls)),
   );
+  /** Transitions and guarded patches: calls on distinct intents share one statement. */
+  readonly #writes = new StatementBatcher<readonly Step[], CallOutcome>(
+    (calls) => this.#do("transitionIntents", (ctx) => applyCalls(ctx, calls)),
+    { fits: disjoint },
+  );
   readonly #settles = new StatementBatcher<Settle, undefined>((settles) =>
     this.#do("settleTokens", (ctx) => settleTokens(ctx, settles)),
   );
@@ -220,9 +235,18 @@ export class PostgresStateStore implements MessageStateStore {
   // ── send intents ──────────────────────────────────────────────────────────
 
   async enqueueIntents(inputs: readonly NewSendIntent[]): Promise<EnqueueResult[]> {
-    // Serialized in the caller's tick; a failure there (a failpoint, JSON) fails only this call.
-    const rows = await this.#do("enqueueIntents", async () => enqueueRows(inputs));
-    return rows.length === 0 ? [] : this.#enqueues.push(rows);
+    // Serialized in the caller's tick (so statements follow call order); a failure there (a
+    // failpoint, JSON) fails only this call.
+    let rows: EnqueueRow[];
+    try {
+      rows = enqueueRows(inputs);
+    } catch (error) {
+      throw error instanceof HeraldError
+        ? error
+        : new StoreUnavailableError("enqueueIntents", error);
+    }
+    if (rows.length === 0) return this.#do("enqueueIntents", async () => []);
+    return this.#enqueues.push(rows);
   }
 
   getIntent(id: string): Promise<DurableSendIntent | undefined> {
@@ -248,16 +272,20 @@ export class PostgresStateStore implements MessageStateStore {
     return this.#do("releaseLease", (ctx) => releaseLease(ctx, id, owner));
   }
 
-  transitionIntents(transitions: readonly IntentTransition[]): Promise<DurableSendIntent[]> {
-    return this.#do("transitionIntents", (ctx) => transitionIntents(ctx, transitions));
+  async transitionIntents(transitions: readonly IntentTransition[]): Promise<DurableSendIntent[]> {
+    // Built in the caller's tick, so calls reach the statement in call order.
+    const steps = transitionSteps(transitions);
+    if (steps.length === 0) return this.#do("transitionIntents", async () => []);
+    return unwrap(await this.#writes.push(steps));
   }
 
-  updateIntent(
+  async updateIntent(
     id: string,
     expect: { status: IntentStatus; owner?: string },
     patch: IntentPatch,
   ): Promise<DurableSendIntent> {
-    return this.#do("updateIntent", (ctx) => updateIntent(ctx, id, expect, patch));
+    const [updated] = unwrap(await this.#writes.push([updateStep(id, expect, patch)]));
+    return updated as DurableSendIntent;
   }
 
   listIntents(query: IntentQuery = {}): Promise<DurableSendIntent[]> {

@@ -124,6 +124,86 @@ describe.skipIf(!available)("PostgresStateStore round trips", () => {
     expect(c?.[0]?.intent).toMatchObject({ leaseOwner: "w1", leaseExpiresAt: now + 60_000 });
   });
 
+  it("puts concurrent transitions of distinct intents into one statement, each all or none", async () => {
+    const store = env.store(env.schema());
+    await store.open();
+    await store.enqueueIntents(
+      Array.from({ length: 6 }, (_, i) =>
+        newIntent(outboundMessage(`m${i}`, { target: { id: `c${i}` } })),
+      ),
+    );
+    const leased = await store.leaseDueIntents({
+      owner: "w1",
+      now: Date.now(),
+      leaseMs: 60_000,
+      limit: 6,
+    });
+    expect(leased).toHaveLength(6);
+    const ids = leased.map((l) => l.id);
+    sent = [];
+    // Five callers in one tick; the fourth names a wrong owner for its second intent.
+    const outcomes = await Promise.allSettled([
+      store.transitionIntents([{ id: ids[0] ?? "", from: "pending", to: "sending", owner: "w1" }]),
+      store.transitionIntents([
+        { id: ids[1] ?? "", from: "pending", to: "sending", owner: "w1", patch: { attempt: 1 } },
+      ]),
+      store.updateIntent(ids[2] ?? "", { status: "pending", owner: "w1" }, { nextAttemptAt: 5 }),
+      store.transitionIntents([
+        { id: ids[3] ?? "", from: "pending", to: "sending", owner: "w1" },
+        { id: ids[4] ?? "", from: "pending", to: "sending", owner: "w2" },
+      ]),
+      store.transitionIntents([
+        { id: ids[5] ?? "", from: "pending", to: "sending", owner: "w1" },
+        {
+          id: ids[5] ?? "",
+          from: "sending",
+          to: "committing",
+          owner: "w1",
+          patch: { receipt: textReceipt(["p5"]) },
+        },
+        { id: ids[5] ?? "", from: "committing", to: "sent", owner: "w1" },
+      ]),
+    ]);
+    expect(sent).toEqual(["WITH"]);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    const err = (outcomes[3] as PromiseRejectedResult).reason;
+    expect(err).toBeInstanceOf(IntentConflictError);
+    expect((err as IntentConflictError).intentId).toBe(ids[4]);
+    expect((err as IntentConflictError).actual).toEqual({ status: "pending", owner: "w1" });
+    const value = <T>(o: PromiseSettledResult<T> | undefined) =>
+      (o as PromiseFulfilledResult<T>).value;
+    expect(value(outcomes[1])).toMatchObject([{ status: "sending", attempt: 1 }]);
+    expect(value(outcomes[2])).toMatchObject({ status: "pending", nextAttemptAt: 5 });
+    expect(value(outcomes[4])).toMatchObject([
+      { status: "sending" },
+      { status: "committing", leaseOwner: "w1" },
+      { status: "sent" },
+    ]);
+    const statuses = await Promise.all(ids.map(async (id) => (await store.getIntent(id))?.status));
+    expect(statuses).toEqual(["sending", "sending", "pending", "pending", "pending", "sent"]);
+    expect(
+      await store.lookupReceipt({ channel: "qa", accountId: "bot-1", platformMessageId: "p5" }),
+    ).toMatchObject({ intentId: ids[5] });
+  });
+
+  it("keeps two calls on one intent in separate statements, in call order", async () => {
+    const { store, id } = await leasedIntent();
+    sent = [];
+    const [sending, committing] = await Promise.all([
+      store.transitionIntents([{ id, from: "pending", to: "sending", owner: "w1" }]),
+      store.transitionIntents([{ id, from: "sending", to: "committing", owner: "w1" }]),
+    ]);
+    expect(sent).toEqual(["WITH", "WITH"]);
+    expect(sending?.[0]?.status).toBe("sending");
+    expect(committing?.[0]?.status).toBe("committing");
+  });
+
   it("rejects a batch whose second step does not start where the first ended, writing nothing", async () => {
     const { store, id } = await leasedIntent();
     const err = await store

@@ -33,8 +33,16 @@ import {
   type Step,
 } from "./transitionPlan.ts";
 
-/** The statement of a plan and its parameters. */
-function statementOf(ctx: Ctx, plan: Plan, now: number): { text: string; values: unknown[] } {
+/**
+ * The statement of a plan and its parameters. `groups[i]` numbers the call of `plan.ids[i]`:
+ * each call applies all or none of its own rows, whatever the other calls of the statement do.
+ */
+function statementOf(
+  ctx: Ctx,
+  plan: Plan,
+  groups: readonly number[],
+  now: number,
+): { text: string; values: unknown[] } {
   const { t } = ctx;
   const values: unknown[] = [];
   const param = (value: unknown, type: string) => `$${values.push(value)}::${type}`;
@@ -55,8 +63,9 @@ function statementOf(ctx: Ctx, plan: Plan, now: number): { text: string; values:
       writes.map((w) => w.to),
       "text[]",
     )}`,
+    `${param(groups, "integer[]")}`,
   ];
-  const names = ["id", "from_status", "owner", "to_status"];
+  const names = ["id", "from_status", "owner", "to_status", "g"];
   const sets = ["status = v.to_status", `updated_at = ${param(now, "bigint")}`];
   const nowParam = `$${values.length}`;
   for (const [k, c] of plan.columns.entries()) {
@@ -116,26 +125,29 @@ function statementOf(ctx: Ctx, plan: Plan, now: number): { text: string; values:
   const text = `WITH v AS (SELECT * FROM unnest(${arrays.join(", ")}) AS v(${names.join(", ")})),
      b AS (SELECT i.* FROM ${t.intents} AS i WHERE i.id = ANY($1::text[]) ORDER BY i.id FOR UPDATE),
      ok AS (
-       SELECT count(*) = cardinality($1::text[]) AS yes FROM b JOIN v ON v.id = b.id
-       WHERE b.status = v.from_status
-         AND (v.owner IS NULL OR (b.lease_owner = v.owner AND v.owner <> ''))),
+       SELECT v.g FROM v LEFT JOIN b ON b.id = v.id GROUP BY v.g
+       HAVING bool_and(COALESCE(b.status = v.from_status
+         AND (v.owner IS NULL OR (b.lease_owner = v.owner AND v.owner <> '')), false))),
      upd AS (
        UPDATE ${t.intents} AS u SET ${sets.join(", ")}
-       FROM v, b, ok WHERE ok.yes AND u.id = v.id AND b.id = v.id
-       RETURNING u.*${beforeCols.map((c) => `, ${c}`).join("")})${ins}
+       FROM v, b WHERE u.id = v.id AND b.id = v.id AND v.g IN (SELECT g FROM ok)
+       RETURNING v.g AS "call:", u.*${beforeCols.map((c) => `, ${c}`).join("")})${ins}
      SELECT true AS applied, upd.* FROM upd
      UNION ALL
-     SELECT false, b.*${beforeNulls.map((c) => `, ${c}`).join("")} FROM b
-     WHERE NOT (SELECT yes FROM ok)`;
+     SELECT false, v.g, b.*${beforeNulls.map((c) => `, ${c}`).join("")} FROM b JOIN v ON v.id = b.id
+     WHERE v.g NOT IN (SELECT g FROM ok)`;
   return { text, values };
 }
 
+/** A returned row without its extra columns, and its `before` values. */
+type Split = { row: Row; before: Row };
+
 /** A row returned by the statement without its extra columns; `before` values kept aside. */
-function split(row: Row): { row: Row; before: Row } {
+function split(row: Row): Split {
   const plain: Row = {};
   const before: Row = {};
   for (const [k, v] of Object.entries(row)) {
-    if (k === "applied") continue;
+    if (k === "applied" || k === "call:") continue;
     if (k.startsWith("before:")) {
       const c = k.slice("before:".length);
       before[c] = v === null ? null : JSON_COLUMNS.has(c) ? JSON.parse(String(v)) : v;
@@ -144,33 +156,108 @@ function split(row: Row): { row: Row; before: Row } {
   return { row: plain, before };
 }
 
+/** The outcome of one call of a statement: its intents after each step, or its conflict. */
+export type CallOutcome = { value: DurableSendIntent[] } | { error: unknown };
+
+/** Whether `steps` touch no intent of the calls already taken (see `StatementBatcher`). */
+export function disjoint(steps: readonly Step[], taken: readonly (readonly Step[])[]): boolean {
+  const mine = new Set(steps.map((s) => s.id));
+  return taken.every((other) => other.every((s) => !mine.has(s.id)));
+}
+
 /**
- * Applies guarded steps all or none in one statement.
- * @returns the intent after each step, in step order.
- * @throws IntentConflictError naming the first step whose guard fails (nothing written).
+ * Applies several calls of guarded steps in one statement (one round trip, one commit), each
+ * call all or none whatever the others do; no two calls may name the same intent.
+ * @returns per call, the intent after each step in step order, or the IntentConflictError
+ *   naming the first step whose guard failed (nothing of that call written).
  */
-async function applySteps(ctx: Ctx, steps: readonly Step[]): Promise<DurableSendIntent[]> {
+export async function applyCalls(
+  ctx: Ctx,
+  calls: readonly (readonly Step[])[],
+): Promise<CallOutcome[]> {
   const now = ctx.clock();
-  const plan = planSteps(steps);
   const byId = (rows: readonly Row[]) => new Map(rows.map((r) => [String(r.id), r]));
-  if (!plan.consistent) {
-    // The batch contradicts itself: it cannot apply. Replay it on the rows to throw the
-    // conflict a step-by-step transaction would have met first.
+  const plans = calls.map((steps) => planSteps(steps));
+  const outcomes: CallOutcome[] = new Array(calls.length);
+  // A call that contradicts itself cannot apply: replay it on the rows to throw the conflict a
+  // step-by-step transaction would have met first.
+  const contradicting = plans.flatMap((p, i) => (p.consistent ? [] : [i]));
+  if (contradicting.length > 0) {
+    const ids = contradicting.flatMap((i) => (plans[i] as Plan).ids);
     const { rows } = await ctx.db.query<Row>(
       `SELECT * FROM ${ctx.t.intents} WHERE id = ANY($1::text[])`,
-      [plan.ids],
+      [ids],
     );
-    replay(steps, byId(rows), now);
-    throw new Error("transition batch contradicts itself but replayed without a conflict");
+    const found = byId(rows);
+    for (const i of contradicting) outcomes[i] = { error: conflictOf(calls[i] ?? [], found, now) };
   }
-  const { text, values } = statementOf(ctx, plan, now);
+  const live = plans.flatMap((p, i) => (p.consistent ? [i] : []));
+  if (live.length === 0) return outcomes;
+  const plan = merge(live.map((i) => plans[i] as Plan));
+  const groups = live.flatMap((i, g) => (plans[i] as Plan).ids.map(() => g));
+  const { text, values } = statementOf(ctx, plan, groups, now);
   const { rows } = await ctx.db.query<Row>(text, values);
-  const parts = rows.map(split);
-  if (rows[0]?.applied !== true) {
-    replay(steps, byId(parts.map((p) => p.row)), now);
-    throw new Error("transition guard failed but its replay found no conflict");
+  const perCall = live.map(() => ({ applied: false, parts: [] as Split[] }));
+  for (const row of rows) {
+    const call = perCall[Number(row["call:"])];
+    if (!call) throw new Error("transition statement returned a row of no call");
+    call.applied = row.applied === true;
+    call.parts.push(split(row));
   }
-  const finals = byId(parts.map((p) => p.row));
+  for (const [g, i] of live.entries()) {
+    const steps = calls[i] ?? [];
+    const { applied, parts } = perCall[g] as (typeof perCall)[number];
+    outcomes[i] = applied
+      ? { value: resultsOf(steps, plans[i] as Plan, parts, now) }
+      : { error: conflictOf(steps, byId(parts.map((p) => p.row)), now) };
+  }
+  return outcomes;
+}
+
+/** The conflict a step-by-step transaction would have met on `rows`. */
+function conflictOf(steps: readonly Step[], rows: Map<string, Row>, now: number): unknown {
+  try {
+    replay(steps, rows, now);
+  } catch (error) {
+    return error;
+  }
+  return new Error("transition guard failed but its replay found no conflict");
+}
+
+/** One plan of calls on distinct intents: their writes, columns and registry rows together. */
+function merge(plans: readonly Plan[]): Plan {
+  if (plans.length === 1) return plans[0] as Plan;
+  const columns = new Set<string>();
+  const before = new Set<string>();
+  const merged: Plan = {
+    ids: [],
+    writes: new Map(),
+    columns: [],
+    before: [],
+    entries: [],
+    consistent: true,
+  };
+  for (const p of plans) {
+    merged.ids.push(...p.ids);
+    for (const [id, w] of p.writes) merged.writes.set(id, w);
+    for (const c of p.columns) columns.add(c);
+    for (const c of p.before) before.add(c);
+    // Not deduplicated across calls: a call that does not apply inserts none of its rows.
+    merged.entries.push(...p.entries);
+  }
+  merged.columns = [...columns];
+  merged.before = [...before];
+  return merged;
+}
+
+/** The intents after each step of one applied call, from the rows the statement returned. */
+function resultsOf(
+  steps: readonly Step[],
+  plan: Plan,
+  parts: readonly Split[],
+  now: number,
+): DurableSendIntent[] {
+  const finals = new Map(parts.map((p) => [String(p.row.id), p.row]));
   const last = new Map(steps.map((s, i) => [s.id, i]));
   const many = steps.length > plan.ids.length;
   // Intermediate states (an intent with several steps): replayed from the final rows with the
@@ -192,42 +279,32 @@ async function applySteps(ctx: Ctx, steps: readonly Step[]): Promise<DurableSend
   );
 }
 
+/** Unwraps one call's outcome: its intents, or its error thrown. */
+export function unwrap(outcome: CallOutcome): DurableSendIntent[] {
+  if ("error" in outcome) throw outcome.error;
+  return outcome.value;
+}
+
 /**
- * Applies transitions all or none (see {@link MessageStateStore.transitionIntents}). Calls the
- * `store.mid_transaction` failpoint between items (before the statement: a crash there leaves
- * every intent as it was).
+ * The steps of a `transitionIntents` call (see {@link MessageStateStore.transitionIntents}), to
+ * apply all or none with {@link applyCalls}. Calls the `store.mid_transaction` failpoint between
+ * items (before the statement: a crash there leaves every intent as it was).
  *
  * @throws IllegalTransitionError before touching the database when the machine forbids one.
- * @throws IntentConflictError when an intent is not in `from` or leased by another owner.
  */
-export async function transitionIntents(
-  ctx: Ctx,
-  transitions: readonly IntentTransition[],
-): Promise<DurableSendIntent[]> {
+export function transitionSteps(transitions: readonly IntentTransition[]): Step[] {
   for (const t of transitions) assertTransition(t.from, t.to);
-  if (transitions.length === 0) return [];
-  const steps = transitions.map((t, i): Step => {
+  return transitions.map((t, i): Step => {
     if (i > 0) failpoint("store.mid_transaction");
     const patch: IntentPatch = { ...t.patch };
     if (TERMINAL_STATUSES.includes(t.to) && patch.lease === undefined) patch.lease = "release";
     return { id: t.id, expect: { status: t.from, owner: t.owner }, to: t.to, patch };
   });
-  return applySteps(ctx, steps);
 }
 
-/**
- * Changes fields without a status change, guarded by `expect`.
- *
- * @throws IntentConflictError when the guard fails.
- */
-export async function updateIntent(
-  ctx: Ctx,
-  id: string,
-  expect: Expect,
-  patch: IntentPatch,
-): Promise<DurableSendIntent> {
-  const [updated] = await applySteps(ctx, [{ id, expect, to: expect.status, patch }]);
-  return updated as DurableSendIntent;
+/** The step of `updateIntent`: fields without a status change, guarded by `expect`. */
+export function updateStep(id: string, expect: Expect, patch: IntentPatch): Step {
+  return { id, expect, to: expect.status, patch };
 }
 
 /**
