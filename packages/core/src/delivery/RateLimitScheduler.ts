@@ -4,9 +4,13 @@
  * the call, so a well-behaved gateway never sees a 429. Three sources hold a call back:
  *
  * 1. **Declared scopes** (`capabilities.rateLimits`), per operation and target kind: a
- *    sliding-window bucket per scope key (account, chat, thread or route). A token comes back
- *    `marginMs` late (default 1 % of the interval + 1 ms), because the platform counts when the
- *    request arrives, a little after the scheduler let it go.
+ *    sliding-window bucket per scope key (account, chat, thread or route). The platform counts a
+ *    call when it arrives, a little after the scheduler let it go, so a token comes back
+ *    `marginMs` late (default 1 % of the interval + 1 ms) — until the call is re-counted at its
+ *    answer ({@link RateLimitScheduler.settle}, durable sends): the platform counted it before
+ *    it answered, so its token then comes back an interval + `answerMarginMs` (default 1 ms)
+ *    after the answer, earlier or later than the blanket margin would have it. Calls never
+ *    settled (live previews and edits) keep the margin.
  * 2. **Header feedback** (`observe`): what the platform said about the route's bucket
  *    (`remaining`, `resetAfterMs`, `bucket`); once `remaining` is spent the route waits for the
  *    reset, so it slows down before it 429s. Routes reported with one bucket share it.
@@ -50,10 +54,19 @@ export type { Acquired, WaiterTimers } from "./ratelimit/waiters.ts";
 /** Options of {@link RateLimitScheduler}. */
 export type RateLimitSchedulerOptions = {
   /**
-   * Extra ms before a spent token comes back, and after a reported reset.
+   * Extra ms before a spent token comes back, and after a reported reset: the cover of a call
+   * that is not re-counted at its answer (live previews and edits), and of any call until its
+   * answer.
    * @defaultValue 1 % of the interval + 1 ms
    */
   marginMs?: (intervalMs: number) => number;
+  /**
+   * Extra ms after the answer before the token of a call re-counted at its answer
+   * ({@link RateLimitScheduler.settle}) comes back: the platform counted the call before it
+   * answered, so this only covers the clocks' ms rounding.
+   * @defaultValue 1
+   */
+  answerMarginMs?: number;
   /** Clock of {@link RateLimitScheduler.acquire} (epoch ms). @defaultValue Date.now */
   clock?: () => number;
   /** Timers of {@link RateLimitScheduler.acquire}'s line. @defaultValue the global timers (unref'd) */
@@ -95,13 +108,20 @@ export class RateLimitScheduler {
   /** route key → the platform bucket it was last reported in. */
   readonly #routeBucket = new Map<string, string>();
   readonly #pausedUntil = new Map<string, number>();
+  /** The last tokens {@link reserve} took for a call object, until {@link settleReserved}. */
+  readonly #reserved = new WeakMap<
+    RateLimitCall,
+    { scopes: readonly RateLimitScope[]; at: number }
+  >();
   readonly #margin: (intervalMs: number) => number;
+  readonly #answerMargin: number;
   readonly #line: WaiterQueue;
   readonly #shared: SharedLimitStore | undefined;
   #ops = 0;
 
   constructor(options: RateLimitSchedulerOptions = {}) {
     this.#margin = options.marginMs ?? ((intervalMs) => Math.ceil(intervalMs * 0.01) + 1);
+    this.#answerMargin = Math.max(0, options.answerMarginMs ?? 1);
     this.#line = new WaiterQueue(options.clock ?? Date.now, options.timers ?? defaultTimers);
     this.#shared = options.shared;
   }
@@ -122,16 +142,20 @@ export class RateLimitScheduler {
    * earliest bucket refills (no polling, no sleeping per call).
    *
    * @param options.maxWaitMs - give up when the wait would end later than this (ms from now).
-   * @returns `{ waitMs: 0, takenAt }` (epoch ms, for {@link restamp}) once the tokens were
-   *   taken; `{ waitMs }` (ms, ≥ 1; nothing taken) when the wait is longer than `maxWaitMs` or
+   * @param options.leadMs - take tokens that come back within this many ms, as of when they
+   *   come back: `takenAt` is then up to `leadMs` ahead, and the call must not start before it
+   *   (the caller's writes before the call overlap the wait). Not for buckets shared in the
+   *   store, 429 pauses or reported buckets. @defaultValue 0
+   * @returns `{ waitMs: 0, takenAt }` (epoch ms, for {@link restamp}; with a lead possibly
+   *   ahead of now: start the call no earlier) once the tokens were taken; `{ waitMs }` (ms, ≥ 1; nothing taken) when the wait is longer than `maxWaitMs` or
    *   `options.signal` aborted.
    */
   acquire(
     scopes: readonly RateLimitScope[],
     call: RateLimitCall,
-    options: { maxWaitMs: number; signal?: AbortSignal | undefined },
+    options: { maxWaitMs: number; signal?: AbortSignal | undefined; leadMs?: number | undefined },
   ): Promise<Acquired> {
-    const { take, buckets } = this.#taker(scopes, call);
+    const { take, buckets } = this.#taker(scopes, call, this.#shared ? 0 : (options.leadMs ?? 0));
     return this.#line.acquire(take, buckets, options.maxWaitMs, options.signal);
   }
 
@@ -148,6 +172,7 @@ export class RateLimitScheduler {
   #taker(
     scopes: readonly RateLimitScope[],
     call: RateLimitCall,
+    leadMs = 0,
   ): { take: (now: number) => TakeTry | Promise<TakeTry>; buckets: string[] } {
     const buckets = [
       ...scopes.filter((s) => applies(s, call)).map((s) => bucketKey(s, call)),
@@ -158,11 +183,15 @@ export class RateLimitScheduler {
       ? (now: number) => this.#takeShared(shared, scopes, call, now)
       : (now: number): TakeTry => {
           this.#tick(now);
-          const { wait, windows, observed, blockedBy } = this.#wait(scopes, call, now);
-          if (wait > 0) return { waitMs: wait, blockedBy };
-          for (const w of windows) w.take(now);
+          const { wait, windows, observed, blockedBy, hard } = this.#wait(scopes, call, now);
+          // Within the lead, the tokens are taken as of when they come back: the caller starts
+          // its call no earlier than that (`takenAt`), after the writes it makes first.
+          const lead = hard > 0 ? 0 : leadMs;
+          if (wait > lead) return { waitMs: wait - lead, blockedBy };
+          const at = now + Math.max(0, wait);
+          for (const w of windows) w.takeAhead(now, at, this.#margin(w.intervalMs));
           observed?.take(now);
-          return { waitMs: 0 };
+          return at > now ? { waitMs: 0, at } : { waitMs: 0 };
         };
     return { take, buckets };
   }
@@ -184,9 +213,24 @@ export class RateLimitScheduler {
     this.#tick(now);
     const { wait, windows, observed } = this.#wait(scopes, call, now);
     if (wait > 0) return wait;
-    for (const w of windows) w.take(now);
+    for (const w of windows) w.take(now, this.#margin(w.intervalMs));
     observed?.take(now);
+    if (windows.length > 0) this.#reserved.set(call, { scopes, at: now });
     return 0;
+  }
+
+  /**
+   * {@link settle} for the tokens the last {@link reserve} of this very `call` object took
+   * (live previews and edits re-count their call at its answer this way); nothing when none
+   * are out, or they were settled already.
+   *
+   * @param answeredAt - epoch ms when the answer (or error) arrived.
+   */
+  settleReserved(call: RateLimitCall, answeredAt: number): void {
+    const reserved = this.#reserved.get(call);
+    if (!reserved) return;
+    this.#reserved.delete(call);
+    this.settle(reserved.scopes, call, reserved.at, answeredAt);
   }
 
   /**
@@ -206,7 +250,10 @@ export class RateLimitScheduler {
     if (now <= takenAt) return;
     for (const scope of scopes) {
       if (!applies(scope, call)) continue;
-      this.#windows.get(bucketKey(scope, call))?.restamp(takenAt, now);
+      const w = this.#windows.get(bucketKey(scope, call));
+      if (!w) continue;
+      const span = w.intervalMs + this.#margin(w.intervalMs);
+      w.move(takenAt + span, now + span);
     }
   }
 
@@ -241,9 +288,14 @@ export class RateLimitScheduler {
 
   /**
    * Called when the platform answered a call whose tokens were stamped `startedAt`: the
-   * platform counted the call somewhere between its start and `answeredAt`, so its tokens are
-   * counted from no earlier than `answeredAt` minus the margin (a call stalled between start and
-   * arrival — a busy event loop, a slow connect — cannot make the next one arrive early).
+   * platform counted the call somewhere between its start and `answeredAt`, so its tokens come
+   * back an interval + `answerMarginMs` after `answeredAt` — later than the blanket margin when
+   * the call was slow (a call stalled between start and arrival — a busy event loop, a slow
+   * connect — cannot make the next one arrive early), earlier when it was quick (the margin
+   * only covered the answer not being known yet).
+   *
+   * Tokens shared in the store only ever move later (`SharedLimitStore.settleTokens`): they come
+   * back `answeredAt` + interval, or the blanket margin after the take when that is later.
    *
    * @param startedAt - the stamp the tokens carry (from {@link acquire} or {@link restamp}).
    * @param answeredAt - epoch ms when the answer (or error) arrived.
@@ -256,12 +308,24 @@ export class RateLimitScheduler {
     shared?: { takenAt: number; tokens: readonly SharedToken[] },
   ): void {
     let delay = 0;
+    let earliest = Number.POSITIVE_INFINITY;
     for (const scope of scopes) {
       if (!applies(scope, call)) continue;
-      const at = answeredAt - this.#margin(scope.intervalMs);
-      if (shared) delay = Math.max(delay, Math.max(at, startedAt) - shared.takenAt);
-      else if (at > startedAt) this.#windows.get(bucketKey(scope, call))?.restamp(startedAt, at);
+      const margin = this.#margin(scope.intervalMs);
+      if (shared) {
+        const at = answeredAt + this.#answerMargin - margin;
+        delay = Math.max(delay, Math.max(at, startedAt) - shared.takenAt);
+        continue;
+      }
+      const w = this.#windows.get(bucketKey(scope, call));
+      if (!w) continue;
+      const to = answeredAt + w.intervalMs + this.#answerMargin;
+      const from = startedAt + w.intervalMs + margin;
+      w.move(from, to);
+      if (to < from) earliest = Math.min(earliest, to);
     }
+    // A token back sooner than the line was told: serve the waiters then, not at the old time.
+    if (Number.isFinite(earliest)) this.#line.wakeBy(earliest);
     // A settle that fails leaves the tokens where they were taken (a call that ends within its
     // window is then counted from its start, as without a store).
     if (shared && this.#shared && shared.tokens.length > 0 && delay > 0) {
@@ -334,9 +398,12 @@ export class RateLimitScheduler {
     windows: SlidingWindow[];
     observed: ObservedBucket | undefined;
     blockedBy: string | undefined;
+    /** The part of `wait` that is a 429 pause or a reported bucket (no lead applies to it). */
+    hard: number;
   } {
     const bucket = this.#bucketOf(call);
     let wait = this.#pausedMs(call, bucket, now);
+    let hard = wait;
     let blockedBy: string | undefined;
     const windows: SlidingWindow[] = [];
     for (const scope of scopes) {
@@ -344,7 +411,7 @@ export class RateLimitScheduler {
       const key = bucketKey(scope, call);
       let w = this.#windows.get(key);
       if (!w) {
-        w = new SlidingWindow(scope.limit, scope.intervalMs + this.#margin(scope.intervalMs));
+        w = new SlidingWindow(scope.limit, scope.intervalMs);
         this.#windows.set(key, w);
       }
       const w2 = w.waitMs(now);
@@ -357,12 +424,13 @@ export class RateLimitScheduler {
     const observed = this.#observed.size > 0 ? this.#observed.get(bucket) : undefined;
     if (observed) {
       const w2 = observed.waitMs(now);
+      hard = Math.max(hard, w2);
       if (w2 > wait) {
         wait = w2;
         blockedBy = bucket;
       }
     }
-    return { wait, windows, observed, blockedBy };
+    return { wait, windows, observed, blockedBy, hard };
   }
 
   /** Forgets idle windows, reset buckets and past pauses now and then (memory stays bounded). */

@@ -22,6 +22,7 @@ import type { SharedToken } from "../state/sharedLimits.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { backToUnknown, failAttempt, staleKeyReplay } from "./failAttempt.ts";
 import { withFirstDispatch } from "./gate.ts";
+import { writeLeadOf } from "./lead.ts";
 import { callOf } from "./ratelimit/intent.ts";
 import { deliverUnits } from "./units.ts";
 
@@ -31,8 +32,11 @@ export { sleep };
 /**
  * Waits in the scheduler's line (in memory, up to `maxInMemoryWaitMs`) for the rate-limit
  * tokens of one call; the line wakes exactly when the tokens come back (no sleep per attempt).
- * @param taken - told the epoch ms the tokens were taken at (see `RateLimitScheduler.restamp`),
- *   and the tokens when the buckets are shared in the store.
+ * @param taken - told the epoch ms the tokens were taken at (see `RateLimitScheduler.restamp`;
+ *   with `leadMs`, up to that far ahead: the call must not start before it), and the tokens
+ *   when the buckets are shared in the store.
+ * @param leadMs - take tokens coming back within this many ms (the writes before the call
+ *   overlap the wait; `RateLimitScheduler.acquire`). @defaultValue 0
  * @returns 0 when the tokens were taken; otherwise the remaining wait in ms (nothing taken).
  */
 export async function reserveTokens(
@@ -41,10 +45,12 @@ export async function reserveTokens(
   call: RateLimitCall,
   signal: AbortSignal,
   taken?: (at: number, tokens?: readonly SharedToken[]) => void,
+  leadMs = 0,
 ): Promise<number> {
   const got = await deps.scheduler.acquire(adapter.capabilities.rateLimits ?? [], call, {
     maxWaitMs: deps.options.maxInMemoryWaitMs,
     signal,
+    leadMs,
   });
   if (got.takenAt !== undefined) taken?.(got.takenAt, got.tokens);
   return got.waitMs;
@@ -145,10 +151,20 @@ export async function runAttempt(
   let takenAt = 0;
   let firstTokens: readonly SharedToken[] | undefined;
   if (firstCall) {
-    const wait = await reserveTokens(deps, adapter, firstCall, signal, (at, tokens) => {
-      takenAt = at;
-      firstTokens = tokens;
-    });
+    // Tokens back within about the time the `sending` write takes are taken now, as of when
+    // they come back: the write overlaps the wait, and the call waits out what is left of it.
+    const lead = writeLeadOf(deps).ms;
+    const wait = await reserveTokens(
+      deps,
+      adapter,
+      firstCall,
+      signal,
+      (at, tokens) => {
+        takenAt = at;
+        firstTokens = tokens;
+      },
+      lead,
+    );
     if (wait > 0) {
       return store.updateIntent(
         leased.id,
@@ -173,6 +189,7 @@ export async function runAttempt(
       ? undefined
       : withFirstDispatch(dispatched, nextUnit(leased.partialReceipt), deps.clock());
   if (firstStamp) dispatched = firstStamp;
+  const writeStart = deps.clock();
   const [sending] = await store.transitionIntents([
     {
       id: leased.id,
@@ -187,6 +204,7 @@ export async function runAttempt(
       },
     },
   ]);
+  writeLeadOf(deps).observe(deps.clock() - writeStart);
   log.info({ status: "sending", attempt }, "intent sending");
   failpoint("send.after_sending");
 
@@ -211,8 +229,12 @@ export async function runAttempt(
       if (reservedFirst && firstCall) {
         reservedFirst = false;
         current = firstCall;
+        // Taken with a lead: the tokens come back at `takenAt`; the call starts no earlier.
+        for (let i = 0; i < 5 && deps.clock() < takenAt; i++) {
+          if (!(await sleep(takenAt - deps.clock(), signal))) break;
+        }
         // ... and count from now, when the call starts, not from the reservation.
-        startedAt = deps.clock();
+        startedAt = Math.max(deps.clock(), takenAt);
         deps.scheduler.restamp(scopes, firstCall, takenAt, startedAt);
         shared = firstTokens && { takenAt, tokens: firstTokens };
         return pausedNow(firstCall);

@@ -86,6 +86,9 @@ export function liveCall(
  * the call is about to go out — a 429 answered to any call (a durable send too) while this one
  * waited for its slot or a store write holds it back, as a `rate_limit` failure that was not
  * dispatched — and a 429 answered to this call pauses its scope before the slot is handed on.
+ * The tokens the last {@link reserveNow} of `rl` took are re-counted at the answer
+ * (`RateLimitScheduler.settleReserved`): they come back an interval after it, whatever the
+ * call waited for between the reservation and the platform.
  */
 export async function tryCall<T>(
   ref: LiveRef,
@@ -99,8 +102,11 @@ export async function tryCall<T>(
     const paused = scheduler.pausedMs(rl, ref.now);
     if (paused > 0) return { ok: false, failure: pausedFailure(paused) };
     try {
-      return { ok: true, value: await fn() };
+      const value = await fn();
+      scheduler.settleReserved(rl, ref.now);
+      return { ok: true, value };
     } catch (error) {
+      scheduler.settleReserved(rl, ref.now);
       const failure = classify(ref.adapter, error, ctx, ref.now, ref.env.deps.options.redact);
       if (failure.kind === "rate_limit") pauseFor(ref, failure, rl);
       return { ok: false, failure };

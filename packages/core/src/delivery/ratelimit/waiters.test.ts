@@ -141,17 +141,39 @@ describe("RateLimitScheduler.acquire: the line of waiters", () => {
     expect(order).toEqual(["b", "a"]);
   });
 
-  it("settle counts a call's tokens from no earlier than its answer minus the margin", () => {
+  it("settle counts a call's tokens from its answer, without the blanket margin", () => {
     const s = new RateLimitScheduler({ marginMs: () => 10 });
     const one: RateLimitScope[] = [{ scope: "chat", limit: 1, intervalMs: 1_000 }];
     expect(s.reserve(one, call("a"), 0)).toBe(0);
-    // The call stalled: answered at 300, so it reached the platform by 300 at the latest.
+    // Until its answer the token is out for the interval + the margin.
+    expect(s.peek(one, call("a"), 1_000)).toBe(10);
+    // The call stalled: answered at 300, so it reached the platform by 300 at the latest; its
+    // token comes back an interval + 1 ms (the answer margin) after that.
     s.settle(one, call("a"), 0, 300);
-    expect(s.peek(one, call("a"), 1_010)).toBe(290);
-    expect(s.peek(one, call("a"), 1_300)).toBe(0);
-    // An answer within the margin changes nothing.
+    expect(s.peek(one, call("a"), 1_010)).toBe(291);
+    expect(s.peek(one, call("a"), 1_301)).toBe(0);
+    // A quick answer brings the token back sooner than the margin would.
     expect(s.reserve(one, call("b"), 0)).toBe(0);
     s.settle(one, call("b"), 0, 5);
-    expect(s.peek(one, call("b"), 1_010)).toBe(0);
+    expect(s.peek(one, call("b"), 1_005)).toBe(1);
+    expect(s.peek(one, call("b"), 1_006)).toBe(0);
+  });
+
+  it("wakes a waiter when a settle brings its token back sooner", async () => {
+    const t = manualTime();
+    const s = new RateLimitScheduler({ marginMs: () => 50, clock: t.clock, timers: t.timers });
+    const one: RateLimitScope[] = [{ scope: "chat", limit: 1, intervalMs: 1_000 }];
+    const first = await s.acquire(one, call("a"), { maxWaitMs: 5_000 });
+    expect(first).toEqual({ waitMs: 0, takenAt: 0, tokens: undefined });
+    let tookAt: number | undefined;
+    void s.acquire(one, call("a"), { maxWaitMs: 5_000 }).then((r) => {
+      tookAt = r.takenAt;
+    });
+    await t.advance(2);
+    s.settle(one, call("a"), 0, 2); // answered at 2: back at 1_003, not 1_050
+    await t.advance(1_002);
+    expect(tookAt).toBeUndefined();
+    await t.advance(1_003);
+    expect(tookAt).toBe(1_003);
   });
 });

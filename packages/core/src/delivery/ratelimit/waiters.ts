@@ -24,6 +24,8 @@ export type TakeTry = {
   blockedBy?: string | undefined;
   /** Tokens taken from buckets shared in the store (for `RateLimitScheduler.settle`). */
   tokens?: readonly SharedToken[] | undefined;
+  /** When the tokens were taken as of (epoch ms), when later than the try (a lead). */
+  at?: number | undefined;
 };
 
 /** What a waiter gets: the tokens (`waitMs` 0, taken at `takenAt`), or the wait it gave up on. */
@@ -98,7 +100,9 @@ export class WaiterQueue {
       first = r instanceof Promise ? await r : r;
       now = this.#clock();
       // Stamped when the try began (a store's clock took them during the round trip).
-      if (first.waitMs <= 0) return { waitMs: 0, takenAt: before, tokens: first.tokens };
+      if (first.waitMs <= 0) {
+        return { waitMs: 0, takenAt: first.at ?? before, tokens: first.tokens };
+      }
       if (first.blockedBy !== undefined) this.#hold(first.blockedBy, now + first.waitMs);
       if (first.waitMs > maxWaitMs) return { waitMs: first.waitMs };
     }
@@ -139,8 +143,13 @@ export class WaiterQueue {
     if (held > now) return { waitMs: held - now };
     const r = take(now);
     const result = r instanceof Promise ? await r : r;
-    if (result.waitMs <= 0) return { waitMs: 0, takenAt: now, tokens: result.tokens };
+    if (result.waitMs <= 0) return { waitMs: 0, takenAt: result.at ?? now, tokens: result.tokens };
     return { waitMs: result.waitMs };
+  }
+
+  /** Serves the line no later than `at` (epoch ms: a token comes back sooner than it said). */
+  wakeBy(at: number): void {
+    if (this.#line.length > 0) this.#arm(Math.min(this.#timerAt, at));
   }
 
   /** Serves the line soon (tokens may have come back early: a new report, a reset). */
@@ -193,7 +202,7 @@ export class WaiterQueue {
         }
         if (result instanceof Promise) this.#settle(w, before, r);
         if (r.waitMs <= 0) {
-          w.resolve({ waitMs: 0, takenAt: before, tokens: r.tokens });
+          w.resolve({ waitMs: 0, takenAt: r.at ?? before, tokens: r.tokens });
           continue;
         }
         if (w.readyAt > w.deadline) {
