@@ -26,7 +26,7 @@ import {
   type MessageStateStore,
   openSqliteStateStore,
   SqliteStateStore,
-  SqliteWorkerStore,
+  type SqliteWorkerStore,
 } from "../../packages/core/src/index.ts";
 import {
   createFakeAdapter,
@@ -65,9 +65,8 @@ async function openFor(synchronous: Sync, groupCommit: boolean, thread: Thread) 
   return thread === "worker" ? openSqliteStateStore(options) : new SqliteStateStore(options);
 }
 
-async function groupStats(store: MessageStateStore) {
-  if (store instanceof SqliteWorkerStore) return store.groupCommitStats();
-  return (store as SqliteStateStore).groupCommitStats;
+function groupStats(store: MessageStateStore) {
+  return (store as SqliteStateStore | SqliteWorkerStore).groupCommitStats;
 }
 
 async function runtimeFor(
@@ -107,7 +106,7 @@ async function durableThroughput(
   const msgs = Array.from({ length: n }, (_, i) =>
     outboundMessage(`m${i}`, { target: { id: `c${i % 100}` } }),
   );
-  const before = await groupStats(store);
+  const before = groupStats(store);
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
   // The monitor records a delay from its second tick on: let it tick before the run starts.
@@ -122,7 +121,7 @@ async function durableThroughput(
   await new Promise((r) => setTimeout(r, 10));
   loop.disable();
   if (loop.count === 0) throw new Error("event-loop monitor recorded no samples");
-  const after = await groupStats(store);
+  const after = groupStats(store);
   await runtime.stop();
   await store.close();
   return {

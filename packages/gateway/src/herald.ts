@@ -51,7 +51,7 @@ export async function herald(
   const env = options.env ?? process.env;
   const secrets = new SecretReader(env);
   const logger = createLogger({ level: parsed.log.level, secrets, out: process.stderr });
-  const store = await openStore(parsed, dir, env, { lock: true });
+  const store = await openStore(parsed, dir, env, { lock: true, logger });
   let gateway: Gateway;
   let receives = false;
   try {

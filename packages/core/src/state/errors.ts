@@ -35,12 +35,43 @@ export class IntentConflictError extends HeraldError {
  * durability policy `required` a send fails closed with this error and performs no platform I/O.
  */
 export class StoreUnavailableError extends HeraldError {
-  constructor(operation: string, cause: unknown) {
+  /**
+   * @param code - the error's `code`; subclasses name a more specific one.
+   *   @defaultValue "HERALD_STORE_UNAVAILABLE"
+   */
+  constructor(operation: string, cause: unknown, code = "HERALD_STORE_UNAVAILABLE") {
     super(
-      "HERALD_STORE_UNAVAILABLE",
+      code,
       `state store unavailable during ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`,
       { cause },
     );
+  }
+}
+
+/**
+ * The store gave up for good (`code` `HERALD_STORE_FAILED`): its SQLite worker thread crashed
+ * `crashes` times within `windowMs` ms — it died, or a replacement failed to open the database
+ * — so it is no longer restarted, and every call fails with this error until the process
+ * restarts (readiness reports the code). A {@link StoreUnavailableError}: whatever treats the
+ * store as unavailable (sends fail closed, webhooks answer 503) still does.
+ */
+export class StoreFailedError extends StoreUnavailableError {
+  /** Worker crashes (deaths and failed restarts) counted within the window. */
+  readonly crashes: number;
+  /** The window they were counted in, ms. */
+  readonly windowMs: number;
+  constructor(operation: string, crashes: number, windowMs: number, lastError: unknown) {
+    const last = lastError instanceof Error ? lastError.message : String(lastError);
+    super(
+      operation,
+      new Error(
+        `the store worker crashed ${crashes} times within ${windowMs} ms and is no longer restarted (last: ${last}); restart the process`,
+        { cause: lastError },
+      ),
+      "HERALD_STORE_FAILED",
+    );
+    this.crashes = crashes;
+    this.windowMs = windowMs;
   }
 }
 

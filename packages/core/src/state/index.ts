@@ -11,6 +11,7 @@ export {
   openSqliteStateStore,
   type SqliteWorkerOptions,
   SqliteWorkerStore,
+  type SqliteWorkerStoreOptions,
 } from "./sqlite/worker/SqliteWorkerStore.ts";
 export { compact, type IntentJsonColumns, patchColumns, registryEntries } from "./storeHelpers.ts";
 export * from "./types.ts";

@@ -6,10 +6,12 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import {
+  type HeraldLogger,
   type MessageStateStore,
   openSqliteStateStore,
   SqliteStateStore,
   type SqliteWorkerStore,
+  type SqliteWorkerStoreOptions,
 } from "@herald/core";
 import { ConfigError } from "../config/errors.ts";
 import type { HeraldConfig } from "../config/schema.ts";
@@ -30,6 +32,13 @@ export type OpenStoreOptions = {
    * {@link NoStoreError}. @defaultValue false
    */
   reader?: boolean;
+  /**
+   * Where a SQLite worker store logs that it gave up on a worker that kept crashing
+   * (`StoreFailedError`). @defaultValue silent
+   */
+  logger?: HeraldLogger;
+  /** The SQLite worker store's crash-loop limit (`SqliteWorkerStoreOptions.crashLoop`). */
+  crashLoop?: SqliteWorkerStoreOptions["crashLoop"];
 };
 
 /**
@@ -64,7 +73,12 @@ export async function openStore(
     const lock = options.lock ? acquireStoreLock(path) : undefined;
     let opened: SqliteWorkerStore;
     try {
-      opened = await openSqliteStateStore({ path, synchronous });
+      opened = await openSqliteStateStore({
+        path,
+        synchronous,
+        ...(options.logger ? { logger: options.logger } : {}),
+        ...(options.crashLoop ? { crashLoop: options.crashLoop } : {}),
+      });
     } catch (error) {
       lock?.release();
       throw error;

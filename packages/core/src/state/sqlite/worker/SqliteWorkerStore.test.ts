@@ -1,13 +1,19 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { resetFailpoints } from "../../../failpoint.ts";
+import type { HeraldLogger } from "../../../logger.ts";
 import { IllegalTransitionError } from "../../../message/intent.ts";
 import { newIntent } from "../../../testing/fixtures.ts";
 import { describeStateStoreConformance } from "../../../testing/storeConformance.ts";
-import { IntentConflictError, SchemaTooNewError, StoreUnavailableError } from "../../errors.ts";
+import {
+  IntentConflictError,
+  SchemaTooNewError,
+  StoreFailedError,
+  StoreUnavailableError,
+} from "../../errors.ts";
 import type { MessageStateStore } from "../../MessageStateStore.ts";
 import { SQLITE_SCHEMA_VERSION } from "../migrations.ts";
 import { SqliteStateStore } from "../SqliteStateStore.ts";
@@ -86,13 +92,13 @@ describe("SqliteWorkerStore specifics", () => {
     const path = freshPath();
     // A group's time budget generous enough that a loaded machine does not split it.
     const store = await openSqliteStateStore({ path, groupCommit: { maxGroupMs: 10_000 } });
-    const before = await store.groupCommitStats();
+    const before = store.groupCommitStats;
     await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         store.enqueueIntents([newIntent(undefined, { idempotencyKey: `k${i}` })]),
       ),
     );
-    const after = await store.groupCommitStats();
+    const after = store.groupCommitStats;
     expect(after.members - before.members).toBe(40);
     expect(after.groups - before.groups).toBe(1);
     // Resolved means committed: another connection sees every row.
@@ -154,6 +160,70 @@ describe("SqliteWorkerStore specifics", () => {
     await store.close();
     expect(store.workerRestarts).toBe(0);
     await expect(store.countIntents()).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it("gives up on a crash loop: failed for good, with a typed error on every call and one log line", async () => {
+    const lines: string[] = [];
+    const logger: HeraldLogger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error(_obj, msg) {
+        lines.push(msg ?? "");
+      },
+      child: () => logger,
+    };
+    const path = freshPath();
+    // The 2nd message kills the worker; every replacement then fails to open (a directory
+    // stands where the database file was).
+    process.env.HERALD_FAILPOINTS = "store.worker_message=throw@2";
+    const store = await openSqliteStateStore({
+      path,
+      crashLoop: { maxCrashes: 3, windowMs: 60_000 },
+      logger,
+    });
+    delete process.env.HERALD_FAILPOINTS;
+    await store.countIntents();
+    for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+    mkdirSync(path);
+    await expect(store.countIntents()).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(store.failure).toBeUndefined();
+    // The death and two failed restarts (100 ms and 300 ms later): three crashes.
+    await expect.poll(() => store.failure, { timeout: 10_000 }).toBeInstanceOf(StoreFailedError);
+    const error = await store.getIntent("x").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreFailedError);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(error).toMatchObject({ code: "HERALD_STORE_FAILED", crashes: 3, windowMs: 60_000 });
+    expect((error as Error).message).toContain("getIntent");
+    expect((error as Error).message).toContain("crashed 3 times within 60000 ms");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("no longer restarting");
+    // Nothing restarts it any more, even once the database could be opened again.
+    rmSync(path, { recursive: true });
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(store.workerRestarts).toBe(0);
+    await expect(store.countIntents()).rejects.toBeInstanceOf(StoreFailedError);
+    await store.close();
+    await expect(store.countIntents()).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it("crashes spread wider than the window are not a loop: the worker comes back", async () => {
+    const path = freshPath();
+    process.env.HERALD_FAILPOINTS = "store.worker_message=throw@2";
+    const store = await openSqliteStateStore({ path, crashLoop: { maxCrashes: 2, windowMs: 50 } });
+    delete process.env.HERALD_FAILPOINTS;
+    await store.countIntents();
+    for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+    mkdirSync(path);
+    await expect(store.countIntents()).rejects.toBeInstanceOf(StoreUnavailableError);
+    // Failed restarts 100, 300 and 700 ms after the death: never two within 50 ms.
+    await new Promise((r) => setTimeout(r, 800));
+    expect(store.failure).toBeUndefined();
+    rmSync(path, { recursive: true });
+    await expect.poll(() => store.workerRestarts, { timeout: 10_000 }).toBe(1);
+    expect(store.failure).toBeUndefined();
+    expect((await store.countIntents()).pending).toBe(0);
+    await store.close();
   });
 
   it("runs a private :memory: database inside the worker", async () => {

@@ -18,6 +18,11 @@
  *   opens the database reject the same way, and later calls run on the new worker
  *   (`workerRestarts` counts them; retries back off 100 ms → 5 s). After `close()` every call
  *   rejects.
+ * - **Gives up on a crash loop.** A worker that keeps dying, or a database no replacement can
+ *   open, is not restarted forever: after `crashLoop.maxCrashes` crashes (deaths and failed
+ *   restarts) within `crashLoop.windowMs`, the store is failed for good — one error line is
+ *   logged saying why, and every call (readiness probes included) rejects with
+ *   {@link StoreFailedError} (`HERALD_STORE_FAILED`) until the process restarts.
  * - **Does not keep the process alive** while idle: the worker is referenced only while calls
  *   are in flight (and while `close()` runs), like the sockets of a network store.
  *
@@ -26,9 +31,11 @@
 // The module's own setImmediate: test suites that fake the global timers do not stall calls.
 import { setImmediate } from "node:timers";
 import { Worker } from "node:worker_threads";
+import type { HeraldLogger } from "../../../logger.ts";
+import { silentLogger } from "../../../logger.ts";
 import type { DurableSendIntent, IntentStatus } from "../../../message/intent.ts";
 import type { MessageReceipt } from "../../../message/receipt.ts";
-import { StoreUnavailableError } from "../../errors.ts";
+import { StoreFailedError, StoreUnavailableError } from "../../errors.ts";
 import type { MessageStateStore } from "../../MessageStateStore.ts";
 import type {
   DeadLetter,
@@ -49,9 +56,34 @@ import type {
 } from "../../types.ts";
 import { wireArgs } from "./args.ts";
 import { decodeError } from "./errorCodec.ts";
-import type { CallMethod, FromWorker, SqliteWorkerOptions, ToWorker } from "./protocol.ts";
+import type {
+  CallMethod,
+  FromWorker,
+  GroupCommitStats,
+  SqliteWorkerOptions,
+  ToWorker,
+} from "./protocol.ts";
 
 export type { SqliteWorkerOptions } from "./protocol.ts";
+
+/**
+ * Options of {@link openSqliteStateStore}: the store's ({@link SqliteWorkerOptions}, posted to
+ * the worker) and the main thread's own.
+ */
+export type SqliteWorkerStoreOptions = SqliteWorkerOptions & {
+  /**
+   * When a worker that keeps crashing is given up on: `maxCrashes` crashes (a worker died, or a
+   * replacement failed to open the database) within `windowMs` ms fail the store for good
+   * ({@link StoreFailedError}).
+   * @defaultValue `{ maxCrashes: 10, windowMs: 60_000 }`
+   */
+  crashLoop?: { maxCrashes?: number; windowMs?: number };
+  /** Where the line saying the store gave up goes. @defaultValue silentLogger */
+  logger?: HeraldLogger;
+};
+
+/** Defaults of {@link SqliteWorkerStoreOptions.crashLoop}. */
+const CRASH_LOOP = { maxCrashes: 10, windowMs: 60_000 } as const;
 
 // Source: src/state/sqlite/worker/SqliteWorkerStore.ts → ./sqliteWorker.ts. Built: the bundle
 // holding this code sits in dist/ (index.mjs or a shared chunk) → ./sqliteWorker.mjs.
@@ -122,7 +154,8 @@ async function startWorker(options: SqliteWorkerOptions): Promise<Worker> {
  * database is open and migrated; open errors are thrown here, as by `new SqliteStateStore`.
  * `":memory:"` works too (a private database inside the worker).
  *
- * @param options - as {@link SqliteStateStore}'s, without `clock` (the worker uses `Date.now`).
+ * @param options - as {@link SqliteStateStore}'s, without `clock` (the worker uses `Date.now`),
+ *   and the main thread's `crashLoop` limit and `logger`.
  * @throws {@link SchemaTooNewError} when the file was written by a newer herald.
  * @throws {@link StoreUnavailableError} when the file cannot be opened or the worker not started.
  *
@@ -130,7 +163,9 @@ async function startWorker(options: SqliteWorkerOptions): Promise<Worker> {
  * const store = await openSqliteStateStore({ path: ".herald/state.db" });
  * const runtime = createMessageRuntime({ store, adapters: [qa] });
  */
-export function openSqliteStateStore(options: SqliteWorkerOptions): Promise<SqliteWorkerStore> {
+export function openSqliteStateStore(
+  options: SqliteWorkerStoreOptions,
+): Promise<SqliteWorkerStore> {
   return SqliteWorkerStore.open(options);
 }
 
@@ -143,6 +178,14 @@ export class SqliteWorkerStore implements MessageStateStore {
   /** The database path (or `":memory:"`). */
   readonly path: string;
   readonly #options: SqliteWorkerOptions;
+  readonly #crashLoop: { maxCrashes: number; windowMs: number };
+  readonly #logger: HeraldLogger;
+  /** Epoch ms of the crashes within the last `crashLoop.windowMs`. */
+  #crashes: number[] = [];
+  /** Set once the store gave up on a crash loop: every call rejects with it. */
+  #failed: StoreFailedError | undefined;
+  /** The last crash's error, once failed. */
+  #failedBy: unknown;
   #worker: Worker;
   readonly #inflight = new Map<number, Call>();
   #batch: Call[] = [];
@@ -153,14 +196,27 @@ export class SqliteWorkerStore implements MessageStateStore {
   /** Set while the worker is being replaced after it died: calls reject with it meanwhile. */
   #down: unknown;
   #restarts = 0;
+  /** The current worker's group-commit counters, as of its last results. */
+  #stats: GroupCommitStats = { groups: 0, members: 0 };
+  /** What the workers that died had counted. */
+  #statsBefore: GroupCommitStats = { groups: 0, members: 0 };
   #restarting: Promise<void> | undefined;
   #wakeRestart: (() => void) | undefined;
   #closing: Promise<void> | undefined;
   #onClosed: (() => void) | undefined;
 
-  private constructor(options: SqliteWorkerOptions, worker: Worker) {
+  private constructor(
+    options: SqliteWorkerOptions,
+    local: Pick<SqliteWorkerStoreOptions, "crashLoop" | "logger">,
+    worker: Worker,
+  ) {
     this.path = options.path;
     this.#options = options;
+    this.#crashLoop = {
+      maxCrashes: Math.max(1, local.crashLoop?.maxCrashes ?? CRASH_LOOP.maxCrashes),
+      windowMs: Math.max(0, local.crashLoop?.windowMs ?? CRASH_LOOP.windowMs),
+    };
+    this.#logger = local.logger ?? silentLogger;
     this.#worker = worker;
   }
 
@@ -168,9 +224,10 @@ export class SqliteWorkerStore implements MessageStateStore {
    * Starts the worker and opens the database in it (see {@link openSqliteStateStore}).
    * @throws as {@link openSqliteStateStore}.
    */
-  static async open(options: SqliteWorkerOptions): Promise<SqliteWorkerStore> {
-    const worker = await startWorker(options);
-    const store = new SqliteWorkerStore(options, worker);
+  static async open(options: SqliteWorkerStoreOptions): Promise<SqliteWorkerStore> {
+    const { crashLoop, logger, ...posted } = options;
+    const worker = await startWorker(posted);
+    const store = new SqliteWorkerStore(posted, { crashLoop, logger }, worker);
     store.#listen(worker);
     return store;
   }
@@ -180,10 +237,39 @@ export class SqliteWorkerStore implements MessageStateStore {
     return this.#restarts;
   }
 
+  /**
+   * Set once the store gave up on a worker that kept crashing (see `crashLoop`): what every
+   * call rejects with from then on. `undefined` while the store works or restarts its worker.
+   */
+  get failure(): StoreFailedError | undefined {
+    return this.#failed;
+  }
+
+  /**
+   * Counts one crash (a worker died or a replacement failed to open); on the limit, fails the
+   * store for good. @returns true when the store is now failed (no restart).
+   */
+  #crashed(cause: unknown): boolean {
+    const now = Date.now();
+    const { maxCrashes, windowMs } = this.#crashLoop;
+    this.#crashes = this.#crashes.filter((at) => now - at < windowMs);
+    this.#crashes.push(now);
+    if (this.#crashes.length < maxCrashes) return false;
+    const failed = new StoreFailedError("restart", this.#crashes.length, windowMs, cause);
+    this.#failed = failed;
+    this.#failedBy = cause;
+    this.#logger.error(
+      { err: cause, crashes: failed.crashes, windowMs, path: this.path, code: failed.code },
+      `sqlite store worker crashed ${failed.crashes} times within ${windowMs} ms; no longer restarting it: every store call fails (HERALD_STORE_FAILED) until the process restarts`,
+    );
+    return true;
+  }
+
   #listen(worker: Worker): void {
     worker.on("message", (message: FromWorker) => {
       if (worker !== this.#worker) return;
       if (message.type === "results") {
+        this.#stats = message.stats;
         for (const r of message.results) {
           const call = this.#inflight.get(r.id);
           if (!call) continue;
@@ -218,9 +304,10 @@ export class SqliteWorkerStore implements MessageStateStore {
       this.#onClosed?.();
       return;
     }
-    if (this.#down !== undefined) return;
+    if (this.#down !== undefined || this.#failed) return;
     this.#down = cause;
     this.#failPending(cause);
+    if (this.#crashed(cause)) return;
     this.#restarting = this.#restart(cause);
   }
 
@@ -244,6 +331,8 @@ export class SqliteWorkerStore implements MessageStateStore {
           await worker.terminate();
           return;
         }
+        this.#statsBefore = this.groupCommitStats;
+        this.#stats = { groups: 0, members: 0 };
         this.#worker = worker;
         this.#listen(worker);
         this.#restarts++;
@@ -253,6 +342,7 @@ export class SqliteWorkerStore implements MessageStateStore {
         this.#down = new Error(
           `store worker died (${errorText(cause)}); restarting failed: ${errorText(error)}`,
         );
+        if (this.#crashed(error)) return;
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
@@ -267,6 +357,12 @@ export class SqliteWorkerStore implements MessageStateStore {
   }
 
   #call<T>(method: CallMethod, args: unknown[]): Promise<T> {
+    const failed = this.#failed;
+    if (failed) {
+      return Promise.reject(
+        new StoreFailedError(method, failed.crashes, failed.windowMs, this.#failedBy),
+      );
+    }
     if (this.#dead !== undefined) {
       return Promise.reject(new StoreUnavailableError(method, this.#dead));
     }
@@ -313,6 +409,7 @@ export class SqliteWorkerStore implements MessageStateStore {
       setImmediate(() => this.#flush());
     }
     if (batch.length === 0 || this.#dead !== undefined || this.#down !== undefined) return;
+    if (this.#failed) return;
     for (const c of batch) this.#inflight.set(c.id, c);
     const wire = (calls: Call[]): ToWorker => ({
       type: "calls",
@@ -451,11 +548,17 @@ export class SqliteWorkerStore implements MessageStateStore {
   }
 
   /**
-   * Group-commit counters of the worker's store since open: `groups` transactions committed
-   * carrying `members` write operations (as `SqliteStateStore.groupCommitStats`).
+   * Group-commit counters since open, as `SqliteStateStore.groupCommitStats` (a getter on both
+   * stores): `groups` transactions committed carrying `members` write operations, summed over
+   * the workers that served the store. Counted in the worker and sent along with every batch
+   * of results, so reading them costs no round trip: they include the group of every call
+   * whose promise has resolved (a write still in flight may be missing).
    */
-  groupCommitStats(): Promise<{ readonly groups: number; readonly members: number }> {
-    return this.#call("groupCommitStats", []);
+  get groupCommitStats(): GroupCommitStats {
+    return {
+      groups: this.#statsBefore.groups + this.#stats.groups,
+      members: this.#statsBefore.members + this.#stats.members,
+    };
   }
 
   /**
@@ -468,7 +571,7 @@ export class SqliteWorkerStore implements MessageStateStore {
     this.#closing = (async () => {
       this.#wakeRestart?.();
       await this.#restarting;
-      if (this.#dead === undefined && this.#down === undefined) {
+      if (this.#dead === undefined && this.#down === undefined && !this.#failed) {
         const closed = new Promise<void>((resolve) => {
           this.#onClosed = resolve;
         });

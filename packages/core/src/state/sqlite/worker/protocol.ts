@@ -10,8 +10,11 @@ import type { EncodedError } from "./errorCodec.ts";
 /** The store methods proxied one-to-one (all async, plain-data arguments and results). */
 export type StoreMethod = Exclude<keyof MessageStateStore, "sharedLimits" | "close">;
 
-/** A proxied call, or `groupCommitStats` (the worker store's counters). */
-export type CallMethod = StoreMethod | "groupCommitStats";
+/** A proxied call. */
+export type CallMethod = StoreMethod;
+
+/** The worker store's group-commit counters (`SqliteStateStore.groupCommitStats`). */
+export type GroupCommitStats = { readonly groups: number; readonly members: number };
 
 /**
  * Options that cross into the worker: those of the in-thread store except `clock` (a function
@@ -33,5 +36,5 @@ export type CallResult =
 export type FromWorker =
   | { type: "ready" }
   | { type: "openFailed"; error: EncodedError }
-  | { type: "results"; results: CallResult[] }
+  | { type: "results"; results: CallResult[]; stats: GroupCommitStats }
   | { type: "closed" };

@@ -22,21 +22,29 @@ if (!port) throw new Error("sqliteWorker.ts runs only as a worker thread (openSq
 const post = (message: FromWorker) => port.postMessage(message);
 
 let outbox: CallResult[] = [];
+/** The store served (its group-commit counters go along with every batch of results). */
+let served: SqliteStateStore | undefined;
 let flushScheduled = false;
 
 function flush(): void {
   const results = outbox;
   outbox = [];
   if (results.length === 0) return;
+  // Counted before the members of a group resolve: the counters include every result's group.
+  const stats = served?.groupCommitStats ?? { groups: 0, members: 0 };
   try {
-    post({ type: "results", results });
+    post({ type: "results", results, stats });
   } catch {
     // A result that cannot be cloned: send each alone, the uncloneable ones as errors.
     for (const r of results) {
       try {
-        post({ type: "results", results: [r] });
+        post({ type: "results", results: [r], stats });
       } catch (error) {
-        post({ type: "results", results: [{ id: r.id, ok: false, error: encodeError(error) }] });
+        post({
+          type: "results",
+          results: [{ id: r.id, ok: false, error: encodeError(error) }],
+          stats,
+        });
       }
     }
   }
@@ -56,14 +64,9 @@ function settle(result: CallResult): void {
 function start(store: SqliteStateStore, id: number, method: string, args: unknown[]): void {
   let pending: Promise<unknown>;
   try {
-    if (method === "groupCommitStats") pending = Promise.resolve(store.groupCommitStats);
-    else {
-      const fn = (store as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[
-        method
-      ];
-      if (typeof fn !== "function") throw new TypeError(`unknown store method ${method}`);
-      pending = fn.apply(store, args);
-    }
+    const fn = (store as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method];
+    if (typeof fn !== "function") throw new TypeError(`unknown store method ${method}`);
+    pending = fn.apply(store, args);
   } catch (error) {
     pending = Promise.reject(error);
   }
@@ -74,6 +77,7 @@ function start(store: SqliteStateStore, id: number, method: string, args: unknow
 }
 
 function serve(store: SqliteStateStore, on: MessagePort): void {
+  served = store;
   on.on("message", (message: ToWorker) => {
     // Crash tests arm this to make the worker die the way a bug in it would (uncaught).
     failpoint("store.worker_message");
