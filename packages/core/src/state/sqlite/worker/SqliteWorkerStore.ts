@@ -77,9 +77,9 @@ export type SqliteWorkerStoreOptions = SqliteWorkerOptions & {
    * ({@link StoreFailedError}).
    * @defaultValue `{ maxCrashes: 10, windowMs: 60_000 }`
    */
-  crashLoop?: { maxCrashes?: number; windowMs?: number };
+  crashLoop?: { maxCrashes?: number | undefined; windowMs?: number | undefined } | undefined;
   /** Where the line saying the store gave up goes. @defaultValue silentLogger */
-  logger?: HeraldLogger;
+  logger?: HeraldLogger | undefined;
 };
 
 /** Defaults of {@link SqliteWorkerStoreOptions.crashLoop}. */
