@@ -1,7 +1,7 @@
 /**
  * `pnpm bench` (drain part): 10,000 messages over 100 chats under Telegram-like limits — 30/s per
  * bot and 1/s per chat, both scaled ×SCALE — that the fake platform enforces strictly with 429s.
- * Side by side in one run: herald in one process (SQLite, in-process fake), herald in one process
+ * Side by side in one run: herald in one process (SQLite in-thread and in a worker thread, in-process fake), herald in one process
  * and in four processes on one PostgreSQL (fake served over HTTP, buckets shared in the store),
  * and a naive sender (everything at once, retry on 429). Each row is the time from the first
  * platform call to the last accepted one, against the theoretical minimum of the limits.
@@ -11,7 +11,8 @@
  * process's rate (HERALD_BENCH_STATEMENTS=1 lists the statements by kind).
  *
  * Options: --quick (2,000 messages), --scale <k> (default 20), --only <rows> (comma-separated of
- * sqlite, pg1, pg4, naive). PostgreSQL rows need
+ * sqlite, sqlite-worker, pg1, pg4, naive; `sqlite-worker` is the store a gateway opens, with
+ * its fsyncs off the event loop). PostgreSQL rows need
  * HERALD_TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test); skipped with a note
  * when unreachable.
  */
@@ -23,7 +24,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { createMessageRuntime, SqliteStateStore } from "../../packages/core/src/index.ts";
+import {
+  createMessageRuntime,
+  openSqliteStateStore,
+  SqliteStateStore,
+} from "../../packages/core/src/index.ts";
 import {
   createFakeAdapter,
   FakePlatform,
@@ -110,9 +115,13 @@ function span(platform: FakePlatform): number {
   return (ok.at(-1)?.at ?? 0) - (ok[0]?.at ?? 0);
 }
 
-async function sqliteOneProcess(): Promise<Row> {
+async function sqliteOneProcess(thread: "main" | "worker" = "main"): Promise<Row> {
   const platform = new FakePlatform({ limits: platformLimits });
-  const store = new SqliteStateStore({ path: join(dir, "drain.db"), synchronous: "FULL" });
+  const path = join(dir, `drain-${thread}.db`);
+  const store =
+    thread === "worker"
+      ? await openSqliteStateStore({ path, synchronous: "FULL" })
+      : new SqliteStateStore({ path, synchronous: "FULL" });
   const runtime = createMessageRuntime({
     store,
     adapters: [
@@ -266,6 +275,12 @@ async function naive(): Promise<Row> {
 const rows: Array<[string, Row]> = [];
 const load = loadavg()[0]?.toFixed(1);
 if (wanted("sqlite")) rows.push(["herald, 1 process, SQLite FULL", await sqliteOneProcess()]);
+if (wanted("sqlite-worker")) {
+  rows.push([
+    "herald, 1 process, SQLite FULL, store in a worker thread",
+    await sqliteOneProcess("worker"),
+  ]);
+}
 if (!wanted("pg1") && !wanted("pg4")) {
   // no PostgreSQL rows asked for
 } else if (await postgresReachable()) {

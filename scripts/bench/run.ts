@@ -8,9 +8,15 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const benches = ["store.ts", "throughput.ts", "send.ts", "drain.ts", "scale.ts", "render.ts"].map(
-  (b) => join(here, b),
-);
+const benches = [
+  "store.ts",
+  "throughput.ts",
+  "send.ts",
+  "drain.ts",
+  "drainModel.ts",
+  "scale.ts",
+  "render.ts",
+].map((b) => join(here, b));
 benches.push(join(here, "../../bench/src/peers.ts"));
 for (const bench of benches) {
   const r = spawnSync(

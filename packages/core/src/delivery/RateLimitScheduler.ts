@@ -117,6 +117,8 @@ export class RateLimitScheduler {
   readonly #answerMargin: number;
   readonly #line: WaiterQueue;
   readonly #shared: SharedLimitStore | undefined;
+  /** The lead (ms) of the last {@link acquire} that asked for one: waiters wake that early. */
+  #lead = 0;
   #ops = 0;
 
   constructor(options: RateLimitSchedulerOptions = {}) {
@@ -155,7 +157,9 @@ export class RateLimitScheduler {
     call: RateLimitCall,
     options: { maxWaitMs: number; signal?: AbortSignal | undefined; leadMs?: number | undefined },
   ): Promise<Acquired> {
-    const { take, buckets } = this.#taker(scopes, call, this.#shared ? 0 : (options.leadMs ?? 0));
+    const lead = this.#shared ? 0 : Math.max(0, options.leadMs ?? 0);
+    if (lead > 0 || this.#lead > 0) this.#lead = lead;
+    const { take, buckets } = this.#taker(scopes, call, lead);
     return this.#line.acquire(take, buckets, options.maxWaitMs, options.signal);
   }
 
@@ -325,7 +329,8 @@ export class RateLimitScheduler {
       if (to < from) earliest = Math.min(earliest, to);
     }
     // A token back sooner than the line was told: serve the waiters then, not at the old time.
-    if (Number.isFinite(earliest)) this.#line.wakeBy(earliest);
+    // (as early as the waiters' lead: they take a token that is about to come back).
+    if (Number.isFinite(earliest)) this.#line.wakeBy(earliest - this.#lead);
     // A settle that fails leaves the tokens where they were taken (a call that ends within its
     // window is then counted from its start, as without a store).
     if (shared && this.#shared && shared.tokens.length > 0 && delay > 0) {

@@ -42,6 +42,38 @@ describe("RateLimitScheduler.acquire with a lead", () => {
     expect(s.peek(one, call("a"), 2_009)).toBe(0);
   });
 
+  it("a settle that brings the token back sooner wakes a waiter its lead before", async () => {
+    let now = 0;
+    const due: Array<{ at: number; fn: () => void }> = [];
+    const timers = {
+      setTimeout(fn: () => void, ms: number) {
+        const t = { at: now + ms, fn };
+        due.push(t);
+        return t;
+      },
+      clearTimeout(handle: unknown) {
+        due.splice(due.indexOf(handle as (typeof due)[number]), 1);
+      },
+    };
+    const s = new RateLimitScheduler({ marginMs: () => 50, clock: () => now, timers });
+    await s.acquire(one, call("a"), { maxWaitMs: 0 });
+    let took: number | undefined;
+    void s.acquire(one, call("a"), { maxWaitMs: 5_000, leadMs: 20 }).then((r) => {
+      took = r.takenAt;
+    });
+    await Promise.resolve();
+    now = 2;
+    s.settle(one, call("a"), 0, 2); // back at 1_003 instead of 1_050
+    // The line is woken 20 ms before the token is back, and takes it as of then.
+    const next = due.reduce((a, b) => (a.at <= b.at ? a : b));
+    expect(next.at).toBe(983);
+    now = next.at;
+    due.splice(due.indexOf(next), 1);
+    next.fn();
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    expect(took).toBe(1_003);
+  });
+
   it("gives no lead on a 429 pause", async () => {
     let now = 0;
     const s = new RateLimitScheduler({ clock: () => now });
