@@ -6,7 +6,8 @@
  *     commit on (the default) and off (`groupCommit.maxMembers: 1`, one transaction per write,
  *     as before [H19]), next to the raw store lifecycle one at a time and batched ×100 (the
  *     ceiling). Goal: all at once ≥ 0.80 × the batched ceiling. Also shown: writes per
- *     transaction and the p99 event-loop delay (`perf_hooks.monitorEventLoopDelay`) while the
+ *     transaction, CPU ms per message (`process.cpuUsage`: every thread of the process, the
+ *     store's worker too; what the machine's load does not change much) and the p99 event-loop delay (`perf_hooks.monitorEventLoopDelay`) while the
  *     sends run at full rate (goal ≤ 10 ms).
  *     The same sends also run on the store in a worker thread (`openSqliteStateStore`, what
  *     the gateway uses), where the main loop never waits on SQLite.
@@ -86,14 +87,29 @@ async function runtimeFor(
 }
 
 // ── (a) throughput ───────────────────────────────────────────────────────────
-async function ceiling(n: number, batch: number): Promise<number> {
+/** CPU time of the whole process (every thread: the store's worker too) since `from`, in ms. */
+const cpuMs = (from: NodeJS.CpuUsage) => {
+  const d = process.cpuUsage(from);
+  return (d.user + d.system) / 1000;
+};
+
+async function ceiling(n: number, batch: number): Promise<{ perSec: number; cpuMsPerMsg: number }> {
   const store = new SqliteStateStore({ path: dbPath() });
+  const cpu = process.cpuUsage();
   const perSec = await storeLifecycle(store, n, batch, 100);
+  const cpuMsPerMsg = cpuMs(cpu) / n;
   await store.close();
-  return perSec;
+  return { perSec, cpuMsPerMsg };
 }
 
-type Throughput = { perSec: number; loopP99Ms: number; loopMaxMs: number; perTx: number };
+type Throughput = {
+  perSec: number;
+  loopP99Ms: number;
+  loopMaxMs: number;
+  perTx: number;
+  /** Process CPU time per message (all threads), ms. */
+  cpuMsPerMsg: number;
+};
 
 async function durableThroughput(
   n: number,
@@ -111,12 +127,14 @@ async function durableThroughput(
   loop.enable();
   // The monitor records a delay from its second tick on: let it tick before the run starts.
   await new Promise((r) => setTimeout(r, 10));
+  const cpu = process.cpuUsage();
   const t0 = performance.now();
   // A shared machine can be slow: never give up waiting (the default waitMs is 30 s).
   const opts = { waitMs: 3_600_000 };
   if (parallel) await Promise.all(msgs.map((m) => runtime.send(m, opts)));
   else for (const m of msgs) await runtime.send(m, opts);
   const perSec = (n / (performance.now() - t0)) * 1000;
+  const cpuMsPerMsg = cpuMs(cpu) / n;
   // Let the monitor's timer fire once more: a loop held until the end is recorded only then.
   await new Promise((r) => setTimeout(r, 10));
   loop.disable();
@@ -126,6 +144,7 @@ async function durableThroughput(
   await store.close();
   return {
     perSec,
+    cpuMsPerMsg,
     loopP99Ms: loop.percentile(99) / 1e6,
     loopMaxMs: loop.max / 1e6,
     // Without group commit every write is its own transaction.
@@ -186,15 +205,20 @@ async function latency(n: number, synchronous: Sync, thread: Thread = "main") {
 const N = Number(process.env.BENCH_N ?? (quick ? 300 : 2_000));
 const B = 100;
 const load = loadavg()[0]?.toFixed(2);
-const batched = await ceiling(N, B);
-const raw = await ceiling(N, 1);
+const batchedRun = await ceiling(N, B);
+const rawRun = await ceiling(N, 1);
+const batched = batchedRun.perSec;
+const raw = rawRun.perSec;
 const seq = await durableThroughput(N, false, true);
 const parOff = await durableThroughput(N, true, false);
 const par = await durableThroughput(N, true, true);
 const seqW = await durableThroughput(N, false, true, "worker");
 const parW = await durableThroughput(N, true, true, "worker");
-const batchedAfter = await ceiling(N, B);
+const batchedAfterRun = await ceiling(N, B);
+const batchedAfter = batchedAfterRun.perSec;
 const ceilingPerSec = (batched + batchedAfter) / 2;
+const ceilingCpu = (batchedRun.cpuMsPerMsg + batchedAfterRun.cpuMsPerMsg) / 2;
+const cpu = (ms: number) => ms.toFixed(3);
 const ratio = (x: number) => (x / ceilingPerSec).toFixed(2);
 console.log(
   `\n(a) throughput, ${N} messages, SQLite synchronous=FULL (load average ${load} at start; the ceiling is the mean of a run before and after)`,
@@ -204,6 +228,7 @@ console.table([
     path: `store ceiling: raw lifecycle batched ×${B}`,
     "msgs/s": Math.round(ceilingPerSec),
     "× ceiling": "1.00",
+    "CPU ms/msg": cpu(ceilingCpu),
     "writes/tx": "",
     "loop p99 ms": "",
   },
@@ -211,6 +236,7 @@ console.table([
     path: "raw store lifecycle, one tx per step",
     "msgs/s": Math.round(raw),
     "× ceiling": ratio(raw),
+    "CPU ms/msg": cpu(rawRun.cpuMsPerMsg),
     "writes/tx": "1",
     "loop p99 ms": "",
   },
@@ -218,6 +244,7 @@ console.table([
     path: "runtime.send, one at a time",
     "msgs/s": Math.round(seq.perSec),
     "× ceiling": ratio(seq.perSec),
+    "CPU ms/msg": cpu(seq.cpuMsPerMsg),
     "writes/tx": seq.perTx.toFixed(1),
     "loop p99 ms": seq.loopP99Ms.toFixed(2),
   },
@@ -225,6 +252,7 @@ console.table([
     path: "runtime.send, all at once, group commit off",
     "msgs/s": Math.round(parOff.perSec),
     "× ceiling": ratio(parOff.perSec),
+    "CPU ms/msg": cpu(parOff.cpuMsPerMsg),
     "writes/tx": parOff.perTx.toFixed(1),
     "loop p99 ms": parOff.loopP99Ms.toFixed(2),
   },
@@ -232,6 +260,7 @@ console.table([
     path: "runtime.send, all at once (worker concurrency 32)",
     "msgs/s": Math.round(par.perSec),
     "× ceiling": ratio(par.perSec),
+    "CPU ms/msg": cpu(par.cpuMsPerMsg),
     "writes/tx": par.perTx.toFixed(1),
     "loop p99 ms": par.loopP99Ms.toFixed(2),
   },
@@ -239,6 +268,7 @@ console.table([
     path: "store in a worker thread: runtime.send, one at a time",
     "msgs/s": Math.round(seqW.perSec),
     "× ceiling": ratio(seqW.perSec),
+    "CPU ms/msg": cpu(seqW.cpuMsPerMsg),
     "writes/tx": seqW.perTx.toFixed(1),
     "loop p99 ms": seqW.loopP99Ms.toFixed(2),
   },
@@ -246,12 +276,14 @@ console.table([
     path: "store in a worker thread: runtime.send, all at once",
     "msgs/s": Math.round(parW.perSec),
     "× ceiling": ratio(parW.perSec),
+    "CPU ms/msg": cpu(parW.cpuMsPerMsg),
     "writes/tx": parW.perTx.toFixed(1),
     "loop p99 ms": parW.loopP99Ms.toFixed(2),
   },
 ]);
 console.log(
-  `goal all at once ≥ 0.80 × ceiling: ${ratio(par.perSec)} (${met(par.perSec >= 0.8 * ceilingPerSec)}); group commit ×${(par.perSec / parOff.perSec).toFixed(2)} vs off. ` +
+  `goal all at once ≥ 0.80 × ceiling: ${ratio(par.perSec)} (${met(par.perSec >= 0.8 * ceilingPerSec)}); group commit ×${(par.perSec / parOff.perSec).toFixed(2)} vs off; ` +
+    `CPU ${cpu(par.cpuMsPerMsg)} ms/msg vs the ceiling's ${cpu(ceilingCpu)}. ` +
     `goal loop p99 ≤ 10 ms at full rate: ${par.loopP99Ms.toFixed(2)} ms, max ${par.loopMaxMs.toFixed(1)} ms (${met(par.loopP99Ms <= 10)}); off: ${parOff.loopP99Ms.toFixed(2)} ms`,
 );
 console.log(

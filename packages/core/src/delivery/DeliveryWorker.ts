@@ -25,6 +25,14 @@ function isSettled(intent: DurableSendIntent): boolean {
   return TERMINAL_STATUSES.includes(intent.status) || isHeldForOperator(intent);
 }
 
+/** How many settled outcomes a worker keeps for `waitFor` (the oldest is dropped first). */
+const RECENT_OUTCOMES = 1024;
+
+/** Statuses no intent ever leaves (`failed` can: an operator's retry). */
+function isFinal(intent: DurableSendIntent): boolean {
+  return intent.status === "sent" || intent.status === "cancelled";
+}
+
 /** Makes a lease owner id for this process boot. */
 export function leaseOwnerId(workerId: string): string {
   return `${workerId}:${randomUUID().slice(0, 8)}`;
@@ -41,8 +49,10 @@ export function leaseOwnerId(workerId: string): string {
  */
 export class DeliveryWorker {
   readonly #deps: DeliveryDeps;
-  readonly #inFlight = new Map<string, Promise<void>>();
+  readonly #inFlight = new Map<string, Promise<unknown>>();
   readonly #waiters = new Map<string, Set<(intent: DurableSendIntent) => void>>();
+  /** Settled outcomes of this worker's attempts (`waitFor`'s first look), newest last. */
+  readonly #recent = new Map<string, DurableSendIntent>();
   readonly #listeners = new Set<(event: DeliveryEvent) => void>();
   readonly #abort = new AbortController();
   #running = false;
@@ -143,13 +153,29 @@ export class DeliveryWorker {
 
   /**
    * Waits until an intent is sent, failed, cancelled or held for an operator, or `timeoutMs`
-   * passed. Falls back to polling the store (another process may deliver it).
+   * passed. Falls back to polling the store every 500 ms (another process may deliver it).
    *
-   * @returns the intent as last read.
+   * @param known - the intent as the caller has just written or read it (the enqueue result,
+   *   the outcome of `deliverLeased`): it stands for the first store read. An outcome this
+   *   worker settled since (it keeps the last `RECENT_OUTCOMES`) is newer and taken instead; a
+   *   change made by another process is seen at the next poll, as after any read.
+   * @returns the intent as last read (or as this worker last wrote it).
    */
-  async waitFor(intentId: string, timeoutMs: number): Promise<DurableSendIntent | undefined> {
+  async waitFor(
+    intentId: string,
+    timeoutMs: number,
+    known?: DurableSendIntent,
+  ): Promise<DurableSendIntent | undefined> {
     const deadline = this.#deps.clock() + timeoutMs;
-    let current = await this.#deps.store.getIntent(intentId);
+    // `sent` and `cancelled` never change; another outcome counts when it is not older.
+    const recent = this.#recent.get(intentId);
+    const newer =
+      recent && (isFinal(recent) || (known && recent.updatedAt >= known.updatedAt))
+        ? recent
+        : undefined;
+    let current = newer ?? known ?? (await this.#deps.store.getIntent(intentId));
+    // The caller's copy is as old as the call: a wait that ends without news reads the store.
+    let stale = current === known;
     while (current && !isSettled(current)) {
       const left = deadline - this.#deps.clock();
       if (left <= 0) break;
@@ -165,11 +191,21 @@ export class DeliveryWorker {
         this.#waiters.set(intentId, set);
       });
       current = settled ?? (await this.#deps.store.getIntent(intentId));
+      stale = false;
     }
+    if (stale && current && !isSettled(current))
+      current = await this.#deps.store.getIntent(intentId);
     return current;
   }
 
   #notify(intent: DurableSendIntent): void {
+    if (isSettled(intent)) {
+      this.#recent.delete(intent.id);
+      this.#recent.set(intent.id, intent);
+      if (this.#recent.size > RECENT_OUTCOMES) {
+        this.#recent.delete(this.#recent.keys().next().value as string);
+      }
+    }
     const set = this.#waiters.get(intent.id);
     if (!set) return;
     if (isSettled(intent)) this.#waiters.delete(intent.id);
@@ -181,19 +217,22 @@ export class DeliveryWorker {
    * lease renewal and the `concurrency` bound (`deps.slots`, shared with sends without an intent
    * and live calls): when every slot is taken it waits (still `pending`, lease renewed) for one,
    * so in-flight platform calls never exceed `concurrency` whichever path started them.
+   *
+   * @returns the intent as the attempt left it, or undefined when it made none (parked for
+   *   lack of an adapter, or aborted: read the store).
    */
-  deliverLeased(intent: DurableSendIntent): Promise<void> {
+  deliverLeased(intent: DurableSendIntent): Promise<DurableSendIntent | undefined> {
     return this.#track(intent);
   }
 
-  #track(intent: DurableSendIntent): Promise<void> {
+  #track(intent: DurableSendIntent): Promise<DurableSendIntent | undefined> {
     const existing = this.#inFlight.get(intent.id);
     // The store leases an intent only when no live lease holds it, so a lease of an intent still
     // in flight here means its previous attempt already wrote its outcome (releasing the lease)
     // and is only winding down (with group commit, the lease can commit in the same transaction
     // as that outcome). Deliver the new lease after it instead of dropping it: dropped, it would
     // sit leased by us, untouched, until the lease expired.
-    const p: Promise<void> = (
+    const p: Promise<DurableSendIntent | undefined> = (
       existing ? existing.then(() => this.#process(intent)) : this.#process(intent)
     ).finally(() => {
       if (this.#inFlight.get(intent.id) === p) this.#inFlight.delete(intent.id);
@@ -203,14 +242,14 @@ export class DeliveryWorker {
     return p;
   }
 
-  async #process(intent: DurableSendIntent): Promise<void> {
+  async #process(intent: DurableSendIntent): Promise<DurableSendIntent | undefined> {
     const { store, owner, options } = this.#deps;
     const started = this.#deps.clock();
     const adapter = this.#deps.adapterFor(intent.channel, intent.accountId);
     if (!adapter) {
       // Stopped account or another process serves it: park with backoff, log once per account.
       await this.#parking.park(intent);
-      return;
+      return undefined;
     }
     this.#parking.served(intent);
     const renew = setInterval(
@@ -229,10 +268,12 @@ export class DeliveryWorker {
           : await runAttempt(this.#deps, adapter, intent, this.#abort.signal);
       this.#notify(result);
       this.#emit({ type: "settled", intent: result, durationMs: this.#deps.clock() - started });
+      return result;
     } catch (error) {
       this.#deps.logger.error({ intentId: intent.id, err: error }, "delivery attempt aborted");
       this.#emit({ type: "error", intentId: intent.id, error });
       await store.releaseLease(intent.id, owner).catch(() => false);
+      return undefined;
     } finally {
       if (slot) this.#deps.slots.release();
       clearInterval(renew);

@@ -214,11 +214,15 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     if (intent.status === "sent" && intent.receipt) return intent.receipt;
     // The reply is durable: the turn's typing in its chat stops before it is delivered.
     if (operation.kind === "send") await replyingInTurn(message);
-    if (begun.created && intent.leaseOwner === worker.owner) await worker.deliverLeased(intent);
-    else worker.kick();
+    // What we know of it now stands for the wait's first read: the enqueue result, or the
+    // outcome of the inline attempt (none when it made none).
+    let known: DurableSendIntent | undefined = intent;
+    if (begun.created && intent.leaseOwner === worker.owner) {
+      known = await worker.deliverLeased(intent);
+    } else worker.kick();
     const waitMs = options.waitMs ?? 30_000;
     const waitStarted = deps.clock();
-    const final = await worker.waitFor(intent.id, waitMs);
+    const final = await worker.waitFor(intent.id, waitMs, known);
     if (!final) throw new DeliveryFailedError(undefined, intent.id);
     if (final.status === "sent")
       return final.receipt ?? { platformMessageIds: [], parts: [], sentAt: final.updatedAt };

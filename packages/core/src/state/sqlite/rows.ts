@@ -17,6 +17,10 @@ export type Row = Record<string, Scalar | undefined>;
 
 /** Parses a JSON column; NULL → undefined. */
 export function json<T>(value: Scalar | undefined): T | undefined {
+  return parse<T>(value);
+}
+
+function parse<T>(value: Scalar | undefined): T | undefined {
   return value === null || value === undefined ? undefined : (JSON.parse(String(value)) as T);
 }
 
@@ -33,28 +37,39 @@ function str(value: Scalar | undefined): string | undefined {
   return value === null || value === undefined || value === "" ? undefined : String(value);
 }
 
-/** Maps an `intents` row to a {@link DurableSendIntent}. */
-export function intentFromRow(row: Row): DurableSendIntent {
+/**
+ * Maps an `intents` row to a {@link DurableSendIntent}.
+ * @param prev - an earlier version of the same row and its mapping (the row before an update
+ *   this transaction made): a JSON column holding the same text is not parsed again.
+ */
+export function intentFromRow(
+  row: Row,
+  prev?: { row: Row; intent: DurableSendIntent },
+): DurableSendIntent {
+  const json = (column: string, field: keyof DurableSendIntent): unknown => {
+    const value = row[column];
+    return prev && value === prev.row[column] ? prev.intent[field] : parse(value);
+  };
   return compact({
     id: String(row.id),
     idempotencyKey: String(row.idempotency_key),
     channel: String(row.channel),
     accountId: str(row.account_id),
-    message: json(row.message_json) as DurableSendIntent["message"],
-    operation: json(row.operation_json) as DurableSendIntent["operation"],
+    message: json("message_json", "message") as DurableSendIntent["message"],
+    operation: json("operation_json", "operation") as DurableSendIntent["operation"],
     orderingKey: String(row.ordering_key),
     seq: Number(row.seq),
-    batch: json(row.batch_json),
-    liveState: json(row.live_state_json),
+    batch: json("batch_json", "batch"),
+    liveState: json("live_state_json", "liveState"),
     status: String(row.status) as IntentStatus,
     attempt: Number(row.attempt),
     nextAttemptAt: num(row.next_attempt_at),
     leaseOwner: str(row.lease_owner),
     leaseExpiresAt: num(row.lease_expires_at),
-    receipt: json(row.receipt_json),
-    partialReceipt: json(row.partial_receipt_json),
-    firstDispatchAt: json(row.first_dispatch_json),
-    failure: json(row.failure_json),
+    receipt: json("receipt_json", "receipt"),
+    partialReceipt: json("partial_receipt_json", "partialReceipt"),
+    firstDispatchAt: json("first_dispatch_json", "firstDispatchAt"),
+    failure: json("failure_json", "failure"),
     turnId: str(row.turn_id),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
