@@ -38,6 +38,16 @@ export class CallSlots {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
+  /**
+   * Takes a slot when one is free and nobody waits for one (never queues).
+   * @returns true when a slot was taken; give it back with {@link release}.
+   */
+  tryAcquire(): boolean {
+    if (this.#active >= this.limit || this.#waiters.length > 0) return false;
+    this.#active++;
+    return true;
+  }
+
   /** Hands the slot to the next waiter, or frees it. */
   release(): void {
     const next = this.#waiters.shift();

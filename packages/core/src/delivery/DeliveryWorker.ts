@@ -8,7 +8,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { type DurableSendIntent, isHeldForOperator, TERMINAL_STATUSES } from "../message/intent.ts";
-import { runAttempt, sleep } from "./attempt.ts";
+import type { ChannelMessageAdapter } from "../adapter/types.ts";
+import { dispatchSending, runAttempt, type SendingAttempt, sleep } from "./attempt.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { NoAdapterParking } from "./noAdapter.ts";
 import { type RecoveryReport, recoverStale } from "./recovery.ts";
@@ -19,6 +20,9 @@ export type DeliveryEvent =
   | { type: "settled"; intent: DurableSendIntent; durationMs: number }
   | { type: "recovered"; report: RecoveryReport }
   | { type: "error"; intentId?: string; error: unknown };
+
+/** A folded first attempt handed to the worker (`deliverSending`). */
+type Folded = { adapter: ChannelMessageAdapter; started: SendingAttempt };
 
 /** Why `waitFor` resolves: the intent reached a state the caller should see. */
 function isSettled(intent: DurableSendIntent): boolean {
@@ -225,7 +229,21 @@ export class DeliveryWorker {
     return this.#track(intent);
   }
 
-  #track(intent: DurableSendIntent): Promise<DurableSendIntent | undefined> {
+  /**
+   * Finishes the folded first attempt of `runtime.send` (`delivery/fold.ts`): its `sending` row
+   * is committed, the first call's tokens and one delivery slot are taken (the slot is released
+   * here). Lease renewal, events and waiters as for {@link deliverLeased}.
+   *
+   * @returns the intent as the attempt left it (undefined when it was aborted).
+   */
+  deliverSending(
+    adapter: ChannelMessageAdapter,
+    started: SendingAttempt,
+  ): Promise<DurableSendIntent | undefined> {
+    return this.#track(started.intent, { adapter, started });
+  }
+
+  #track(intent: DurableSendIntent, folded?: Folded): Promise<DurableSendIntent | undefined> {
     const existing = this.#inFlight.get(intent.id);
     // The store leases an intent only when no live lease holds it, so a lease of an intent still
     // in flight here means its previous attempt already wrote its outcome (releasing the lease)
@@ -233,7 +251,9 @@ export class DeliveryWorker {
     // as that outcome). Deliver the new lease after it instead of dropping it: dropped, it would
     // sit leased by us, untouched, until the lease expired.
     const p: Promise<DurableSendIntent | undefined> = (
-      existing ? existing.then(() => this.#process(intent)) : this.#process(intent)
+      existing
+        ? existing.then(() => this.#process(intent, folded))
+        : this.#process(intent, folded)
     ).finally(() => {
       if (this.#inFlight.get(intent.id) === p) this.#inFlight.delete(intent.id);
       this.kick();
@@ -242,10 +262,13 @@ export class DeliveryWorker {
     return p;
   }
 
-  async #process(intent: DurableSendIntent): Promise<DurableSendIntent | undefined> {
+  async #process(
+    intent: DurableSendIntent,
+    folded?: Folded,
+  ): Promise<DurableSendIntent | undefined> {
     const { store, owner, options } = this.#deps;
     const started = this.#deps.clock();
-    const adapter = this.#deps.adapterFor(intent.channel, intent.accountId);
+    const adapter = folded?.adapter ?? this.#deps.adapterFor(intent.channel, intent.accountId);
     if (!adapter) {
       // Stopped account or another process serves it: park with backoff, log once per account.
       await this.#parking.park(intent);
@@ -258,12 +281,16 @@ export class DeliveryWorker {
       },
       Math.max(10, Math.floor(options.leaseMs / 3)),
     );
-    let slot = false;
+    // The folded attempt took its slot before its `sending` row was committed.
+    let slot = folded !== undefined;
     try {
-      await this.#deps.slots.acquire();
-      slot = true;
-      const result =
-        intent.status === "unknown_after_send"
+      if (!folded) {
+        await this.#deps.slots.acquire();
+        slot = true;
+      }
+      const result = folded
+        ? await dispatchSending(this.#deps, adapter, folded.started, this.#abort.signal)
+        : intent.status === "unknown_after_send"
           ? await resolveUnknown(this.#deps, adapter, intent, this.#abort.signal)
           : await runAttempt(this.#deps, adapter, intent, this.#abort.signal);
       this.#notify(result);

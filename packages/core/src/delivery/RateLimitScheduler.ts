@@ -261,6 +261,24 @@ export class RateLimitScheduler {
     }
   }
 
+  /**
+   * Gives back the tokens {@link tryAcquire} or {@link acquire} took at `takenAt` for a call
+   * that will not be made after all (the folded first attempt of `runtime.send` found a backlog
+   * ahead of it), and lets waiters take them. Tokens of buckets shared in the store are not
+   * given back (the fold does not take them; see `delivery/fold.ts`).
+   *
+   * @param takenAt - the `takenAt` the tokens were taken with (epoch ms).
+   */
+  refund(scopes: readonly RateLimitScope[], call: RateLimitCall, takenAt: number): void {
+    for (const scope of scopes) {
+      if (!applies(scope, call)) continue;
+      const w = this.#windows.get(bucketKey(scope, call));
+      w?.untake(takenAt + w.intervalMs + this.#margin(w.intervalMs));
+    }
+    this.#observed.get(this.#bucketOf(call))?.untake(takenAt);
+    this.#line.wake();
+  }
+
   async #takeShared(
     shared: SharedLimitStore,
     scopes: readonly RateLimitScope[],

@@ -173,22 +173,12 @@ export async function runAttempt(
       );
     }
   }
-  let reservedFirst = firstCall !== undefined;
 
   const attempt = leased.attempt + 1;
   // The first dispatch time of each unit is written before its platform call (idempotency
   // windows count from it): the first missing unit's with `sending`, the next one's with each
   // landed part.
-  const nextUnit = (receipt: MessageReceipt | undefined) => {
-    const done = deliveredUnitIndexes(receipt);
-    return batch.units.find((u) => !done.has(u.index))?.index;
-  };
-  let dispatched = leased.firstDispatchAt;
-  const firstStamp =
-    leased.operation.kind === "delete"
-      ? undefined
-      : withFirstDispatch(dispatched, nextUnit(leased.partialReceipt), deps.clock());
-  if (firstStamp) dispatched = firstStamp;
+  const firstStamp = firstDispatchStamp(leased, batch, deps.clock());
   const writeStart = deps.clock();
   const [sending] = await store.transitionIntents([
     {
@@ -207,6 +197,61 @@ export async function runAttempt(
   writeLeadOf(deps).observe(deps.clock() - writeStart);
   log.info({ status: "sending", attempt }, "intent sending");
   failpoint("send.after_sending");
+  return dispatchSending(
+    deps,
+    adapter,
+    {
+      intent: sending as DurableSendIntent,
+      batch,
+      ...(firstCall ? { firstCall: { call: firstCall, takenAt, tokens: firstTokens } } : {}),
+    },
+    signal,
+  );
+}
+
+/**
+ * An attempt whose `sending` row is committed: the intent as stored (its `attempt` already
+ * counts this attempt), its rendered batch, and the first call's rate-limit tokens, taken
+ * before `sending` was written.
+ */
+export type SendingAttempt = {
+  intent: DurableSendIntent;
+  batch: RenderedMessageBatch;
+  /**
+   * The first platform call's tokens: `takenAt` (epoch ms; the call starts no earlier) and the
+   * tokens when the buckets are shared in the store. Absent when the attempt makes no call.
+   */
+  firstCall?: { call: RateLimitCall; takenAt: number; tokens?: readonly SharedToken[] | undefined };
+};
+
+/**
+ * The platform half of an attempt, from a committed `sending` row on: send the missing units,
+ * then `committing` + `sent` in one transaction, or a retry, `unknown_after_send` or `failed`.
+ * Shared by {@link runAttempt} and the folded first attempt of `runtime.send` (`fold.ts`).
+ *
+ * @returns the intent as stored after the attempt.
+ * @throws IntentConflictError when the lease was lost mid-attempt.
+ */
+export async function dispatchSending(
+  deps: DeliveryDeps,
+  adapter: ChannelMessageAdapter,
+  started: SendingAttempt,
+  signal: AbortSignal,
+): Promise<DurableSendIntent> {
+  const { store, owner } = deps;
+  const { intent: sending, batch } = started;
+  const leased = sending; // id, operation, message and partial receipt are unchanged by `sending`
+  const attempt = sending.attempt;
+  const log = deps.logger.child({ intentId: leased.id, channel: leased.channel });
+  const nextUnit = (receipt: MessageReceipt | undefined) => {
+    const done = deliveredUnitIndexes(receipt);
+    return batch.units.find((u) => !done.has(u.index))?.index;
+  };
+  let dispatched = sending.firstDispatchAt;
+  const firstCall = started.firstCall?.call;
+  const takenAt = started.firstCall?.takenAt ?? 0;
+  const firstTokens = started.firstCall?.tokens;
+  let reservedFirst = firstCall !== undefined;
 
   // The same rule as live calls: a 429 answered to any call of this route or chat (a preview
   // too) while this one wrote `sending` holds it back — the intent goes back to the queue.
@@ -218,7 +263,7 @@ export async function runAttempt(
   const scopes = adapter.capabilities.rateLimits ?? [];
   const outcome = await deliverUnits({
     adapter,
-    ctx: sendContext(deps, sending as DurableSendIntent, attempt, signal, () => current),
+    ctx: sendContext(deps, sending, attempt, signal, () => current),
     batch,
     operation: leased.operation,
     previous: leased.partialReceipt,
@@ -315,7 +360,7 @@ export async function runAttempt(
   if (outcome.status === "deferred") {
     // A long rate-limit wait between units: back to the queue without burning the attempt.
     const patch = {
-      attempt: leased.attempt,
+      attempt: attempt - 1,
       nextAttemptAt: deps.clock() + outcome.waitMs,
       partialReceipt: outcome.receipt ?? null,
       lease: "release" as const,
@@ -335,7 +380,7 @@ export async function runAttempt(
   failpoint("send.after_failed_call");
   return failAttempt(
     deps,
-    { ...(sending as DurableSendIntent), ...(dispatched ? { firstDispatchAt: dispatched } : {}) },
+    { ...sending, ...(dispatched ? { firstDispatchAt: dispatched } : {}) },
     attempt,
     outcome.failure,
     outcome.receipt,
@@ -345,10 +390,25 @@ export async function runAttempt(
 }
 
 /**
+ * The `firstDispatchAt` to write with `sending`: the first missing unit's dispatch time (`now`)
+ * merged in, or undefined when nothing changes (a delete, or that unit was dispatched before).
+ */
+export function firstDispatchStamp(
+  intent: DurableSendIntent,
+  batch: RenderedMessageBatch,
+  now: number,
+): Record<string, number> | undefined {
+  if (intent.operation.kind === "delete") return undefined;
+  const done = deliveredUnitIndexes(intent.partialReceipt);
+  const next = batch.units.find((u) => !done.has(u.index))?.index;
+  return withFirstDispatch(intent.firstDispatchAt, next, now);
+}
+
+/**
  * The rate-limit call of the first platform call this attempt makes (the first missing unit,
  * or a delete's first part), or undefined when it makes none.
  */
-function firstCallOf(
+export function firstCallOf(
   adapter: ChannelMessageAdapter,
   intent: DurableSendIntent,
   batch: RenderedMessageBatch,

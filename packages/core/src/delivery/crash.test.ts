@@ -24,17 +24,21 @@ type Mode = "idempotent" | "reconcile" | "at_least_once";
 function runWorker(
   config: object,
   failpoints = "",
-): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+): Promise<{ code: number | null; signal: string | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [worker, JSON.stringify(config)], {
       env: { ...process.env, HERALD_FAILPOINTS: failpoints },
-      stdio: ["ignore", "ignore", "pipe"],
+      stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
+    let stdout = "";
     child.stderr.on("data", (d) => {
       stderr += d;
     });
-    child.on("exit", (code, signal) => resolve({ code, signal, stderr }));
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.on("exit", (code, signal) => resolve({ code, signal, stderr, stdout }));
   });
 }
 
@@ -121,6 +125,68 @@ describe("C02: no-send failures, then a kill and a restart", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("[H19] SIGKILL around the folded first attempt (enqueue + `sending` in one commit)", () => {
+  /** One message, killed at `failpoint` in the first run; what the store and platform hold. */
+  async function foldRun(mode: Mode | "hold", failpoint: string) {
+    const platform = new FakePlatform({ idempotent: mode === "idempotent" });
+    const server = await serveFakePlatform(platform);
+    const storePath = join(dir, `fold-${++files}.db`);
+    const base = {
+      storePath,
+      platformUrl: server.url,
+      mode,
+      count: 1,
+      chats: 1,
+      workerId: "fold",
+      requestTimeoutMs: 100,
+    };
+    try {
+      const first = await runWorker({ ...base, phase: "produce" }, `${failpoint}=kill@1`);
+      const store = new SqliteStateStore({ path: storePath });
+      const atKill = await store.listIntents();
+      const visibleAtKill = platform.visible().length;
+      const second = await runWorker({ ...base, phase: "drain" });
+      if (second.code !== 0) throw new Error(`drain failed (${second.code}): ${second.stderr}`);
+      const after = await store.listIntents();
+      await store.close();
+      return { first, atKill, visibleAtKill, after, visible: platform.visible() };
+    } finally {
+      await server.close();
+    }
+  }
+
+  for (const mode of ["idempotent", "reconcile"] as const) {
+    it(`${mode}: killed after the commit, before the platform call — \`sending\` at once, then delivered exactly once after the restart, never held`, async () => {
+      const r = await foldRun(mode, "send.after_begin");
+      expect(r.first.signal).toBe("SIGKILL");
+      expect(r.first.stdout).not.toContain("receipt");
+      // The enqueue wrote the intent straight in `sending` (not `pending` first) …
+      expect(r.atKill).toMatchObject([{ status: "sending", attempt: 1 }]);
+      expect(r.visibleAtKill).toBe(0); // … and the platform never saw it
+      // … and the restart resolves the unknown send (replay under the key / lookup) without an operator.
+      expect(r.after).toMatchObject([{ status: "sent" }]);
+      expect(r.visible.map((m) => m.text)).toEqual(["m0"]);
+    });
+  }
+
+  it("hold (no key, no reconciler): the three steps stay — killed after the enqueue it is `pending`, never maybe sent", async () => {
+    const r = await foldRun("hold", "send.after_begin");
+    expect(r.first.signal).toBe("SIGKILL");
+    expect(r.atKill).toMatchObject([{ status: "pending", attempt: 0 }]);
+    expect(r.after).toMatchObject([{ status: "sent" }]);
+    expect(r.visible.map((m) => m.text)).toEqual(["m0"]);
+  });
+
+  it("killed before the commit: nothing recorded, nothing sent, no receipt", async () => {
+    const r = await foldRun("idempotent", "store.enqueue");
+    expect(r.first.signal).toBe("SIGKILL");
+    expect(r.first.stdout).not.toContain("receipt");
+    expect(r.atKill).toEqual([]);
+    expect(r.after).toEqual([]);
+    expect(r.visible).toEqual([]);
   });
 });
 

@@ -188,10 +188,12 @@ export async function deliverFinal(
     await commitLeased(ref, intent.id, shown, worker.owner);
     return shown;
   }
-  if (result.created && intent.leaseOwner === worker.owner) await worker.deliverLeased(intent);
-  else worker.kick();
+  let settled: DurableSendIntent | undefined;
+  if (result.created && intent.leaseOwner === worker.owner) {
+    settled = await worker.deliverLeased(intent);
+  } else worker.kick();
   const waitStarted = deps.clock();
-  const final = await worker.waitFor(intent.id, p.waitMs);
+  const final = await worker.waitFor(intent.id, p.waitMs, settled);
   if (!final) throw new DeliveryFailedError(undefined, intent.id);
   if (final.status === "sent")
     return final.receipt ?? { platformMessageIds: [], parts: [], sentAt: final.updatedAt };

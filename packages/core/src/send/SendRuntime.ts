@@ -6,6 +6,7 @@
  * @module
  */
 import type { ChannelMessageAdapter } from "../adapter/types.ts";
+import type { SendingAttempt } from "../delivery/attempt.ts";
 import type { DeliveryWorker } from "../delivery/DeliveryWorker.ts";
 import type { DeliveryDeps } from "../delivery/deps.ts";
 import {
@@ -13,6 +14,7 @@ import {
   DeliveryFailedError,
   DeliveryPendingError,
 } from "../delivery/errors.ts";
+import { beginFolded, type FoldOutcome } from "../delivery/fold.ts";
 import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch } from "../message/batch.ts";
 import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
@@ -21,7 +23,7 @@ import type { ChannelMessage } from "../message/message.ts";
 import type { MessageDurabilityPolicy } from "../message/policy.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import { StoreUnavailableError } from "../state/errors.ts";
-import { replyingInTurn } from "../turn/replies.ts";
+import { replyingInTurn, typingOpenFor } from "../turn/replies.ts";
 import { currentTurnId, trackInTurn } from "../turn/scope.ts";
 import { assertSameRequest } from "./conflict.ts";
 import { directSend } from "./directSend.ts";
@@ -181,6 +183,40 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     return result;
   }
 
+  /**
+   * The folded first attempt (`delivery/fold.ts`): a plain send with no typing to stop first
+   * may be enqueued straight into `sending`. @returns undefined when it was not tried.
+   */
+  async function beginFoldedSend(
+    adapter: ChannelMessageAdapter,
+    message: ChannelMessage,
+    operation: IntentOperation,
+    options: SendOptions,
+  ): Promise<FoldOutcome | undefined> {
+    if (operation.kind !== "send" || typingOpenFor(message)) return undefined;
+    const turnId = options.turnId ?? currentTurnId();
+    return beginFolded(deps, adapter, {
+      idempotencyKey: options.idempotencyKey ?? defaultIdempotencyKey(operation, message),
+      message,
+      batch: options.batch,
+      turnId,
+    });
+  }
+
+  /** An enqueue result of the fold that was not folded, checked as `begin` checks its own. */
+  function checked(
+    result: { intent: DurableSendIntent; created: boolean },
+    message: ChannelMessage,
+    operation: IntentOperation,
+    options: SendOptions,
+  ): { intent: DurableSendIntent; created: boolean } {
+    if (!result.created) {
+      assertSameRequest(result.intent, message, operation, options.keyMatch ?? "request");
+    }
+    failpoint("send.after_begin");
+    return result;
+  }
+
   // Sends made inside a turn scope are tracked: the turn ends only after they settle.
   const deliver = (message: ChannelMessage, operation: IntentOperation, options: SendOptions) =>
     trackInTurn(deliverNow(message, operation, options));
@@ -197,8 +233,15 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
       return directSend(deps, adapter, message, operation, options);
     }
     let begun: { intent: DurableSendIntent; created: boolean };
+    let started: SendingAttempt | undefined;
     try {
-      begun = await begin(message, operation, options, true);
+      const folded = await beginFoldedSend(adapter, message, operation, options);
+      started = folded?.started;
+      begun = started
+        ? { intent: started.intent, created: true }
+        : folded?.result
+          ? checked(folded.result, message, operation, options)
+          : await begin(message, operation, options, true);
     } catch (error) {
       if (durability === "best_effort" && error instanceof StoreUnavailableError) {
         deps.logger.warn(
@@ -217,7 +260,8 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     // What we know of it now stands for the wait's first read: the enqueue result, or the
     // outcome of the inline attempt (none when it made none).
     let known: DurableSendIntent | undefined = intent;
-    if (begun.created && intent.leaseOwner === worker.owner) {
+    if (started) known = await worker.deliverSending(adapter, started);
+    else if (begun.created && intent.leaseOwner === worker.owner) {
       known = await worker.deliverLeased(intent);
     } else worker.kick();
     const waitMs = options.waitMs ?? 30_000;

@@ -43,3 +43,15 @@ export async function replyingInTurn(
   for (const w of ending) state.replyWatchers.delete(w);
   await Promise.allSettled(ending.map((w) => w.onReply()));
 }
+
+/**
+ * True when the calling turn has a typing indicator open in `message`'s conversation, i.e.
+ * {@link replyingInTurn} would have something to stop (and wait for). Synchronous.
+ */
+export function typingOpenFor(message: Pick<ChannelMessage, "channel" | "target">): boolean {
+  const state = currentFrame()?.state;
+  if (!state || state.replyWatchers.size === 0) return false;
+  const conversation = conversationOf(message);
+  for (const w of state.replyWatchers) if (w.conversation === conversation) return true;
+  return false;
+}

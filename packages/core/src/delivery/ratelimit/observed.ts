@@ -30,6 +30,11 @@ export class ObservedBucket {
     if (now < this.resetAt) this.remaining -= 1;
   }
 
+  /** Gives back a call counted by {@link take} at `takenAt` that was not made after all. */
+  untake(takenAt: number): void {
+    if (takenAt < this.resetAt) this.remaining += 1;
+  }
+
   /** True when the window has reset: nothing is known any more. */
   expired(now: number): boolean {
     return now >= this.resetAt;

@@ -63,6 +63,12 @@ export class SlidingWindow {
     this.#insert(to);
   }
 
+  /** Gives back the token that frees at `freeAt` (a call that was not made after all). */
+  untake(freeAt: number): void {
+    const at = this.#freeAt.lastIndexOf(freeAt);
+    if (at >= 0) this.#freeAt.splice(at, 1);
+  }
+
   /** True when no token is out: the window can be forgotten. */
   idle(now: number): boolean {
     this.#trim(now);

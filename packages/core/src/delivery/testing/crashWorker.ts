@@ -52,10 +52,13 @@ await runtime.start();
 if (config.phase === "produce") {
   await Promise.allSettled(
     Array.from({ length: config.count }, (_, i) =>
-      runtime.send(outboundMessage(`m${i}`, { target: { id: `chat-${i % config.chats}` } }), {
-        idempotencyKey: `m-${i}`,
-        waitMs: 10_000,
-      }),
+      runtime
+        .send(outboundMessage(`m${i}`, { target: { id: `chat-${i % config.chats}` } }), {
+          idempotencyKey: `m-${i}`,
+          waitMs: 10_000,
+        })
+        // The parent checks that no caller got a receipt for what a crash left unrecorded.
+        .then(() => process.stdout.write(`receipt m-${i}\n`)),
     ),
   );
 } else {

@@ -117,6 +117,8 @@ export class IntentTables {
             now,
           });
         if (input.claim && (nextAttemptAt ?? 0) <= input.claim.now) this.#claim(id, input.claim);
+        // Crash tests arm it to die with the row written but not committed.
+        failpoint("store.enqueue");
         return { intent: intentFromRow(this.#getIntentRow(id) as Row), created: true };
       });
     });
