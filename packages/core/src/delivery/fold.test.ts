@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createMessageRuntime, type MessageRuntime } from "../runtime.ts";
 import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
+import { openSqliteStateStore } from "../state/sqlite/worker/SqliteWorkerStore.ts";
 import {
   createFakeAdapter,
   type FakeAdapterOptions,
@@ -84,6 +85,48 @@ describe("folded first attempt", () => {
       await store?.close();
       runtime = undefined;
       store = undefined;
+    }
+  });
+
+  it("is tried on the SQLite store in-thread and in its worker thread, not with group commit off", async () => {
+    for (const [groupCommit, thread] of [
+      [{}, "main"],
+      [{}, "worker"],
+      [false, "main"],
+    ] as const) {
+      const platform = new FakePlatform({ idempotent: true });
+      const options = { path: ":memory:", groupCommit };
+      const opened =
+        thread === "worker" ? await openSqliteStateStore(options) : new SqliteStateStore(options);
+      const events: string[] = [];
+      const s = opened as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      for (const method of ["enqueueIntents", "transitionIntents"]) {
+        const original = s[method]?.bind(opened) as (...args: unknown[]) => Promise<unknown>;
+        s[method] = (...args) => {
+          events.push(`${method}:called`);
+          return original(...args).finally(() => events.push(`${method}:settled`));
+        };
+      }
+      runtime = createMessageRuntime({
+        store: opened,
+        adapters: [
+          createFakeAdapter({ transport: inProcessTransport(platform), idempotent: true }),
+        ],
+        delivery: { pollIntervalMs: 5 },
+      });
+      await runtime.start();
+      await runtime.send(outboundMessage("hello", { target: { id: "c1" } }));
+      // Folded: `sending` is asked for before the enqueue settled; else only after it.
+      expect(events.slice(0, 2)).toEqual(
+        groupCommit === false
+          ? ["enqueueIntents:called", "enqueueIntents:settled"]
+          : ["enqueueIntents:called", "transitionIntents:called"],
+      );
+      expect(await opened.listIntents()).toMatchObject([{ status: "sent", attempt: 1 }]);
+      expect(platform.visible().map((m) => m.text)).toEqual(["hello"]);
+      await runtime.stop();
+      await opened.close();
+      runtime = undefined;
     }
   });
 

@@ -21,9 +21,10 @@
  * savepoint, the enqueue stands as an ordinary one, and the tokens and the slot are given back.
  *
  * The two writes are issued in the same tick without waiting between them: the SQLite store's
- * group commit (in-thread or in its worker thread) runs them in one transaction. A store that
- * commits them separately (group commit off, PostgreSQL) stays correct — the same order, one
- * more commit.
+ * group commit (in-thread or in its worker thread) runs them in one transaction, in call order.
+ * Only stores that say so (`MessageStateStore.groupsWritesPerTick`) get the fold; on the others
+ * (group commit off, PostgreSQL, whose enqueue statement is batched apart from transitions) it
+ * would save nothing, so every send there takes the three steps.
  *
  * @module
  */
@@ -80,7 +81,9 @@ export async function beginFolded(
   adapter: ChannelMessageAdapter,
   request: FoldRequest,
 ): Promise<FoldOutcome | undefined> {
-  if (!foldable(adapter) || deps.scheduler.shared) return undefined;
+  if (!foldable(adapter) || deps.scheduler.shared || !deps.store.groupsWritesPerTick) {
+    return undefined;
+  }
   if (!deps.slots.tryAcquire()) return undefined;
   let slotHeld = true;
   const releaseSlot = () => {

@@ -35,6 +35,13 @@ export interface MessageStateStore {
    * store can share them (`PostgresStateStore`); absent: they stay in process memory (SQLite).
    */
   readonly sharedLimits?: SharedLimitStore | undefined;
+  /**
+   * True when writes called in the same event-loop tick commit in one transaction, in call
+   * order, each rejected alone when it fails (SQLite's group commit, in-thread or in its worker
+   * thread). `runtime.send`'s folded first attempt (enqueue and `sending` in one commit) is only
+   * tried on such a store; absent or false: every send takes the three steps.
+   */
+  readonly groupsWritesPerTick?: boolean | undefined;
   // ── send intents ────────────────────────────────────────────────────────────
   /**
    * Enqueues intents in one transaction. An intent whose idempotency key already exists is not

@@ -350,6 +350,11 @@ export class SqliteStateStore implements MessageStateStore {
    * Group-commit counters since open: `groups` transactions committed carrying `members` write
    * operations (members ÷ groups = operations per fsync).
    */
+  /** True unless group commit is off (`groupCommit: false`); see `MessageStateStore`. */
+  get groupsWritesPerTick(): boolean {
+    return this.#grouped;
+  }
+
   get groupCommitStats(): { readonly groups: number; readonly members: number } {
     return { ...this.#group.stats };
   }

@@ -205,6 +205,14 @@ export class SqliteWorkerStore implements MessageStateStore {
   #closing: Promise<void> | undefined;
   #onClosed: (() => void) | undefined;
 
+  /**
+   * True unless group commit is off (`groupCommit: false`): the calls of one tick go to the
+   * worker as one message and into one group there; see `MessageStateStore`.
+   */
+  get groupsWritesPerTick(): boolean {
+    return this.#options.groupCommit !== false;
+  }
+
   private constructor(
     options: SqliteWorkerOptions,
     local: Pick<SqliteWorkerStoreOptions, "crashLoop" | "logger">,
