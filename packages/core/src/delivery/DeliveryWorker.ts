@@ -7,8 +7,8 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { type DurableSendIntent, isHeldForOperator, TERMINAL_STATUSES } from "../message/intent.ts";
 import type { ChannelMessageAdapter } from "../adapter/types.ts";
+import { type DurableSendIntent, isHeldForOperator, TERMINAL_STATUSES } from "../message/intent.ts";
 import { dispatchSending, runAttempt, type SendingAttempt, sleep } from "./attempt.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { NoAdapterParking } from "./noAdapter.ts";
@@ -251,9 +251,7 @@ export class DeliveryWorker {
     // as that outcome). Deliver the new lease after it instead of dropping it: dropped, it would
     // sit leased by us, untouched, until the lease expired.
     const p: Promise<DurableSendIntent | undefined> = (
-      existing
-        ? existing.then(() => this.#process(intent, folded))
-        : this.#process(intent, folded)
+      existing ? existing.then(() => this.#process(intent, folded)) : this.#process(intent, folded)
     ).finally(() => {
       if (this.#inFlight.get(intent.id) === p) this.#inFlight.delete(intent.id);
       this.kick();
