@@ -6,8 +6,9 @@
  * and a naive sender (everything at once, retry on 429). Each row is the time from the first
  * platform call to the last accepted one, against the theoretical minimum of the limits.
  *
- * The PostgreSQL rows also print the statements (round trips, BEGIN/COMMIT included) and the CPU
- * time the gateway processes spent per delivered message: the store path's cost, which bounds a
+ * The PostgreSQL rows also print the statements (round trips, BEGIN/COMMIT included), the CPU
+ * time the gateway processes spent and the CPU time their PostgreSQL backends spent (read from
+ * /proc: a server on this host) per delivered message: the store path's cost, which bounds a
  * process's rate (HERALD_BENCH_STATEMENTS=1 lists the statements by kind).
  *
  * Options: --quick (2,000 messages), --scale <k> (default 20), --only <rows> (comma-separated of
@@ -18,7 +19,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -79,7 +80,48 @@ type Row = {
   statementsPerMessage?: number;
   /** CPU ms the gateway processes used per delivered message. */
   cpuMsPerMessage?: number;
+  /** CPU ms the PostgreSQL server backends of the gateway processes used per delivered message. */
+  serverCpuMsPerMessage?: number;
 };
+
+/**
+ * CPU time of the PostgreSQL backends serving the bench's gateway processes (application_name
+ * `herald-bench-*`), read from /proc (same host only) every 200 ms; a backend's last reading
+ * counts when it closes. WAL writer and checkpointer are not included.
+ */
+function watchServerCpu(client: pg.Client): { stop: () => Promise<number | undefined> } {
+  const ticks = new Map<number, number>();
+  let readable = true;
+  const sample = async () => {
+    const { rows } = await client.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'herald-bench-%'",
+    );
+    for (const { pid } of rows) {
+      try {
+        const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+        ticks.set(pid, Number(f[11]) + Number(f[12])); // utime + stime, in clock ticks
+      } catch {
+        readable = false; // another host, or gone
+      }
+    }
+  };
+  let timer: NodeJS.Timeout | undefined;
+  let running = Promise.resolve();
+  const loop = () => {
+    running = sample().catch(() => {});
+    timer = setTimeout(loop, 200);
+  };
+  loop();
+  return {
+    stop: async () => {
+      clearTimeout(timer);
+      await running;
+      await sample().catch(() => {});
+      if (!readable && ticks.size === 0) return undefined;
+      return ([...ticks.values()].reduce((a, b) => a + b, 0) * 1000) / 100; // 100 ticks/s
+    },
+  };
+}
 const only = typeof values.only === "string" ? new Set(values.only.split(",")) : undefined;
 const wanted = (row: string) => !only || only.has(row);
 
@@ -200,6 +242,9 @@ async function postgresProcesses(processes: number): Promise<Row> {
       ),
     );
   }
+  const watcher = new pg.Client({ connectionString: PG_URL });
+  await watcher.connect();
+  const serverCpu = watchServerCpu(watcher);
   const workers = await Promise.all(
     Array.from({ length: processes }, (_, w) =>
       startWorker({
@@ -216,6 +261,8 @@ async function postgresProcesses(processes: number): Promise<Row> {
   while (platform.visible().length < M) await new Promise((r) => setTimeout(r, 20));
   const totalMs = performance.now() - t0;
   for (const w of workers) w.child.kill("SIGTERM");
+  const serverCpuMs = await serverCpu.stop();
+  await watcher.end();
   const stats = await Promise.all(workers.map((w) => w.stats));
   const statements = stats.reduce((a, s) => a + s.statements, 0);
   const cpuMs = stats.reduce((a, s) => a + s.cpuMs, 0);
@@ -232,6 +279,7 @@ async function postgresProcesses(processes: number): Promise<Row> {
     visible: platform.visible().length,
     statementsPerMessage: statements / M,
     cpuMsPerMessage: cpuMs / M,
+    ...(serverCpuMs !== undefined ? { serverCpuMsPerMessage: serverCpuMs / M } : {}),
   };
 }
 
@@ -308,5 +356,6 @@ console.table(
     delivered: r.visible,
     "PG statements/msg": r.statementsPerMessage?.toFixed(2) ?? "",
     "gateway CPU ms/msg": r.cpuMsPerMessage?.toFixed(3) ?? "",
+    "PG server CPU ms/msg": r.serverCpuMsPerMessage?.toFixed(2) ?? "",
   })),
 );

@@ -58,6 +58,8 @@ const store: MessageStateStore =
         connectionString: config.location,
         schema: config.schema ?? "herald",
         pool: { max: config.concurrency + 4 },
+        // The drain bench finds this process's server backends by it (PostgreSQL CPU per message).
+        applicationName: `herald-bench-${config.workerId}`,
       });
 statements = 0; // not the migrations
 kinds.clear();
