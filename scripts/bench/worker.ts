@@ -68,7 +68,7 @@ const runtime = createMessageRuntime({
   store,
   adapters: [
     createFakeAdapter({
-      transport: httpTransport(config.platformUrl),
+      transport: httpTransport(config.platformUrl, { keepAlive: true }),
       idempotent: true,
       ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
     }),

@@ -24,7 +24,7 @@ export async function openHerald(config: SystemConfig): Promise<QueueSystem> {
     store,
     adapters: [
       createFakeAdapter({
-        transport: httpTransport(config.platformUrl),
+        transport: httpTransport(config.platformUrl, { keepAlive: true }),
         reconcile: true,
         requestTimeoutMs: 200,
       }),

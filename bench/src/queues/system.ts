@@ -49,12 +49,13 @@ export interface QueueSystem {
 }
 
 /**
- * The call every peer's handler makes: one send to the fake platform over HTTP, the same client
+ * The call every peer's handler makes: one send to the fake platform over HTTP (kept-alive
+ * connections), the same client
  * herald's fake adapter uses. The key is passed along; the platform stores it but does not
  * deduplicate (like Telegram), so a repeated call shows as a duplicate.
  */
 export function deliverer(platformUrl: string): (job: Job) => Promise<void> {
-  const call = httpTransport(platformUrl);
+  const call = httpTransport(platformUrl, { keepAlive: true });
   return async (job) => {
     await call({ op: "send", chat: job.chat, text: job.text, key: job.id });
   };

@@ -61,15 +61,23 @@ export async function serveFakePlatform(
   };
 }
 
-/** A transport that calls a served fake platform with `fetch`. */
-export function httpTransport(url: string): FakeTransport {
+/**
+ * A transport that calls a served fake platform with `fetch`.
+ *
+ * @param options.keepAlive - reuse connections (fetch's keep-alive pool) instead of one TCP
+ *   connection per call (`Connection: close`, the default, so that a fault such as a reset after
+ *   accept never leaks into the next call). Benchmarks turn it on: a platform SDK keeps its
+ *   connections open, and a connect per call costs more CPU than the rest of a send.
+ */
+export function httpTransport(url: string, options: { keepAlive?: boolean } = {}): FakeTransport {
+  const headers: Record<string, string> = options.keepAlive ? {} : { connection: "close" };
   return async (call) => {
     let res: Response;
     try {
       res = await fetch(url, {
         method: "POST",
         body: JSON.stringify(call),
-        headers: { connection: "close" },
+        headers,
       });
     } catch (error) {
       const code = (error as { cause?: { code?: string } }).cause?.code;
