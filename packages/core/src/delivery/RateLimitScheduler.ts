@@ -147,7 +147,8 @@ export class RateLimitScheduler {
    * @param options.leadMs - take tokens that come back within this many ms, as of when they
    *   come back: `takenAt` is then up to `leadMs` ahead, and the call must not start before it
    *   (the caller's writes before the call overlap the wait). Not for buckets shared in the
-   *   store, 429 pauses or reported buckets. @defaultValue 0
+   *   store, 429 pauses, reported buckets, or a token whose call has not answered yet (it is
+   *   re-counted at the answer, {@link settle}). @defaultValue 0
    * @returns `{ waitMs: 0, takenAt }` (epoch ms, for {@link restamp}; with a lead possibly
    *   ahead of now: start the call no earlier) once the tokens were taken; `{ waitMs }` (ms, ≥ 1; nothing taken) when the wait is longer than `maxWaitMs` or
    *   `options.signal` aborted.
@@ -189,8 +190,9 @@ export class RateLimitScheduler {
           this.#tick(now);
           const { wait, windows, observed, blockedBy, hard } = this.#wait(scopes, call, now);
           // Within the lead, the tokens are taken as of when they come back: the caller starts
-          // its call no earlier than that (`takenAt`), after the writes it makes first.
-          const lead = hard > 0 ? 0 : leadMs;
+          // its call no earlier than that (`takenAt`), after the writes it makes first. Not the
+          // token of a call still in flight: it is re-counted at its answer, maybe later.
+          const lead = hard > 0 || windows.some((w) => w.headOpen(now)) ? 0 : leadMs;
           if (wait > lead) return { waitMs: wait - lead, blockedBy };
           const at = now + Math.max(0, wait);
           for (const w of windows) w.takeAhead(now, at, this.#margin(w.intervalMs));
@@ -343,8 +345,9 @@ export class RateLimitScheduler {
       if (!w) continue;
       const to = answeredAt + w.intervalMs + this.#answerMargin;
       const from = startedAt + w.intervalMs + margin;
-      w.move(from, to);
-      if (to < from) earliest = Math.min(earliest, to);
+      w.move(from, to, true);
+      // Earlier, or now open to a lead: the waiters may go sooner than the line was told.
+      earliest = Math.min(earliest, to);
     }
     // A token back sooner than the line was told: serve the waiters then, not at the old time.
     // (as early as the waiters' lead: they take a token that is about to come back).

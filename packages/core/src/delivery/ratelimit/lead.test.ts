@@ -74,6 +74,23 @@ describe("RateLimitScheduler.acquire with a lead", () => {
     expect(took).toBe(1_003);
   });
 
+  it("hands on no token with a lead while the call that holds it has not answered", async () => {
+    // 20 ms edits (live's edit rate): a 20 ms lead reaches back to the call's start.
+    let now = 0;
+    const fast: RateLimitScope[] = [{ scope: "chat", limit: 1, intervalMs: 20 }];
+    const s = new RateLimitScheduler({ clock: () => now });
+    expect((await s.acquire(fast, call("a"), { maxWaitMs: 0 })).takenAt).toBe(0); // frees at 22
+    now = 3;
+    // A is still in flight: the platform may count it at any time before it answers, so its
+    // token is not promised to B, whose call would start at 22.
+    expect((await s.acquire(fast, call("a"), { maxWaitMs: 0, leadMs: 20 })).waitMs).toBe(19);
+    now = 14;
+    s.settle(fast, call("a"), 0, 14); // A answered at 14 (counted then, at the latest): back at 35
+    now = 15;
+    const b = await s.acquire(fast, call("a"), { maxWaitMs: 0, leadMs: 20 });
+    expect(b).toEqual({ waitMs: 0, takenAt: 35, tokens: undefined });
+  });
+
   it("gives no lead on a 429 pause", async () => {
     let now = 0;
     const s = new RateLimitScheduler({ clock: () => now });

@@ -16,6 +16,11 @@ export class SlidingWindow {
   readonly intervalMs: number;
   /** When each token out frees (epoch ms), ascending. */
   readonly #freeAt: number[] = [];
+  /**
+   * Free times of the tokens whose call has not answered yet (→ how many): the platform may
+   * count such a call at any moment until its answer, so no lead hands their tokens on.
+   */
+  readonly #open = new Map<number, number>();
 
   constructor(limit: number, intervalMs: number) {
     this.limit = limit;
@@ -36,6 +41,7 @@ export class SlidingWindow {
   take(now: number, marginMs: number): number {
     const freeAt = now + this.intervalMs + marginMs;
     this.#insert(freeAt);
+    this.#markOpen(freeAt);
     return freeAt;
   }
 
@@ -45,22 +51,41 @@ export class SlidingWindow {
    */
   takeAhead(now: number, at: number, marginMs: number): number {
     this.#trim(now);
-    if (at > now && this.#freeAt.length >= this.limit) this.#freeAt.shift();
+    if (at > now && this.#freeAt.length >= this.limit) {
+      const handedOn = this.#freeAt.shift();
+      if (handedOn !== undefined) this.#unmarkOpen(handedOn);
+    }
     const freeAt = at + this.intervalMs + marginMs;
     this.#insert(freeAt);
+    this.#markOpen(freeAt);
     return freeAt;
+  }
+
+  /**
+   * True when the call must wait and the token that comes back first belongs to a call that
+   * has not answered yet (see {@link move}'s `answered`): it may not be taken ahead.
+   */
+  headOpen(now: number): boolean {
+    this.#trim(now);
+    const head = this.#freeAt[0];
+    return this.#freeAt.length >= this.limit && head !== undefined && this.#open.has(head);
   }
 
   /**
    * Moves the token that frees at `freeAt` to free at `to` instead (earlier or later), keeping
    * the log in order. A token no longer out (already freed) is left alone.
+   * @param answered - the token's call has answered (a settle): from now on it may be taken
+   *   ahead ({@link takeAhead}); otherwise it stays as open as it was (a restamp).
    */
-  move(freeAt: number, to: number): void {
-    if (to === freeAt) return;
+  move(freeAt: number, to: number, answered = false): void {
     const at = this.#freeAt.lastIndexOf(freeAt);
     if (at < 0) return;
-    this.#freeAt.splice(at, 1);
-    this.#insert(to);
+    const open = this.#unmarkOpen(freeAt);
+    if (to !== freeAt) {
+      this.#freeAt.splice(at, 1);
+      this.#insert(to);
+    }
+    if (open && !answered) this.#markOpen(to);
   }
 
   /** Gives back the token that frees at `freeAt` (a call that was not made after all). */
@@ -81,9 +106,25 @@ export class SlidingWindow {
     this.#freeAt.splice(i, 0, freeAt);
   }
 
+  #markOpen(freeAt: number): void {
+    this.#open.set(freeAt, (this.#open.get(freeAt) ?? 0) + 1);
+  }
+
+  /** @returns whether a token freeing at `freeAt` was open (one is no longer). */
+  #unmarkOpen(freeAt: number): boolean {
+    const n = this.#open.get(freeAt);
+    if (n === undefined) return false;
+    if (n > 1) this.#open.set(freeAt, n - 1);
+    else this.#open.delete(freeAt);
+    return true;
+  }
+
   #trim(now: number): void {
     let n = 0;
     while (n < this.#freeAt.length && (this.#freeAt[n] ?? 0) <= now) n++;
-    if (n > 0) this.#freeAt.splice(0, n);
+    if (n === 0) return;
+    this.#freeAt.splice(0, n);
+    if (this.#open.size > 0)
+      for (const at of this.#open.keys()) if (at <= now) this.#open.delete(at);
   }
 }
