@@ -91,7 +91,9 @@ export class SlidingWindow {
   /** Gives back the token that frees at `freeAt` (a call that was not made after all). */
   untake(freeAt: number): void {
     const at = this.#freeAt.lastIndexOf(freeAt);
-    if (at >= 0) this.#freeAt.splice(at, 1);
+    if (at < 0) return;
+    this.#freeAt.splice(at, 1);
+    this.#unmarkOpen(freeAt);
   }
 
   /** True when no token is out: the window can be forgotten. */
