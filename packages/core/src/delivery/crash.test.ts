@@ -130,7 +130,11 @@ describe("C02: no-send failures, then a kill and a restart", () => {
 
 describe("[H19] SIGKILL around the folded first attempt (enqueue + `sending` in one commit)", () => {
   /** One message, killed at `failpoint` in the first run; what the store and platform hold. */
-  async function foldRun(mode: Mode | "hold", failpoint: string) {
+  async function foldRun(
+    mode: Mode | "hold",
+    failpoint: string,
+    more: { thread?: "main" | "worker"; count?: number } = {},
+  ) {
     const platform = new FakePlatform({ idempotent: mode === "idempotent" });
     const server = await serveFakePlatform(platform);
     const storePath = join(dir, `fold-${++files}.db`);
@@ -138,9 +142,10 @@ describe("[H19] SIGKILL around the folded first attempt (enqueue + `sending` in 
       storePath,
       platformUrl: server.url,
       mode,
-      count: 1,
+      count: more.count ?? 1,
       chats: 1,
       workerId: "fold",
+      thread: more.thread ?? "main",
       requestTimeoutMs: 100,
     };
     try {
@@ -178,6 +183,40 @@ describe("[H19] SIGKILL around the folded first attempt (enqueue + `sending` in 
     expect(r.atKill).toMatchObject([{ status: "pending", attempt: 0 }]);
     expect(r.after).toMatchObject([{ status: "sent" }]);
     expect(r.visible.map((m) => m.text)).toEqual(["m0"]);
+  });
+
+  for (const thread of ["main", "worker"] as const) {
+    for (const mode of ["idempotent", "reconcile", "hold", "at_least_once"] as const) {
+      const folds = mode === "idempotent" || mode === "reconcile";
+      it(`${thread} thread store, ${mode}, three sends to one chat, killed after the first commit: ${folds ? "only the first `sending`" : "nothing `sending`"}, the backlog \`pending\`, all delivered once in order`, async () => {
+        const r = await foldRun(mode, "send.after_begin", { thread, count: 3 });
+        expect(r.first.signal).toBe("SIGKILL");
+        expect(r.first.stdout).not.toContain("receipt");
+        const byText = (rows: typeof r.atKill) =>
+          [...rows].sort((a, b) => a.seq - b.seq).map((i) => [i.message.body?.markdown, i.status]);
+        const pending = byText(r.atKill).filter(([, s]) => s === "pending");
+        expect(byText(r.atKill).filter(([, s]) => s === "sending")).toEqual(
+          folds ? [[byText(r.atKill)[0]?.[0], "sending"]] : [],
+        );
+        expect(pending).toHaveLength(folds ? r.atKill.length - 1 : r.atKill.length);
+        expect(r.visibleAtKill).toBe(0);
+        expect(r.after.map((i) => i.status)).toEqual(r.after.map(() => "sent"));
+        expect(r.after).toHaveLength(r.atKill.length);
+        const texts = [...r.after]
+          .sort((a, b) => a.seq - b.seq)
+          .map((i) => i.message.body?.markdown);
+        expect(r.visible.map((m) => m.text)).toEqual(texts);
+      });
+    }
+  }
+
+  it("worker thread store, killed inside the folded transaction: nothing recorded, nothing sent", async () => {
+    const r = await foldRun("idempotent", "store.enqueue", { thread: "worker" });
+    expect(r.first.signal).toBe("SIGKILL");
+    expect(r.first.stdout).not.toContain("receipt");
+    expect(r.atKill).toEqual([]);
+    expect(r.after).toEqual([]);
+    expect(r.visible).toEqual([]);
   });
 
   it("killed before the commit: nothing recorded, nothing sent, no receipt", async () => {

@@ -253,7 +253,15 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
       throw error;
     }
     const { intent } = begun;
-    options.onDurable?.(intent);
+    try {
+      options.onDurable?.(intent);
+    } catch (error) {
+      // A folded first attempt holds a delivery slot and its tokens, and its row is already
+      // `sending`: finish it now (it is durable and decided; the worker would deliver it anyway),
+      // or the slot stays taken for good and the message waits for its lease to lapse.
+      if (started) void worker.deliverSending(adapter, started);
+      throw error;
+    }
     if (intent.status === "sent" && intent.receipt) return intent.receipt;
     // The reply is durable: the turn's typing in its chat stops before it is delivered.
     if (operation.kind === "send") await replyingInTurn(message);

@@ -11,6 +11,7 @@
  */
 import { createMessageRuntime } from "../../runtime.ts";
 import { SqliteStateStore } from "../../state/sqlite/SqliteStateStore.ts";
+import { openSqliteStateStore } from "../../state/sqlite/worker/SqliteWorkerStore.ts";
 import { createFakeAdapter } from "../../testing/fakeAdapter.ts";
 import { httpTransport } from "../../testing/fakePlatformServer.ts";
 import { outboundMessage } from "../../testing/fixtures.ts";
@@ -25,10 +26,15 @@ type Config = {
   workerId: string;
   /** `capabilities.delivery.requestTimeoutMs` the adapter declares (the settle delay). */
   requestTimeoutMs?: number;
+  /** Where the store runs: this thread (default) or its worker thread (`openSqliteStateStore`). */
+  thread?: "main" | "worker";
 };
 
 const config = JSON.parse(process.argv[2] ?? "{}") as Config;
-const store = new SqliteStateStore({ path: config.storePath });
+const store =
+  config.thread === "worker"
+    ? await openSqliteStateStore({ path: config.storePath })
+    : new SqliteStateStore({ path: config.storePath });
 const runtime = createMessageRuntime({
   store,
   adapters: [
