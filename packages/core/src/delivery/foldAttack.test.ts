@@ -19,7 +19,7 @@ import {
 } from "../testing/fakeAdapter.ts";
 import { FakePlatform } from "../testing/fakePlatform.ts";
 import { outboundMessage } from "../testing/fixtures.ts";
-import { DeliveryFailedError, DeliveryPendingError } from "./errors.ts";
+import { DeliveryFailedError, DeliveryPendingError, IdempotencyConflictError } from "./errors.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "herald-foldattack-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -94,8 +94,19 @@ for (const kind of ["main", "worker"] as const) {
         await expect(
           runtime.send(outboundMessage("f", { target: { id: "c2" } }), { idempotencyKey: "f" }),
         ).rejects.toBeInstanceOf(DeliveryFailedError);
+        // The same key for other text: refused, nothing sent; `slot` matching returns the receipt.
+        await expect(
+          runtime.send(outboundMessage("other text", { target: { id: "c1" } }), {
+            idempotencyKey: "s",
+          }),
+        ).rejects.toBeInstanceOf(IdempotencyConflictError);
+        const slot = await runtime.send(outboundMessage("other text", { target: { id: "c1" } }), {
+          idempotencyKey: "s",
+          keyMatch: "slot",
+        });
+        expect(slot.platformMessageIds).toEqual(["x"]);
         expect(platform.visible()).toEqual([]);
-        // Both folds took the one token of the minute and gave it back.
+        // Every fold took the one token of the minute and gave it back.
         const other = await runtime.send(outboundMessage("o", { target: { id: "c3" } }), {
           waitMs: 1_000,
         });
@@ -345,6 +356,56 @@ for (const kind of ["main", "worker"] as const) {
       } finally {
         await runtime.stop(200);
         await store.close();
+      }
+    });
+
+    it("two processes on one file send to one chat at once: one intent each, every message once, each process's own order kept", async () => {
+      const platform = new FakePlatform({ idempotent: true });
+      const path = join(dir, `two-${++files}.db`);
+      const stores = [await open(kind, path), await open(kind, path)];
+      const runtimes = stores.map((s, n) =>
+        createMessageRuntime({
+          store: s,
+          adapters: [
+            createFakeAdapter({ transport: inProcessTransport(platform), idempotent: true }),
+          ],
+          delivery: { pollIntervalMs: 5, workerId: `p${n}` },
+        }),
+      );
+      for (const r of runtimes) await r.start();
+      try {
+        const sends = runtimes.flatMap((r, n) =>
+          Array.from({ length: 4 }, (_, i) =>
+            r.send(outboundMessage(`p${n}-${i}`, { target: { id: "c1" } }), {
+              idempotencyKey: `k-${i % 2}-${n}-${i}`,
+              waitMs: 5_000,
+            }),
+          ),
+        );
+        // The same key from both processes at once: one intent, one message.
+        sends.push(
+          ...runtimes.map((r) =>
+            r.send(outboundMessage("shared", { target: { id: "c1" } }), {
+              idempotencyKey: "shared",
+              waitMs: 5_000,
+            }),
+          ),
+        );
+        const receipts = await Promise.all(sends);
+        expect(receipts.at(-1)).toEqual(receipts.at(-2));
+        const rows = await stores[0]?.listIntents();
+        expect(rows).toHaveLength(9);
+        expect(rows?.every((x) => x.status === "sent")).toBe(true);
+        const visible = platform.visible().map((m) => m.text);
+        expect([...visible].sort()).toEqual(
+          [...(rows ?? [])].map((x) => x.message.body?.markdown).sort(),
+        );
+        // The chat saw them in enqueue order.
+        const bySeq = [...(rows ?? [])].sort((a, b) => a.seq - b.seq);
+        expect(visible).toEqual(bySeq.map((x) => x.message.body?.markdown));
+      } finally {
+        for (const r of runtimes) await r.stop(200);
+        for (const s of stores) await s.close();
       }
     });
 
