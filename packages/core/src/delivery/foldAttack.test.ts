@@ -325,6 +325,41 @@ for (const kind of ["main", "worker"] as const) {
       }
     }, 10_000);
 
+    it("onDurable throws on a three-step send: the leased intent is delivered now, not after its lease", async () => {
+      const platform = new FakePlatform();
+      const path = join(dir, `ondurable3-${++files}.db`);
+      const store = await open(kind, path);
+      const runtime = createMessageRuntime({
+        store,
+        // No key: never folded. A poll a minute away and a long lease: only an inline delivery
+        // gets it out within the test.
+        adapters: [createFakeAdapter({ transport: inProcessTransport(platform) })],
+        delivery: { pollIntervalMs: 60_000, leaseMs: 60_000, concurrency: 1 },
+      });
+      await runtime.start();
+      try {
+        const boom = new Error("ack failed");
+        await expect(
+          runtime.send(outboundMessage("first", { target: { id: "c1" } }), {
+            onDurable: () => {
+              throw boom;
+            },
+          }),
+        ).rejects.toBe(boom);
+        for (let i = 0; i < 100 && platform.visible().length === 0; i++)
+          await new Promise((r) => setTimeout(r, 20));
+        expect(platform.visible().map((m) => m.text)).toEqual(["first"]);
+        for (let i = 0; i < 100; i++) {
+          if ((await store.listIntents()).every((x) => x.status === "sent")) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        expect((await store.listIntents()).map((x) => x.status)).toEqual(["sent"]);
+      } finally {
+        await runtime.stop(200);
+        await store.close();
+      }
+    }, 10_000);
+
     it("rate limit of two a minute: two folded sends count one token each, the third waits", async () => {
       const platform = new FakePlatform({ idempotent: true });
       const path = join(dir, `tokens-${++files}.db`);

@@ -260,6 +260,9 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
       // `sending`: finish it now (it is durable and decided; the worker would deliver it anyway),
       // or the slot stays taken for good and the message waits for its lease to lapse.
       if (started) void worker.deliverSending(adapter, started);
+      // The same for an intent the enqueue leased to us: delivered now, not once its lease lapses.
+      else if (begun.created && intent.leaseOwner === worker.owner)
+        void worker.deliverLeased(intent);
       throw error;
     }
     if (intent.status === "sent" && intent.receipt) return intent.receipt;
