@@ -22,7 +22,7 @@ import type { SharedToken } from "../state/sharedLimits.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { backToUnknown, failAttempt, staleKeyReplay } from "./failAttempt.ts";
 import { withFirstDispatch } from "./gate.ts";
-import { writeLeadOf } from "./lead.ts";
+import { MAX_LEAD_MS, writeLeadOf } from "./lead.ts";
 import { callOf } from "./ratelimit/intent.ts";
 import { deliverUnits } from "./units.ts";
 
@@ -274,9 +274,11 @@ export async function dispatchSending(
       if (reservedFirst && firstCall) {
         reservedFirst = false;
         current = firstCall;
-        // Taken with a lead: the tokens come back at `takenAt`; the call starts no earlier.
+        // Taken with a lead: the tokens come back at `takenAt`; the call starts no earlier —
+        // also when the worker is being stopped (`signal`): after `sending` the call goes out
+        // either way, and the rest of a lead is short (each sleep ≤ MAX_LEAD_MS).
         for (let i = 0; i < 5 && deps.clock() < takenAt; i++) {
-          if (!(await sleep(takenAt - deps.clock(), signal))) break;
+          await sleep(Math.min(takenAt - deps.clock(), MAX_LEAD_MS));
         }
         // ... and count from now, when the call starts, not from the reservation.
         startedAt = Math.max(deps.clock(), takenAt);
