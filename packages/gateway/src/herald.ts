@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { deliveryOptionsOf } from "./config/delivery.ts";
 import { ConfigError } from "./config/errors.ts";
 import { parseConfig } from "./config/load.ts";
 import { type HeraldConfig, receivePolicyOf } from "./config/schema.ts";
@@ -63,9 +64,7 @@ export async function herald(
       http: parsed.http,
       logger,
       redact: (text) => secrets.redact(text),
-      delivery: Object.fromEntries(
-        Object.entries(parsed.delivery).filter(([, v]) => v !== undefined),
-      ),
+      delivery: deliveryOptionsOf(parsed),
       receive: receivePolicyOf(parsed),
       typing: options.typing ?? parsed.typing,
       ...(parsed.console

@@ -14,6 +14,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { HeraldError } from "@herald/core";
 import type { AccountHealth } from "../../accounts/AccountSupervisor.ts";
+import { deliveryOptionsOf } from "../../config/delivery.ts";
 import { ConfigError, type ConfigIssue } from "../../config/errors.ts";
 import { loadConfig } from "../../config/load.ts";
 import { type HeraldConfig, receivePolicyOf } from "../../config/schema.ts";
@@ -185,9 +186,7 @@ async function runGateway(
       http: config.http && { ...config.http, listener },
       logger: ctx.logger,
       redact: (text) => ctx.secrets.redact(text),
-      delivery: Object.fromEntries(
-        Object.entries(config.delivery).filter(([, v]) => v !== undefined),
-      ),
+      delivery: deliveryOptionsOf(config),
       receive: receivePolicyOf(config),
       typing: config.typing,
     });
