@@ -141,7 +141,7 @@ export class InboundTables {
     const r = this.#db
       .stmt(
         `DELETE FROM dedupe WHERE rowid IN (
-         SELECT rowid FROM dedupe WHERE status = 'done' AND expires_at <= ? LIMIT ?)`,
+         SELECT rowid FROM dedupe WHERE status = 'done' AND expires_at <= ? LIMIT CAST(? AS INTEGER))`,
       )
       .run(options.now, options.limit);
     return Number(r.changes);
@@ -167,7 +167,9 @@ export class InboundTables {
     return this.#db.tx(() =>
       events.map((e) => {
         const last = this.#db
-          .stmt("SELECT COALESCE(MAX(seq), 0) AS s FROM ledger WHERE conversation = ?")
+          .stmt(
+            "SELECT COALESCE(MAX(seq), 0) AS s FROM ledger WHERE conversation = CAST(? AS TEXT)",
+          )
           .get(e.conversation) as Row;
         const event: LedgerEvent = compact({
           conversation: e.conversation,
@@ -202,7 +204,7 @@ export class InboundTables {
   }): LedgerEvent[] {
     const rows = this.#db
       .stmt(
-        `SELECT * FROM ledger WHERE conversation = ? AND seq >= ? AND seq <= ? ORDER BY seq LIMIT ?`,
+        `SELECT * FROM ledger WHERE conversation = CAST(? AS TEXT) AND seq >= ? AND seq <= ? ORDER BY seq LIMIT CAST(? AS INTEGER)`,
       )
       .all(
         query.conversation,
@@ -244,7 +246,7 @@ export class InboundTables {
     const rows = this.#db
       .stmt(
         `SELECT * FROM dead_letters WHERE (:channel IS NULL OR channel = :channel)
-         AND (:status IS NULL OR status = :status) ORDER BY received_at, id LIMIT :limit`,
+         AND (:status IS NULL OR status = :status) ORDER BY received_at, id LIMIT CAST(:limit AS INTEGER)`,
       )
       .all({
         channel: query.channel ?? null,

@@ -59,7 +59,7 @@ export function leaseSql(statuses: readonly IntentStatus[]): string {
        AND NOT EXISTS (
          SELECT 1 FROM intents e
          WHERE e.ordering_key = i.ordering_key AND e.seq < i.seq AND e.status IN (${UNSENT}))`;
-  return `${statuses.map(one).join(" UNION ALL ")} ORDER BY due_at, seq LIMIT :limit`;
+  return `${statuses.map(one).join(" UNION ALL ")} ORDER BY due_at, seq LIMIT CAST(:limit AS INTEGER)`;
 }
 
 /** A row read or written in the current transaction, and its mapping. */
@@ -292,7 +292,7 @@ export class IntentTables {
       });
     }
     if (query.channel !== undefined) {
-      where.push("channel = :channel");
+      where.push("channel = CAST(:channel AS TEXT)");
       params.channel = query.channel;
     }
     if (query.nextAttemptAfter !== undefined) {
@@ -304,7 +304,9 @@ export class IntentTables {
       params.expired = query.leaseExpiredBefore;
     }
     const rows = this.#db
-      .prepare(`SELECT * FROM intents WHERE ${where.join(" AND ")} ORDER BY seq LIMIT :limit`)
+      .prepare(
+        `SELECT * FROM intents WHERE ${where.join(" AND ")} ORDER BY seq LIMIT CAST(:limit AS INTEGER)`,
+      )
       .all(params) as Row[];
     return rows.map((row) => intentFromRow(row));
   }
@@ -329,7 +331,7 @@ export class IntentTables {
         .stmt(
           `DELETE FROM intents WHERE id IN (
            SELECT id FROM intents WHERE status IN (${TERMINAL}) AND updated_at < ?
-           ORDER BY updated_at LIMIT ?)`,
+           ORDER BY updated_at LIMIT CAST(? AS INTEGER))`,
         )
         .run(options.before, options.limit);
       return Number(r.changes);
@@ -345,7 +347,8 @@ export class IntentTables {
       .stmt(
         `SELECT r.*, i.message_json, i.turn_id, i.receipt_json, i.partial_receipt_json
        FROM receipts r JOIN intents i ON i.id = r.intent_id
-       WHERE r.channel = ? AND r.account_id = ? AND r.platform_message_id = ?`,
+       WHERE r.channel = CAST(? AS TEXT) AND r.account_id = CAST(? AS TEXT)
+         AND r.platform_message_id = CAST(? AS TEXT)`,
       )
       .get(key.channel, key.accountId ?? "", key.platformMessageId) as Row | undefined;
     if (!row) return undefined;
