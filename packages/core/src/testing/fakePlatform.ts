@@ -154,6 +154,9 @@ export type Outage = {
 /** The fake platform's state and rules. */
 export class FakePlatform {
   readonly messages: VisibleMessage[] = [];
+  /** The messages by id and by idempotency key (every lookup a call makes; `messages` grows). */
+  readonly #byId = new Map<string, VisibleMessage>();
+  readonly #byKey = new Map<string, VisibleMessage[]>();
   /** Every call attempted, in order (for diagnostics; tests assert visible state). */
   readonly calls: Array<PlatformCall & { at: number; outcome: string }> = [];
   readonly #faults: Array<{ op: PlatformCall["op"] | "any"; fault: Fault }> = [];
@@ -193,8 +196,18 @@ export class FakePlatform {
       author: p.author ?? "user",
       ...(p.thread ? { thread: p.thread } : {}),
     };
-    this.messages.push(message);
+    this.#store(message);
     return message;
+  }
+
+  #store(message: VisibleMessage): void {
+    this.messages.push(message);
+    this.#byId.set(message.id, message);
+    if (message.key !== undefined) {
+      const same = this.#byKey.get(message.key);
+      if (same) same.push(message);
+      else this.#byKey.set(message.key, [message]);
+    }
   }
 
   /** The id of the thread under message `messageId` (see `namedThreads`). */
@@ -314,9 +327,7 @@ export class FakePlatform {
     at: number,
   ): { wait: number; retryAfter: boolean; headers: FakeRateLimitHeaders | undefined } {
     const chat =
-      "chat" in call
-        ? call.chat
-        : (this.messages.find((m) => m.id === (call as { id: string }).id)?.chat ?? "");
+      "chat" in call ? call.chat : (this.#byId.get((call as { id: string }).id)?.chat ?? "");
     const applicable = (this.#options.limits ?? [])
       .map((l, i) => ({ l, key: `${i}:${l.scope === "global" ? "global" : `chat:${chat}`}` }))
       .filter(({ l }) => !l.ops || l.ops.includes(call.op));
@@ -348,7 +359,7 @@ export class FakePlatform {
   #checkThread(chat: string, thread: string | undefined): void {
     if (!this.#options.namedThreads || thread === undefined) return;
     const root = thread.startsWith("thread-") ? thread.slice("thread-".length) : undefined;
-    if (root !== undefined && this.messages.some((m) => m.id === root && m.chat === chat)) return;
+    if (root !== undefined && this.#byId.get(root)?.chat === chat) return;
     throw new FakePlatformError(400, `invalid thread resource name: ${thread}`, {
       code: "invalid_thread",
       dispatched: false,
@@ -356,8 +367,8 @@ export class FakePlatform {
   }
 
   #find(id: string, what: string): VisibleMessage {
-    const m = this.messages.find((x) => x.id === id && !x.deleted);
-    if (!m)
+    const m = this.#byId.get(id);
+    if (!m || m.deleted)
       throw new FakePlatformError(404, `message to ${what} not found`, {
         code: "not_found",
         dispatched: false,
@@ -386,7 +397,7 @@ export class FakePlatform {
       case "stream_begin": {
         this.#checkThread(call.chat, call.thread);
         const id = String(this.#nextId++);
-        this.messages.push({
+        this.#store({
           id,
           chat: call.chat,
           text: call.text,
@@ -416,14 +427,14 @@ export class FakePlatform {
       case "send": {
         if (this.#options.idempotent && call.key) {
           const windowMs = this.#options.idempotencyWindowMs ?? Number.POSITIVE_INFINITY;
-          const existing = this.messages.find(
-            (m) => m.key === call.key && at - (m.storedAt ?? at) < windowMs,
-          );
+          const existing = this.#byKey
+            .get(call.key)
+            ?.find((m) => at - (m.storedAt ?? at) < windowMs);
           if (existing) return { id: existing.id };
         }
         this.#checkThread(call.chat, call.thread);
         const id = String(this.#nextId++);
-        this.messages.push({
+        this.#store({
           id,
           chat: call.chat,
           text: call.text,
@@ -434,12 +445,7 @@ export class FakePlatform {
         return { id };
       }
       case "edit": {
-        const m = this.messages.find((x) => x.id === call.id && !x.deleted);
-        if (!m)
-          throw new FakePlatformError(404, "message to edit not found", {
-            code: "not_found",
-            dispatched: false,
-          });
+        const m = this.#find(call.id, "edit");
         if (m.text === call.text)
           throw new FakePlatformError(400, "message is not modified", {
             code: "not_modified",
@@ -449,17 +455,12 @@ export class FakePlatform {
         return { id: m.id };
       }
       case "delete": {
-        const m = this.messages.find((x) => x.id === call.id && !x.deleted);
-        if (!m)
-          throw new FakePlatformError(404, "message to delete not found", {
-            code: "not_found",
-            dispatched: false,
-          });
+        const m = this.#find(call.id, "delete");
         m.deleted = true;
         return { id: m.id };
       }
       case "find":
-        return { found: this.messages.find((m) => m.key === call.key && !m.deleted) ?? null };
+        return { found: this.#byKey.get(call.key)?.find((m) => !m.deleted) ?? null };
     }
   }
 }

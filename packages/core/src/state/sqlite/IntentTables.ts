@@ -90,42 +90,75 @@ export class IntentTables {
           .get(input.idempotencyKey) as Row | undefined;
         if (existing) return { intent: intentFromRow(existing), created: false };
         seq += 1;
-        const id = input.id ?? randomUUID();
         const nextAttemptAt = input.nextAttemptAt ?? null;
+        // The row as inserted: the table has no triggers or defaults the insert leaves out, so
+        // the result is built from it instead of read back (conformance: "is the row stored").
+        const row: Row = {
+          id: input.id ?? randomUUID(),
+          seq,
+          idempotency_key: input.idempotencyKey,
+          channel: input.message.channel,
+          account_id: input.message.accountId ?? null,
+          ordering_key: input.orderingKey ?? orderingKeyOf(input.message),
+          status: "pending",
+          attempt: 0,
+          next_attempt_at: nextAttemptAt,
+          due_at: nextAttemptAt ?? now,
+          lease_owner: null,
+          lease_expires_at: null,
+          turn_id: input.turnId ?? null,
+          message_json: JSON.stringify(input.message),
+          operation_json: JSON.stringify(input.operation ?? { kind: "send" }),
+          batch_json: toJson(input.batch),
+          live_state_json: toJson(input.liveState),
+          receipt_json: null,
+          partial_receipt_json: null,
+          failure_json: null,
+          first_dispatch_json: null,
+          created_at: now,
+          updated_at: now,
+        };
         this.#db
           .stmt(
             `INSERT INTO intents (id, seq, idempotency_key, channel, account_id, ordering_key, status,
              attempt, next_attempt_at, due_at, turn_id, message_json, operation_json, batch_json,
              live_state_json, created_at, updated_at)
-           VALUES (:id, :seq, :key, :channel, :account, :ordering, 'pending', 0, :next, :due,
-             :turn, :message, :operation, :batch, :live, :now, :now)`,
+           VALUES (:id, :seq, :idempotency_key, :channel, :account_id, :ordering_key, 'pending', 0,
+             :next_attempt_at, :due_at, :turn_id, :message_json, :operation_json, :batch_json,
+             :live_state_json, :created_at, :updated_at)`,
           )
           .run({
-            id,
+            id: row.id as string,
             seq,
-            key: input.idempotencyKey,
-            channel: input.message.channel,
-            account: input.message.accountId ?? null,
-            ordering: input.orderingKey ?? orderingKeyOf(input.message),
-            next: nextAttemptAt,
-            due: nextAttemptAt ?? now,
-            turn: input.turnId ?? null,
-            message: JSON.stringify(input.message),
-            operation: JSON.stringify(input.operation ?? { kind: "send" }),
-            batch: toJson(input.batch),
-            live: toJson(input.liveState),
-            now,
+            idempotency_key: row.idempotency_key as string,
+            channel: row.channel as string,
+            account_id: row.account_id as string | null,
+            ordering_key: row.ordering_key as string,
+            next_attempt_at: nextAttemptAt,
+            due_at: row.due_at as number,
+            turn_id: row.turn_id as string | null,
+            message_json: row.message_json as string,
+            operation_json: row.operation_json as string,
+            batch_json: row.batch_json as string | null,
+            live_state_json: row.live_state_json as string | null,
+            created_at: now,
+            updated_at: now,
           });
-        if (input.claim && (nextAttemptAt ?? 0) <= input.claim.now) this.#claim(id, input.claim);
+        const claim = input.claim;
+        if (claim && (nextAttemptAt ?? 0) <= claim.now && this.#claim(String(row.id), claim)) {
+          row.lease_owner = claim.owner;
+          row.lease_expires_at = claim.now + claim.leaseMs;
+        }
         // Crash tests arm it to die with the row written but not committed.
         failpoint("store.enqueue");
-        return { intent: intentFromRow(this.#getIntentRow(id) as Row), created: true };
+        return { intent: intentFromRow(row), created: true };
       });
     });
   }
 
-  #claim(id: string, claim: { owner: string; now: number; leaseMs: number }): void {
-    this.#db
+  /** Leases a just-inserted intent to `claim.owner` unless it waits behind one. @returns leased. */
+  #claim(id: string, claim: { owner: string; now: number; leaseMs: number }): boolean {
+    const r = this.#db
       .stmt(
         `UPDATE intents SET lease_owner = :owner, lease_expires_at = :expires
        WHERE id = :id AND NOT EXISTS (
@@ -133,6 +166,7 @@ export class IntentTables {
            AND e.seq < intents.seq AND e.status IN (${UNSENT}))`,
       )
       .run({ id, owner: claim.owner, expires: claim.now + claim.leaseMs });
+    return Number(r.changes) === 1;
   }
 
   getIntent(id: string): DurableSendIntent | undefined {

@@ -4,7 +4,7 @@
  * @module
  */
 import { describe, expect, it } from "vitest";
-import { newIntent, outboundMessage } from "../fixtures.ts";
+import { newIntent, outboundMessage, textReceipt } from "../fixtures.ts";
 import type { StoreContext } from "./harness.ts";
 
 const chat = (id: string, text = id) => outboundMessage(text, { target: { id } });
@@ -164,6 +164,35 @@ export function leaseTests(ctx: StoreContext): void {
         }),
       ]);
       expect(later?.intent.leaseOwner).toBeUndefined();
+    });
+    it("returns each intent exactly as it is stored, claimed or not, whatever it carries", async () => {
+      const s = ctx.store();
+      const results = await s.enqueueIntents([
+        newIntent(chat("c1", "claimed"), { claim: { owner: "w1", now: T, leaseMs: 5_000 } }),
+        newIntent(chat("c1", "behind it"), { claim: { owner: "w1", now: T, leaseMs: 5_000 } }),
+        newIntent(chat("c2", "later"), {
+          nextAttemptAt: T + 60_000,
+          turnId: "turn-1",
+          claim: { owner: "w1", now: T, leaseMs: 5_000 },
+        }),
+        newIntent((({ accountId: _, ...m }) => m)(outboundMessage("no account")), {
+          batch: {
+            idempotencyKey: "b",
+            atomicity: "all_or_retry_remaining",
+            units: [{ index: 0, kind: "text", payload: { text: "x" }, required: true }],
+          },
+          liveState: { mode: "partial", canFinalizeInPlace: true },
+          operation: { kind: "delete", receipt: textReceipt(["1"], T) },
+          orderingKey: "own-key",
+        }),
+      ]);
+      expect(results.map((r) => r.intent.leaseOwner)).toEqual([
+        "w1",
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      for (const r of results) expect(r.intent).toEqual(await s.getIntent(r.intent.id));
     });
   });
 
