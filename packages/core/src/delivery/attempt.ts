@@ -24,7 +24,7 @@ import { backToUnknown, failAttempt, staleKeyReplay } from "./failAttempt.ts";
 import { withFirstDispatch } from "./gate.ts";
 import { MAX_LEAD_MS, writeLeadOf } from "./lead.ts";
 import { callOf } from "./ratelimit/intent.ts";
-import { deliverUnits } from "./units.ts";
+import { deliverUnits, FOLLOW_UP_WAIT_MS } from "./units.ts";
 
 /** Abortable sleep, re-exported for the worker (the one copy is `../sleep.ts`). */
 export { sleep };
@@ -37,6 +37,7 @@ export { sleep };
  *   when the buckets are shared in the store.
  * @param leadMs - take tokens coming back within this many ms (the writes before the call
  *   overlap the wait; `RateLimitScheduler.acquire`). @defaultValue 0
+ * @param maxWaitMs - the longest wait held in memory (ms). @defaultValue `maxInMemoryWaitMs`
  * @returns 0 when the tokens were taken; otherwise the remaining wait in ms (nothing taken).
  */
 export async function reserveTokens(
@@ -46,9 +47,10 @@ export async function reserveTokens(
   signal: AbortSignal,
   taken?: (at: number, tokens?: readonly SharedToken[]) => void,
   leadMs = 0,
+  maxWaitMs = deps.options.maxInMemoryWaitMs,
 ): Promise<number> {
   const got = await deps.scheduler.acquire(adapter.capabilities.rateLimits ?? [], call, {
-    maxWaitMs: deps.options.maxInMemoryWaitMs,
+    maxWaitMs,
     signal,
     leadMs,
   });
@@ -269,9 +271,9 @@ export async function dispatchSending(
     previous: leased.partialReceipt,
     clock: deps.clock,
     redact: deps.options.redact,
-    reserve: async (unit) => {
+    reserve: async (unit, _index, as) => {
       // The first call's tokens were taken before `sending`.
-      if (reservedFirst && firstCall) {
+      if (reservedFirst && firstCall && as === undefined) {
         reservedFirst = false;
         current = firstCall;
         // Taken with a lead: the tokens come back at `takenAt`; the call starts no earlier —
@@ -286,7 +288,7 @@ export async function dispatchSending(
         shared = firstTokens && { takenAt, tokens: firstTokens };
         return pausedNow(firstCall);
       }
-      current = callOf(adapter, leased, unit);
+      current = callOf(adapter, leased, unit, as);
       const taken = (at: number, tokens?: readonly SharedToken[]) => {
         startedAt = at;
         shared = tokens && { takenAt: at, tokens };
@@ -303,7 +305,10 @@ export async function dispatchSending(
         { id: leased.id, from: "sending", to: "pending", owner, patch: {} },
       ]);
       status = "pending";
-      const wait = await reserveTokens(deps, adapter, current, signal, taken);
+      const maxWaitMs = as
+        ? Math.max(deps.options.maxInMemoryWaitMs, FOLLOW_UP_WAIT_MS)
+        : deps.options.maxInMemoryWaitMs;
+      const wait = await reserveTokens(deps, adapter, current, signal, taken, 0, maxWaitMs);
       if (wait > 0) return wait;
       await store.transitionIntents([
         { id: leased.id, from: "pending", to: "sending", owner, patch: {} },

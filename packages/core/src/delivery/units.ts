@@ -30,6 +30,15 @@ export type UnitsOutcome =
   | { status: "failed"; receipt: MessageReceipt | undefined; failure: DeliveryFailure }
   | { status: "deferred"; receipt: MessageReceipt | undefined; waitMs: number };
 
+/**
+ * How long (ms) a follow-up call of an attempt — the fresh send after a vanished edit target, the
+ * delete of a leftover part — may wait in memory for its tokens, at least: the longest window
+ * a platform documents (Telegram's 20 a minute per group). Deferring it instead would repeat the
+ * call before it (the edit) on the next attempt, which takes the tokens again, forever under a
+ * limit slower than `maxInMemoryWaitMs`.
+ */
+export const FOLLOW_UP_WAIT_MS = 60_000;
+
 /** Inputs of {@link deliverUnits}. */
 export type DeliverUnitsParams = {
   adapter: ChannelMessageAdapter;
@@ -40,8 +49,12 @@ export type DeliverUnitsParams = {
   /**
    * Waits for the rate-limit tokens of the next platform call. Resolves 0 when the call may go
    * now; a positive number (ms) when the wait is too long to hold in memory (the unit is not sent).
+   * @param as - the call is not the unit's own: `"send"`, a fresh send after its edit target
+   *   was gone (`freshSendOnEditNotFound`); `"delete"`, the delete of a part an edit no longer
+   *   needs. Each comes after a call of this attempt that already took tokens, so its wait may be
+   *   held longer in memory ({@link FOLLOW_UP_WAIT_MS}): deferring would repeat that call first.
    */
-  reserve(unit: RenderedMessageUnit, index: number): Promise<number>;
+  reserve(unit: RenderedMessageUnit, index: number, as?: "send" | "delete"): Promise<number>;
   /**
    * Called when the platform call the last `reserve` was for has answered (or failed): its
    * tokens are then counted from no earlier than the answer minus the margin
@@ -118,8 +131,11 @@ export async function deliverUnits(p: DeliverUnitsParams): Promise<UnitsOutcome>
         failure.evidence === "not_dispatched" &&
         adapter.capabilities.delivery?.freshSendOnEditNotFound === true;
       if (fresh) {
+        // A platform call like any other: it waits for its own tokens (the edit took some).
+        const freshWait = await p.reserve(unit, i, "send");
+        if (freshWait > 0) return { status: "deferred", receipt, waitMs: freshWait };
         try {
-          part = await adapter.send.send(ctx, unit);
+          part = await adapter.send.send(ctx, unit).finally(p.answered);
         } catch (sendError) {
           return {
             status: "failed",
@@ -222,6 +238,16 @@ async function deleteLeftovers(p: DeliverUnitsParams, batch: RenderedMessageBatc
       ...p.ctx,
       unitIdempotencyKey: unitIdempotencyKey(p.ctx.idempotencyKey, part.index, "leftover"),
     };
+    const unit = { index: part.index, kind: part.kind, payload: null, required: false };
+    const waitMs = await p.reserve(unit, 0, "delete");
+    if (waitMs > 0) {
+      // Only a stop ends a follow-up's wait early: the edit landed, the leftovers stay visible.
+      p.ctx.log.warn(
+        { platformMessageId: part.platformMessageId, waitMs },
+        "not deleting the leftover parts after an edit: rate-limited past the in-memory wait",
+      );
+      return;
+    }
     try {
       await adapter.send.delete(ctx, part).finally(p.answered);
     } catch (error) {

@@ -77,9 +77,9 @@ export async function directSend(
         },
         ...(message.accountId !== undefined ? { accountId: message.accountId } : {}),
       },
-      reserve: async (unit) => {
+      reserve: async (unit, _index, as) => {
         // No queue to fall back to: wait as long as the limits require.
-        current = callOf(adapter, pseudo, unit);
+        current = callOf(adapter, pseudo, unit, as);
         for (;;) {
           const wait = await reserveTokens(deps, adapter, current, signal);
           if (wait === 0) return 0;

@@ -15,19 +15,22 @@ import { defaultRateLimitRoute, rateLimitCall } from "./call.ts";
 /**
  * The rate-limit call of one unit of an intent: `edit` of a part that exists (else `send`: the
  * new text needs more messages), `delete`, or `send` — routed by the adapter's `rateLimitRoute`.
+ * @param as - a call other than the unit's own (see `DeliverUnitsParams.reserve`): `"send"`, a
+ *   fresh send of the unit; `"delete"`, the delete of the part at the unit's index.
  */
 export function callOf(
   adapter: ChannelMessageAdapter | undefined,
   intent: DurableSendIntent,
   unit?: Pick<RenderedMessageUnit, "index" | "kind">,
+  as?: "send" | "delete",
 ): RateLimitCall {
   const op = intent.operation;
   const part =
-    op.kind === "send" || !unit
+    op.kind === "send" || !unit || as === "send"
       ? undefined
       : (op.receipt.parts.find((p) => p.index === unit.index) ??
-        (op.kind === "edit" ? op.receipt.parts[unit.index] : undefined));
-  const operation = op.kind === "delete" ? "delete" : part ? "edit" : "send";
+        (op.kind === "edit" && as === undefined ? op.receipt.parts[unit.index] : undefined));
+  const operation = as ?? (op.kind === "delete" ? "delete" : part ? "edit" : "send");
   const input = { operation, target: intent.message.target, unitKind: unit?.kind, part } as const;
   if (!adapter) {
     return {
