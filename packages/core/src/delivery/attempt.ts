@@ -262,6 +262,9 @@ export async function dispatchSending(
   let status = "sending" as "sending" | "pending"; // `pending` while waiting between parts
   let startedAt = 0; // when that call started (its tokens' stamp)
   let shared: { takenAt: number; tokens: readonly SharedToken[] } | undefined; // store-kept tokens
+  // The parts landed so far, and whether the store has them (`onPart` saves all but the last).
+  let landed = leased.partialReceipt;
+  let landedSaved = true;
   const scopes = adapter.capabilities.rateLimits ?? [];
   const outcome = await deliverUnits({
     adapter,
@@ -300,10 +303,19 @@ export async function dispatchSending(
       }
       // A wait between parts: `sending` would claim a platform call is about to start, and a
       // crash in the wait would hold the message as maybe sent. Back to `pending` for the wait
-      // (lease kept, landed parts saved), `sending` again once the tokens are taken.
+      // (lease kept, landed parts saved), `sending` again once the tokens are taken. A follow-up
+      // call (the leftover deletes) can come after the last part, which `onPart` does not save:
+      // saved now, else a crash in the wait would repeat that part (a fresh send: a duplicate).
       await store.transitionIntents([
-        { id: leased.id, from: "sending", to: "pending", owner, patch: {} },
+        {
+          id: leased.id,
+          from: "sending",
+          to: "pending",
+          owner,
+          patch: landedSaved ? {} : { partialReceipt: landed ?? null },
+        },
       ]);
+      landedSaved = true;
       status = "pending";
       const maxWaitMs = as
         ? Math.max(deps.options.maxInMemoryWaitMs, FOLLOW_UP_WAIT_MS)
@@ -321,6 +333,8 @@ export async function dispatchSending(
     },
     onPart: async (receipt, remaining) => {
       failpoint("send.after_platform_accept");
+      landed = receipt;
+      landedSaved = remaining > 0;
       if (remaining > 0) {
         const stamp = withFirstDispatch(dispatched, nextUnit(receipt), deps.clock());
         if (stamp) dispatched = stamp;
@@ -346,16 +360,25 @@ export async function dispatchSending(
     // `committing` (the raw receipt) and `sent` (the registry rows) in one transaction: one
     // commit instead of two on the path of every message. A crash can no longer stop between
     // them; recovery still commits a `committing` row left by older versions or by reconcile.
-    const [, sent] = await store.transitionIntents([
-      {
-        id: leased.id,
-        from: "sending",
-        to: "committing",
-        owner,
-        patch: { receipt: outcome.receipt },
-      },
-      { id: leased.id, from: "committing", to: "sent", owner, patch },
-    ]);
+    // A leftover delete that gave up its wait (a stop, a wait past `FOLLOW_UP_WAIT_MS`) left
+    // the intent `pending`: the edit landed all the same.
+    const resume =
+      status === "pending"
+        ? [{ id: leased.id, from: "pending", to: "sending", owner, patch: {} } as const]
+        : [];
+    const sent = (
+      await store.transitionIntents([
+        ...resume,
+        {
+          id: leased.id,
+          from: "sending",
+          to: "committing",
+          owner,
+          patch: { receipt: outcome.receipt },
+        },
+        { id: leased.id, from: "committing", to: "sent", owner, patch },
+      ])
+    ).at(-1);
     failpoint("send.after_commit");
     log.info(
       { status: "sent", attempt, platformMessageIds: outcome.receipt.platformMessageIds },
