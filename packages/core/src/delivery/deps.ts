@@ -30,7 +30,8 @@ export type DeliveryOptions = {
   backoff?: BackoffOptions;
   /**
    * Longest rate-limit wait spent in memory holding the lease; longer waits go back to the
-   * durable queue via `nextAttemptAt`. @defaultValue 2_000
+   * durable queue via `nextAttemptAt`. An edit's follow-up calls wait at least
+   * `FOLLOW_UP_WAIT_MS` (60 s; `delivery/units.ts`). @defaultValue 2_000
    */
   maxInMemoryWaitMs?: number;
   /** Unresolved reconciliation checks before `unknownSendPolicy` applies. @defaultValue 5 */
