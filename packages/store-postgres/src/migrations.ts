@@ -278,6 +278,51 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       $fn$;
     `,
   },
+  {
+    version: 6,
+    description: "lease due intents walking the due index in order, whatever the statistics say",
+    // The lease statement of sql/lease.ts as a function planned with sorts and bitmap scans
+    // off. On a table that filled faster than autovacuum analyzes it (a backlog in its first
+    // minute), the planner estimated a handful of pending rows and read all of them through a
+    // bitmap scan, anti-joined and sorted them for 16: 20 ms per lease with 7,500 pending,
+    // against 0.5 ms walking `intents_due` in (due_at, seq) order until the limit. `statuses`
+    // (checked by the caller: pending, unknown_after_send) filters within the index's predicate.
+    // No JIT: a plan costed with a disabled node would cross `jit_above_cost` and compile.
+    sql: (t) => `
+      CREATE FUNCTION ${t.leaseFn}(
+        statuses text[], now_ms bigint, channel_filter text, max_rows integer,
+        owner_id text, expires_ms bigint, updated_ms bigint)
+      RETURNS SETOF ${t.intents}
+      LANGUAGE plpgsql
+      SET enable_sort = off
+      SET enable_bitmapscan = off
+      SET jit = off
+      AS $fn$
+      BEGIN
+        RETURN QUERY
+        WITH picked AS (
+          SELECT i.id FROM ${t.intents} AS i
+          WHERE i.status IN ('pending', 'unknown_after_send')
+            AND i.status = ANY (statuses)
+            AND (i.next_attempt_at IS NULL OR i.next_attempt_at <= now_ms)
+            AND (i.lease_expires_at IS NULL OR i.lease_expires_at <= now_ms)
+            AND (channel_filter IS NULL OR i.channel = channel_filter)
+            AND NOT EXISTS (
+              SELECT 1 FROM ${t.intents} AS e
+              WHERE e.ordering_key = i.ordering_key AND e.seq < i.seq
+                AND e.status IN (${list(UNSENT_STATUSES)}))
+          ORDER BY i.due_at, i.seq
+          LIMIT max_rows
+          FOR UPDATE OF i SKIP LOCKED
+        )
+        UPDATE ${t.intents} AS u
+        SET lease_owner = owner_id, lease_expires_at = expires_ms, updated_at = updated_ms
+        FROM picked WHERE u.id = picked.id
+        RETURNING u.*;
+      END
+      $fn$;
+    `,
+  },
 ];
 
 /** The newest schema version this build knows. */

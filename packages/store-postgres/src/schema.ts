@@ -31,6 +31,8 @@ export type Tables = {
   readonly takeTokensFn: string;
   /** The function that enqueues a batch of intents in one statement (migration 5). */
   readonly enqueueFn: string;
+  /** The function that leases due intents, planned to walk `intents_due` in order (migration 6). */
+  readonly leaseFn: string;
 };
 
 /**
@@ -62,6 +64,7 @@ export function tablesOf(schema: string): Tables {
     loopPairs: q("loop_guard_pairs"),
     takeTokensFn: q("take_tokens"),
     enqueueFn: q("enqueue_intents"),
+    leaseFn: q("lease_due_intents"),
   };
 }
 
