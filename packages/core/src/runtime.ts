@@ -155,6 +155,7 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     store: options.store,
     adapterFor: (channel, accountId) => adapters.find(channel, accountId),
     requireAdapter: (channel, accountId) => adapters.get(channel, accountId),
+    adapters: () => adapters.list(),
     scheduler: new RateLimitScheduler({ clock, shared: options.store.sharedLimits }),
     slots: new CallSlots(delivery.concurrency ?? DELIVERY_DEFAULTS.concurrency),
     clock,

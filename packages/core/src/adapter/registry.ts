@@ -126,6 +126,13 @@ export class AdapterRegistry {
     throw new UnknownAccountError(channel, accountId, this.accounts(channel));
   }
 
+  /** Every registered adapter, once each. */
+  list(): ChannelMessageAdapter[] {
+    const all = new Set<ChannelMessageAdapter>();
+    for (const accounts of this.#byChannel.values()) for (const a of accounts.values()) all.add(a);
+    return [...all];
+  }
+
   /** Channel ids with at least one adapter. */
   channels(): string[] {
     return [...this.#byChannel.keys()];

@@ -12,6 +12,7 @@ import { type DurableSendIntent, isHeldForOperator, TERMINAL_STATUSES } from "..
 import { dispatchSending, runAttempt, type SendingAttempt, sleep } from "./attempt.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { NoAdapterParking } from "./noAdapter.ts";
+import { seedRateLimits } from "./ratelimit/seed.ts";
 import { type RecoveryReport, recoverStale } from "./recovery.ts";
 import { resolveUnknown } from "./unknown.ts";
 
@@ -94,15 +95,29 @@ export class DeliveryWorker {
   }
 
   /**
-   * Runs startup recovery (within `recoveryBudgetMs`, no attempts consumed) and starts the loop.
+   * Counts the platform calls the previous process made in the last window into the rate-limit
+   * buckets (`seedRateLimits`, one store query), runs startup recovery (within
+   * `recoveryBudgetMs`, no attempts consumed) and starts the loop.
    * @returns the startup recovery report.
    */
   async start(): Promise<RecoveryReport> {
     if (this.#running) throw new Error("delivery worker already started");
     this.#running = true;
+    await this.#seedRateLimits();
     const report = await this.recover(this.#deps.options.recoveryBudgetMs);
     this.#loop = this.#run();
     return report;
+  }
+
+  /** A restart counts its predecessor's recent calls; a failed query only costs the seed. */
+  async #seedRateLimits(): Promise<void> {
+    const adapters = this.#deps.adapters?.() ?? [];
+    if (adapters.length === 0) return;
+    try {
+      await seedRateLimits(this.#deps, adapters);
+    } catch (err) {
+      this.#deps.logger.warn({ err }, "could not count the recent platform calls into rate limits");
+    }
   }
 
   /** One recovery pass now (also runs periodically from the loop). */

@@ -117,6 +117,7 @@ export class RateLimitScheduler {
   readonly #answerMargin: number;
   readonly #line: WaiterQueue;
   readonly #shared: SharedLimitStore | undefined;
+  readonly #clock: () => number;
   /** The lead (ms) of the last {@link acquire} that asked for one: waiters wake that early. */
   #lead = 0;
   #ops = 0;
@@ -124,7 +125,8 @@ export class RateLimitScheduler {
   constructor(options: RateLimitSchedulerOptions = {}) {
     this.#margin = options.marginMs ?? ((intervalMs) => Math.ceil(intervalMs * 0.01) + 1);
     this.#answerMargin = Math.max(0, options.answerMarginMs ?? 1);
-    this.#line = new WaiterQueue(options.clock ?? Date.now, options.timers ?? defaultTimers);
+    this.#clock = options.clock ?? Date.now;
+    this.#line = new WaiterQueue(this.#clock, options.timers ?? defaultTimers);
     this.#shared = options.shared;
   }
 
@@ -260,6 +262,37 @@ export class RateLimitScheduler {
       if (!w) continue;
       const span = w.intervalMs + this.#margin(w.intervalMs);
       w.move(takenAt + span, now + span);
+    }
+  }
+
+  /**
+   * Counts a platform call made in the past — by the process this one replaced (a restart
+   * seeds its buckets from the store's recent writes) — as one token of every declared bucket
+   * that covers it, taken and answered at `answeredAt`: it comes back an interval +
+   * `answerMarginMs` after that, as a settled call's would ({@link settle}). Never waits and
+   * never wakes anyone; tokens that came back by `now` are not recorded. In-memory buckets only:
+   * buckets shared in the store (`shared`) survive a restart by themselves.
+   *
+   * @param answeredAt - epoch ms when the call was answered (or last written about).
+   * @param now - epoch ms. @defaultValue the scheduler's clock
+   */
+  recordPast(
+    scopes: readonly RateLimitScope[],
+    call: RateLimitCall,
+    answeredAt: number,
+    now: number = this.#clock(),
+  ): void {
+    for (const scope of scopes) {
+      if (!applies(scope, call)) continue;
+      const freeAt = answeredAt + scope.intervalMs + this.#answerMargin;
+      if (freeAt <= now) continue;
+      const key = bucketKey(scope, call);
+      let w = this.#windows.get(key);
+      if (!w) {
+        w = new SlidingWindow(scope.limit, scope.intervalMs);
+        this.#windows.set(key, w);
+      }
+      w.record(now, freeAt);
     }
   }
 

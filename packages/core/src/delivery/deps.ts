@@ -55,6 +55,11 @@ export type DeliveryDeps = {
    * @throws UnknownChannelError · UnknownAccountError (from `src/adapter/registry.ts`)
    */
   requireAdapter(channel: string, accountId?: string): ChannelMessageAdapter;
+  /**
+   * Every registered adapter (the restart seed of the rate-limit buckets reads their declared
+   * windows). @defaultValue none: no seed
+   */
+  adapters?: () => readonly ChannelMessageAdapter[];
   scheduler: RateLimitScheduler;
   /** Platform calls in flight, at most `options.concurrency`, on every path (`CallSlots`). */
   slots: CallSlots;

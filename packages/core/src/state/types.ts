@@ -87,6 +87,12 @@ export type IntentQuery = {
   leaseExpiredBefore?: number;
   /** Only intents whose `nextAttemptAt` is later than this epoch ms (clock-skew repair). */
   nextAttemptAfter?: number;
+  /**
+   * Only intents last written (`updatedAt`) later than this epoch ms: the platform calls of
+   * the last seconds, which a restarted runtime counts into its rate-limit buckets. Stores
+   * answer it from an index on `updated_at`, not a scan of the history.
+   */
+  updatedAfter?: number;
   /** Keyset pagination: intents with `seq` greater than this. */
   afterSeq?: number;
   /** @defaultValue 100 */

@@ -42,6 +42,9 @@ export async function listIntents(ctx: Ctx, query: IntentQuery): Promise<Durable
       `(lease_expires_at IS NULL OR lease_expires_at <= ${param(query.leaseExpiredBefore)})`,
     );
   }
+  if (query.updatedAfter !== undefined) {
+    where.push(`updated_at > ${param(query.updatedAfter)}::bigint`);
+  }
   const { rows } = await ctx.db.query<Row>(
     `SELECT * FROM ${ctx.t.intents} WHERE ${where.join(" AND ")} ORDER BY seq LIMIT $2`,
     values,

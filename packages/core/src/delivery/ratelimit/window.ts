@@ -62,6 +62,21 @@ export class SlidingWindow {
   }
 
   /**
+   * Counts a call already answered whose token frees at `freeAt` (epoch ms): a call made before
+   * this process started (`RateLimitScheduler.recordPast`). Of more tokens than `limit`, only
+   * the `limit` that free last are kept: they alone decide when the next call may go.
+   */
+  record(now: number, freeAt: number): void {
+    this.#trim(now);
+    if (freeAt <= now) return;
+    this.#insert(freeAt);
+    while (this.#freeAt.length > this.limit) {
+      const dropped = this.#freeAt.shift();
+      if (dropped !== undefined) this.#unmarkOpen(dropped);
+    }
+  }
+
+  /**
    * True when the call must wait and the token that comes back first belongs to a call that
    * has not answered yet (see {@link move}'s `answered`): it may not be taken ahead.
    */

@@ -62,6 +62,50 @@ export function leaseSql(statuses: readonly IntentStatus[]): string {
   return `${statuses.map(one).join(" UNION ALL ")} ORDER BY due_at, seq LIMIT CAST(:limit AS INTEGER)`;
 }
 
+/**
+ * The list query of `listIntents` and its parameters. With `updatedAfter` it walks
+ * `intents_updated` from the bound — the planner would rather walk `intents_status_seq`
+ * through every sent intent ever kept — and sorts the few rows found (`leaseQuery.test.ts`).
+ */
+export function listSql(query: IntentQuery): {
+  sql: string;
+  params: Record<string, string | number>;
+} {
+  const where: string[] = ["seq > :after"];
+  const params: Record<string, string | number> = {
+    after: query.afterSeq ?? 0,
+    limit: query.limit ?? 100,
+  };
+  if (query.statuses?.length) {
+    where.push(`status IN (${query.statuses.map((_, i) => `:s${i}`).join(",")})`);
+    query.statuses.forEach((s, i) => {
+      params[`s${i}`] = s;
+    });
+  }
+  if (query.channel !== undefined) {
+    where.push("channel = CAST(:channel AS TEXT)");
+    params.channel = query.channel;
+  }
+  if (query.nextAttemptAfter !== undefined) {
+    where.push("next_attempt_at > :nextAfter");
+    params.nextAfter = query.nextAttemptAfter;
+  }
+  if (query.leaseExpiredBefore !== undefined) {
+    where.push("(lease_expires_at IS NULL OR lease_expires_at <= :expired)");
+    params.expired = query.leaseExpiredBefore;
+  }
+  let from = "intents";
+  if (query.updatedAfter !== undefined) {
+    from = "intents INDEXED BY intents_updated";
+    where.push("updated_at > :updatedAfter");
+    params.updatedAfter = query.updatedAfter;
+  }
+  return {
+    sql: `SELECT * FROM ${from} WHERE ${where.join(" AND ")} ORDER BY seq LIMIT CAST(:limit AS INTEGER)`,
+    params,
+  };
+}
+
 /** A row read or written in the current transaction, and its mapping. */
 type Written = { row: Row; intent: DurableSendIntent };
 
@@ -314,34 +358,8 @@ export class IntentTables {
   }
 
   listIntents(query: IntentQuery = {}): DurableSendIntent[] {
-    const where: string[] = ["seq > :after"];
-    const params: Record<string, string | number> = {
-      after: query.afterSeq ?? 0,
-      limit: query.limit ?? 100,
-    };
-    if (query.statuses?.length) {
-      where.push(`status IN (${query.statuses.map((_, i) => `:s${i}`).join(",")})`);
-      query.statuses.forEach((s, i) => {
-        params[`s${i}`] = s;
-      });
-    }
-    if (query.channel !== undefined) {
-      where.push("channel = CAST(:channel AS TEXT)");
-      params.channel = query.channel;
-    }
-    if (query.nextAttemptAfter !== undefined) {
-      where.push("next_attempt_at > :nextAfter");
-      params.nextAfter = query.nextAttemptAfter;
-    }
-    if (query.leaseExpiredBefore !== undefined) {
-      where.push("(lease_expires_at IS NULL OR lease_expires_at <= :expired)");
-      params.expired = query.leaseExpiredBefore;
-    }
-    const rows = this.#db
-      .prepare(
-        `SELECT * FROM intents WHERE ${where.join(" AND ")} ORDER BY seq LIMIT CAST(:limit AS INTEGER)`,
-      )
-      .all(params) as Row[];
+    const { sql, params } = listSql(query);
+    const rows = this.#db.prepare(sql).all(params) as Row[];
     return rows.map((row) => intentFromRow(row));
   }
 

@@ -1,7 +1,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { newIntent, outboundMessage } from "../../testing/fixtures.ts";
-import { leaseSql } from "./IntentTables.ts";
+import { leaseSql, listSql } from "./IntentTables.ts";
 import { SQLITE_MIGRATIONS } from "./migrations.ts";
 import { SqliteStateStore } from "./SqliteStateStore.ts";
 
@@ -20,6 +20,24 @@ describe("the SQLite lease query", () => {
       );
       expect(plan.some((d) => /^SCAN i\b/.test(d) || d.includes("TEMP B-TREE"))).toBe(false);
     }
+    db.close();
+  });
+
+  it("finds the last seconds' writes from the updated_at index (no walk through the history)", () => {
+    const db = new DatabaseSync(":memory:");
+    for (const m of SQLITE_MIGRATIONS) db.exec(m.sql);
+    const { sql, params } = listSql({
+      statuses: ["sent", "committing", "sending", "unknown_after_send"],
+      updatedAfter: 1_000,
+      limit: 2_000,
+    });
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map(
+      (r) => r.detail,
+    );
+    expect(plan[0]).toMatch(/^SEARCH intents USING INDEX intents_updated \(updated_at>\?\)/);
+    expect(plan.some((d) => /^SCAN intents\b/.test(d) || d.includes("intents_status_seq"))).toBe(
+      false,
+    );
     db.close();
   });
 

@@ -350,6 +350,46 @@ export function intentTests(ctx: StoreContext): void {
       expect(far.map((i) => i.message.body?.markdown)).toEqual(["skewed"]);
     });
 
+    it("finds intents last written after a time, by status, in seq order (restart seed)", async () => {
+      const s = ctx.store();
+      /** Waits until the store's clock has moved past `t` (ms ticks; no timing asserted). */
+      const after = async (t: number) => {
+        for (;;) {
+          await new Promise((r) => setTimeout(r, 3));
+          const [probe] = await s.enqueueIntents([
+            newIntent(outboundMessage("probe", { channel: "clock" })),
+          ]);
+          if ((probe?.intent.updatedAt ?? 0) > t) return;
+        }
+      };
+      const [old, moved] = await s.enqueueIntents([
+        newIntent(outboundMessage("old", { target: { id: "t1" } })),
+        newIntent(outboundMessage("moved", { target: { id: "t2" } })),
+      ]);
+      const oldAt = old?.intent.updatedAt ?? 0;
+      await after(oldAt);
+      const [recent] = await s.enqueueIntents([
+        newIntent(outboundMessage("recent", { target: { id: "t3" } })),
+      ]);
+      // A later write brings an old intent into the window: it is the last write that counts.
+      const [cancelled] = await s.transitionIntents([
+        { id: moved?.intent.id ?? "", from: "pending", to: "cancelled" },
+      ]);
+      expect(cancelled?.updatedAt).toBeGreaterThan(oldAt);
+      const texts = async (q: Parameters<typeof s.listIntents>[0]) =>
+        (await s.listIntents({ channel: "qa", ...q })).map((i) => i.message.body?.markdown);
+      expect(await texts({ updatedAfter: oldAt, statuses: ["pending", "cancelled"] })).toEqual([
+        "moved",
+        "recent",
+      ]);
+      expect(await texts({ updatedAfter: oldAt, statuses: ["cancelled"] })).toEqual(["moved"]);
+      expect(await texts({ updatedAfter: oldAt - 1, statuses: ["pending"], limit: 1 })).toEqual([
+        "old",
+      ]);
+      const last = Math.max(recent?.intent.updatedAt ?? 0, cancelled?.updatedAt ?? 0);
+      expect(await texts({ updatedAfter: last, statuses: ["cancelled"] })).toEqual([]);
+    });
+
     it("finds sending intents whose lease expired (the recovery query)", async () => {
       const s = ctx.store();
       const now = Date.now();
