@@ -27,12 +27,19 @@ export async function getIntentBy(
   return rows[0] ? intentFromRow(rows[0]) : undefined;
 }
 
-/** Lists intents by filter, in `seq` order (keyset pagination on `afterSeq`). */
+/**
+ * Lists intents by filter, in `seq` order (keyset pagination on `afterSeq`).
+ *
+ * With `updatedAfter` (a restart's rate-limit seed: the last seconds' writes) one branch per
+ * status, its status a literal, merged and sorted: a terminal status walks the partial
+ * `intents_terminal_updated` index from the bound instead of every such intent ever kept; the
+ * others (`sending`, `committing`, `unknown_after_send`, few at any time) `intents_status_seq`.
+ * No index on `updated_at` for every row: each lease and transition would update it.
+ */
 export async function listIntents(ctx: Ctx, query: IntentQuery): Promise<DurableSendIntent[]> {
   const values: unknown[] = [query.afterSeq ?? 0, query.limit ?? 100];
   const where = ["seq > $1"];
   const param = (value: unknown) => `$${values.push(value)}`;
-  if (query.statuses?.length) where.push(`status = ANY(${param(query.statuses)}::text[])`);
   if (query.channel !== undefined) where.push(`channel = ${param(query.channel)}`);
   if (query.nextAttemptAfter !== undefined) {
     where.push(`next_attempt_at > ${param(query.nextAttemptAfter)}`);
@@ -42,13 +49,20 @@ export async function listIntents(ctx: Ctx, query: IntentQuery): Promise<Durable
       `(lease_expires_at IS NULL OR lease_expires_at <= ${param(query.leaseExpiredBefore)})`,
     );
   }
+  let sql: string;
   if (query.updatedAfter !== undefined) {
     where.push(`updated_at > ${param(query.updatedAfter)}::bigint`);
+    const statuses = query.statuses?.length ? [...new Set(query.statuses)] : INTENT_STATUSES;
+    const branches = statuses.map((status) => {
+      if (!INTENT_STATUSES.includes(status)) throw new TypeError(`unknown status ${status}`);
+      return `SELECT * FROM ${ctx.t.intents} WHERE status = '${status}' AND ${where.join(" AND ")}`;
+    });
+    sql = `SELECT * FROM (${branches.join(" UNION ALL ")}) AS r ORDER BY seq LIMIT $2`;
+  } else {
+    if (query.statuses?.length) where.push(`status = ANY(${param(query.statuses)}::text[])`);
+    sql = `SELECT * FROM ${ctx.t.intents} WHERE ${where.join(" AND ")} ORDER BY seq LIMIT $2`;
   }
-  const { rows } = await ctx.db.query<Row>(
-    `SELECT * FROM ${ctx.t.intents} WHERE ${where.join(" AND ")} ORDER BY seq LIMIT $2`,
-    values,
-  );
+  const { rows } = await ctx.db.query<Row>(sql, values);
   return rows.map(intentFromRow);
 }
 

@@ -63,9 +63,15 @@ export function leaseSql(statuses: readonly IntentStatus[]): string {
 }
 
 /**
- * The list query of `listIntents` and its parameters. With `updatedAfter` it walks
- * `intents_updated` from the bound — the planner would rather walk `intents_status_seq`
- * through every sent intent ever kept — and sorts the few rows found (`leaseQuery.test.ts`).
+ * The list query of `listIntents` and its parameters.
+ *
+ * With `updatedAfter` (a restart's rate-limit seed: the last seconds' writes) one `SELECT` per
+ * status, its status a literal, merged on `seq`: a terminal status walks the partial
+ * `intents_terminal_updated` index from the bound (the planner would rather walk
+ * `intents_status_seq` through every such intent ever kept), the others (`sending`,
+ * `committing`, `unknown_after_send`: few at any time) `intents_status_seq`. No index on
+ * `updated_at` for every row: each lease and transition would update it. Plans are checked in
+ * `leaseQuery.test.ts`.
  */
 export function listSql(query: IntentQuery): {
   sql: string;
@@ -76,12 +82,6 @@ export function listSql(query: IntentQuery): {
     after: query.afterSeq ?? 0,
     limit: query.limit ?? 100,
   };
-  if (query.statuses?.length) {
-    where.push(`status IN (${query.statuses.map((_, i) => `:s${i}`).join(",")})`);
-    query.statuses.forEach((s, i) => {
-      params[`s${i}`] = s;
-    });
-  }
   if (query.channel !== undefined) {
     where.push("channel = CAST(:channel AS TEXT)");
     params.channel = query.channel;
@@ -94,16 +94,30 @@ export function listSql(query: IntentQuery): {
     where.push("(lease_expires_at IS NULL OR lease_expires_at <= :expired)");
     params.expired = query.leaseExpiredBefore;
   }
-  let from = "intents";
+  const limit = "ORDER BY seq LIMIT CAST(:limit AS INTEGER)";
   if (query.updatedAfter !== undefined) {
-    from = "intents INDEXED BY intents_updated";
     where.push("updated_at > :updatedAfter");
     params.updatedAfter = query.updatedAfter;
+    const rest = where.join(" AND ");
+    const statuses = query.statuses?.length ? [...new Set(query.statuses)] : INTENT_STATUSES;
+    const one = (status: IntentStatus) => {
+      if (!INTENT_STATUSES.includes(status)) throw new TypeError(`unknown status ${status}`);
+      // `+status`: not an index term, so the terminal index (whose predicate the IN repeats)
+      // is the only one left.
+      return TERMINAL_STATUSES.includes(status)
+        ? `SELECT * FROM intents INDEXED BY intents_terminal_updated
+           WHERE status IN (${TERMINAL}) AND +status = '${status}' AND ${rest}`
+        : `SELECT * FROM intents WHERE status = '${status}' AND ${rest}`;
+    };
+    return { sql: `SELECT * FROM (${statuses.map(one).join(" UNION ALL ")}) ${limit}`, params };
   }
-  return {
-    sql: `SELECT * FROM ${from} WHERE ${where.join(" AND ")} ORDER BY seq LIMIT CAST(:limit AS INTEGER)`,
-    params,
-  };
+  if (query.statuses?.length) {
+    where.push(`status IN (${query.statuses.map((_, i) => `:s${i}`).join(",")})`);
+    query.statuses.forEach((s, i) => {
+      params[`s${i}`] = s;
+    });
+  }
+  return { sql: `SELECT * FROM intents WHERE ${where.join(" AND ")} ${limit}`, params };
 }
 
 /** A row read or written in the current transaction, and its mapping. */

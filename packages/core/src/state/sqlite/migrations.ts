@@ -118,13 +118,6 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ALTER TABLE intents ADD COLUMN first_dispatch_json TEXT;
     `,
   },
-  {
-    version: 4,
-    description: "intents by last write (a restart's rate-limit seed)",
-    sql: `
-      CREATE INDEX intents_updated ON intents(updated_at);
-    `,
-  },
 ];
 
 /** The newest schema version this build knows. */
