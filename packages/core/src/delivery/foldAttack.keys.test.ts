@@ -5,6 +5,7 @@
  * worker thread (real files).
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
 import { outboundMessage } from "../testing/fixtures.ts";
 import { DeliveryFailedError, DeliveryPendingError, IdempotencyConflictError } from "./errors.ts";
 import { foldRuntime, STORE_THREADS, tempDbFiles } from "./testing/foldRuntime.ts";
@@ -15,13 +16,12 @@ afterAll(db.remove);
 for (const kind of STORE_THREADS) {
   describe(`folded first attempt under attack (${kind} thread store)`, () => {
     it("a key that exists sent / failed: no platform call, the token given back", async () => {
-      const { runtime, store, platform, close } = await foldRuntime({
-        thread: kind,
-        path: db.file("k"),
-        adapter: { rateLimits: [{ scope: "account", limit: 1, intervalMs: 60_000 }] },
-        start: false,
-      });
-      const claim = { owner: "old", now: Date.now(), leaseMs: 60_000 };
+      // The previous process wrote these rows two minutes ago: outside the minute's window, so
+      // the restart seed (`delivery/ratelimit/seed.ts`) counts no token for its send.
+      const path = db.file("k");
+      const ago = Date.now() - 120_000;
+      const store = new SqliteStateStore({ path, clock: () => ago });
+      const claim = { owner: "old", now: ago, leaseMs: 60_000 };
       const [sentRow, failedRow] = await store.enqueueIntents([
         { idempotencyKey: "s", message: outboundMessage("s", { target: { id: "c1" } }), claim },
         { idempotencyKey: "f", message: outboundMessage("f", { target: { id: "c2" } }), claim },
@@ -53,7 +53,17 @@ for (const kind of STORE_THREADS) {
           },
         },
       ] as never);
-      await runtime.start();
+      await store.close();
+      const {
+        runtime,
+        store: reopened,
+        platform,
+        close,
+      } = await foldRuntime({
+        thread: kind,
+        path,
+        adapter: { rateLimits: [{ scope: "account", limit: 1, intervalMs: 60_000 }] },
+      });
       try {
         const r = await runtime.send(outboundMessage("s", { target: { id: "c1" } }), {
           idempotencyKey: "s",
@@ -79,7 +89,7 @@ for (const kind of STORE_THREADS) {
           waitMs: 1_000,
         });
         expect(other.platformMessageIds).toHaveLength(1);
-        expect((await store.listIntents()).map((i) => i.status).sort()).toEqual([
+        expect((await reopened.listIntents()).map((i) => i.status).sort()).toEqual([
           "failed",
           "sent",
           "sent",

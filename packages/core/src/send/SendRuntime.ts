@@ -119,6 +119,35 @@ export type SendContext = {
   delete(receipt: MessageReceipt): Promise<void>;
 };
 
+/**
+ * Waits for `work` until `deadline` (epoch ms on `clock`, checked at least every 500 ms like
+ * `DeliveryWorker.waitFor`). @returns its value, or `done: false` once the deadline passed first
+ * (`work` goes on; its rejection is then the caller's to handle).
+ */
+async function within<T>(
+  work: Promise<T>,
+  deadline: number,
+  clock: () => number,
+): Promise<{ done: true; value: T } | { done: false }> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let over = false;
+  const expired = new Promise<{ done: false }>((resolve) => {
+    const tick = () => {
+      if (over) return;
+      const left = deadline - clock();
+      if (left <= 0) resolve({ done: false });
+      else timer = setTimeout(tick, Math.min(left, 500));
+    };
+    tick();
+  });
+  try {
+    return await Promise.race([work.then((value) => ({ done: true as const, value })), expired]);
+  } finally {
+    over = true;
+    clearTimeout(timer);
+  }
+}
+
 /** Builds the send API over the delivery engine. */
 export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendApi {
   // The adapter of the message's own account (DESIGN §3 "Accounts").
@@ -271,13 +300,26 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     // What we know of it now stands for the wait's first read: the enqueue result, or the
     // outcome of the inline attempt (none when it made none).
     let known: DurableSendIntent | undefined = intent;
-    if (started) known = await worker.deliverSending(adapter, started);
-    else if (begun.created && intent.leaseOwner === worker.owner) {
-      known = await worker.deliverLeased(intent);
-    } else worker.kick();
     const waitMs = options.waitMs ?? 30_000;
     const waitStarted = deps.clock();
-    const final = await worker.waitFor(intent.id, waitMs, known);
+    const deadline = waitStarted + waitMs;
+    // `waitMs` bounds the inline attempt too (a rate-limit wait inside it can be long): past it,
+    // the attempt goes on in the background and the caller hears `DeliveryPendingError`.
+    const inline = started
+      ? worker.deliverSending(adapter, started)
+      : begun.created && intent.leaseOwner === worker.owner
+        ? worker.deliverLeased(intent)
+        : undefined;
+    if (inline) {
+      const outcome = await within(inline, deadline, deps.clock);
+      if (outcome.done) known = outcome.value;
+      else {
+        inline.catch((err: unknown) =>
+          deps.logger.error({ intentId: intent.id, err }, "inline delivery attempt failed"),
+        );
+      }
+    } else worker.kick();
+    const final = await worker.waitFor(intent.id, Math.max(0, deadline - deps.clock()), known);
     if (!final) throw new DeliveryFailedError(undefined, intent.id);
     if (final.status === "sent")
       return final.receipt ?? { platformMessageIds: [], parts: [], sentAt: final.updatedAt };
