@@ -323,6 +323,19 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       $fn$;
     `,
   },
+  {
+    version: 7,
+    description: "plan the lease function's statement anew on every call",
+    // PL/pgSQL caches a statement's plan and, after five calls, may switch to a generic plan
+    // (parameters unknown): a worker that polled an empty queue five times then checked the
+    // ordering-key FIFO of every candidate with a sequential scan of the table (7.4 ms per
+    // lease with 3,000 pending instead of 0.54 ms). Custom plans, like the unnamed statement
+    // the store sent before migration 6.
+    sql: (t) => `
+      ALTER FUNCTION ${t.leaseFn}(text[], bigint, text, integer, text, bigint, bigint)
+        SET plan_cache_mode = force_custom_plan;
+    `,
+  },
 ];
 
 /** The newest schema version this build knows. */

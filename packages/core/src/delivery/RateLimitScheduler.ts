@@ -282,9 +282,12 @@ export class RateLimitScheduler {
     answeredAt: number,
     now: number = this.#clock(),
   ): void {
+    // A call "answered" later than now (the predecessor's clock ran ahead) counts as answered
+    // now: at most one window, never the skew.
+    const at = Math.min(answeredAt, now);
     for (const scope of scopes) {
       if (!applies(scope, call)) continue;
-      const freeAt = answeredAt + scope.intervalMs + this.#answerMargin;
+      const freeAt = at + scope.intervalMs + this.#answerMargin;
       if (freeAt <= now) continue;
       const key = bucketKey(scope, call);
       let w = this.#windows.get(key);

@@ -12,6 +12,7 @@ import {
   DeliveryFailedError,
   DeliveryPendingError,
 } from "../delivery/errors.ts";
+import { within } from "../delivery/within.ts";
 import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch.ts";
 import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
@@ -189,11 +190,20 @@ export async function deliverFinal(
     return shown;
   }
   let settled: DurableSendIntent | undefined;
-  if (result.created && intent.leaseOwner === worker.owner) {
-    settled = await worker.deliverLeased(intent);
-  } else worker.kick();
   const waitStarted = deps.clock();
-  const final = await worker.waitFor(intent.id, p.waitMs, settled);
+  const deadline = waitStarted + p.waitMs;
+  if (result.created && intent.leaseOwner === worker.owner) {
+    // `waitMs` bounds the inline attempt too (as in `runtime.send`): past it, it goes on.
+    const inline = worker.deliverLeased(intent);
+    const outcome = await within(inline, deadline, deps.clock);
+    if (outcome.done) settled = outcome.value;
+    else {
+      inline.catch((err: unknown) =>
+        deps.logger.error({ intentId: intent.id, err }, "inline final delivery failed"),
+      );
+    }
+  } else worker.kick();
+  const final = await worker.waitFor(intent.id, Math.max(0, deadline - deps.clock()), settled);
   if (!final) throw new DeliveryFailedError(undefined, intent.id);
   if (final.status === "sent")
     return final.receipt ?? { platformMessageIds: [], parts: [], sentAt: final.updatedAt };

@@ -5,6 +5,7 @@
  *
  * @module
  */
+
 import type { ChannelMessageAdapter } from "../adapter/types.ts";
 import type { SendingAttempt } from "../delivery/attempt.ts";
 import type { DeliveryWorker } from "../delivery/DeliveryWorker.ts";
@@ -15,6 +16,7 @@ import {
   DeliveryPendingError,
 } from "../delivery/errors.ts";
 import { beginFolded, type FoldOutcome } from "../delivery/fold.ts";
+import { within } from "../delivery/within.ts";
 import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch } from "../message/batch.ts";
 import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
@@ -118,35 +120,6 @@ export type SendContext = {
   /** Deletes an earlier message, durably. */
   delete(receipt: MessageReceipt): Promise<void>;
 };
-
-/**
- * Waits for `work` until `deadline` (epoch ms on `clock`, checked at least every 500 ms like
- * `DeliveryWorker.waitFor`). @returns its value, or `done: false` once the deadline passed first
- * (`work` goes on; its rejection is then the caller's to handle).
- */
-async function within<T>(
-  work: Promise<T>,
-  deadline: number,
-  clock: () => number,
-): Promise<{ done: true; value: T } | { done: false }> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let over = false;
-  const expired = new Promise<{ done: false }>((resolve) => {
-    const tick = () => {
-      if (over) return;
-      const left = deadline - clock();
-      if (left <= 0) resolve({ done: false });
-      else timer = setTimeout(tick, Math.min(left, 500));
-    };
-    tick();
-  });
-  try {
-    return await Promise.race([work.then((value) => ({ done: true as const, value })), expired]);
-  } finally {
-    over = true;
-    clearTimeout(timer);
-  }
-}
 
 /** Builds the send API over the delivery engine. */
 export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendApi {

@@ -1,8 +1,9 @@
 /**
- * `waitMs` bounds the whole wait of `runtime.send`, the attempt it makes inline included: a
- * platform call (or a rate-limit wait) longer than `waitMs` ends the wait with
- * `DeliveryPendingError`, and the message is still delivered afterwards. Before, the inline
- * attempt was awaited first and `waitMs` only counted from its end.
+ * `waitMs` bounds the whole wait of `runtime.send` and of a live `finalize`, the attempt each
+ * makes inline included: a platform call (or a rate-limit wait) longer than `waitMs` ends the
+ * wait with `DeliveryPendingError`, and the message is still delivered afterwards. Before, the
+ * inline attempt was awaited first and `waitMs` only counted from its end. `waitMs: 0` returns
+ * at once after the durable write.
  */
 import { describe, expect, it } from "vitest";
 import { DeliveryPendingError } from "../delivery/errors.ts";
@@ -44,6 +45,61 @@ describe("runtime.send waitMs", () => {
     release();
     await expect.poll(async () => (await store.listIntents())[0]?.status).toBe("sent");
     expect(platform.visible().map((m) => m.text)).toEqual(["slow platform"]);
+    await runtime.stop();
+    await store.close();
+  });
+
+  it("waitMs 0: DeliveryPendingError right after the durable write; the message is delivered", async () => {
+    const platform = new FakePlatform();
+    const store = new SqliteStateStore({ path: ":memory:" });
+    const runtime = createMessageRuntime({
+      store,
+      adapters: [createFakeAdapter({ transport: inProcessTransport(platform) })],
+    });
+    await runtime.start();
+    const error = await runtime
+      .send(outboundMessage("at once"), { waitMs: 0 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryPendingError);
+    await expect.poll(async () => (await store.listIntents())[0]?.status).toBe("sent");
+    expect(platform.visible().map((m) => m.text)).toEqual(["at once"]);
+    await runtime.stop();
+    await store.close();
+  });
+
+  it("live finalize: ends its wait while the final's inline send is still running", async () => {
+    const platform = new FakePlatform();
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const direct = inProcessTransport(platform);
+    const store = new SqliteStateStore({ path: ":memory:" });
+    const runtime = createMessageRuntime({
+      store,
+      adapters: [
+        createFakeAdapter({
+          transport: async (call) => {
+            if (call.op === "send") await held;
+            return direct(call);
+          },
+        }),
+      ],
+    });
+    await runtime.start();
+    const m = outboundMessage("x");
+    const live = await runtime.live({ channel: m.channel, target: m.target }, { waitMs: 100 });
+    // A valve: the platform answers after 3 s whatever happens, so a finalize that waits for the
+    // platform resolves (sent) instead of hanging the test — and fails the assertion.
+    const valve = setTimeout(release, 3_000);
+    const outcome = await live.finalize("final text").then(
+      (r) => ({ resolved: r }),
+      (e: unknown) => ({ rejected: e }),
+    );
+    clearTimeout(valve);
+    expect(outcome).toEqual({ rejected: expect.any(DeliveryPendingError) });
+    release();
+    await expect.poll(() => platform.visible().map((v) => v.text)).toEqual(["final text"]);
     await runtime.stop();
     await store.close();
   });

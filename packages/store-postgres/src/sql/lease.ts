@@ -56,7 +56,8 @@ export async function leaseDueIntents(
       [...statuses],
       request.now,
       request.channel ?? null,
-      request.limit,
+      // The function's limit is an `integer`; more rows than that are not leased at once.
+      Math.min(request.limit, 2_147_483_647),
       request.owner,
       request.now + request.leaseMs,
       ctx.clock(),

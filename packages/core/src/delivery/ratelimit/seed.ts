@@ -15,8 +15,14 @@ import { callOf } from "./intent.ts";
 /** The longest window looked back (ms), whatever an adapter declares. */
 export const SEED_MAX_WINDOW_MS = 60_000;
 
-/** Most intents read: one bounded query, whatever the history. */
-export const SEED_MAX_INTENTS = 2_000;
+/** Intents read per query (pages in seq order). */
+export const SEED_PAGE = 2_000;
+
+/**
+ * Most queries: the seed reads at most this many pages, so up to 20,000 calls in the window
+ * (333 a second over a minute) are counted, the newest included.
+ */
+export const SEED_MAX_PAGES = 10;
 
 /**
  * Statuses whose intent made its platform call: `sent` and `committing` (answered), `sending`
@@ -37,7 +43,8 @@ export type SeedReport = {
  * (`capabilities.rateLimits`, capped at {@link SEED_MAX_WINDOW_MS}) into the in-memory buckets
  * of `deps.scheduler`: each intent whose status shows a call was made and whose last write
  * (`updatedAt`, close to the call's answer) falls in the window is one token, taken at that
- * time, for its call (`callOf`). One store query, never a wait; intents of adapters not
+ * time, for its call (`callOf`). One store query per 2,000 intents (at most
+ * {@link SEED_MAX_PAGES}), never a wait; intents of adapters not
  * registered are skipped, and so is everything when the buckets are shared in the store
  * (they survive restarts by themselves).
  *
@@ -57,18 +64,25 @@ export async function seedRateLimits(
   const now = deps.clock();
   // A token taken at `t` is out until t + interval + the answer margin (≥ 1 ms): one ms more.
   const since = now - windowMs - 1;
-  const intents = await deps.store.listIntents({
-    statuses: CALLED,
-    updatedAfter: since,
-    limit: SEED_MAX_INTENTS,
-  });
   let counted = 0;
-  for (const intent of intents) {
-    const adapter = deps.adapterFor(intent.channel, intent.accountId);
-    const scopes = adapter?.capabilities.rateLimits;
-    if (!adapter || !scopes?.length) continue;
-    deps.scheduler.recordPast(scopes, callOf(adapter, intent), intent.updatedAt, now);
-    counted += 1;
+  let afterSeq = 0;
+  for (let page = 0; page < SEED_MAX_PAGES; page++) {
+    const intents = await deps.store.listIntents({
+      statuses: CALLED,
+      updatedAfter: since,
+      afterSeq,
+      limit: SEED_PAGE,
+    });
+    for (const intent of intents) {
+      const adapter = deps.adapterFor(intent.channel, intent.accountId);
+      const scopes = adapter?.capabilities.rateLimits;
+      if (!adapter || !scopes?.length) continue;
+      deps.scheduler.recordPast(scopes, callOf(adapter, intent), intent.updatedAt, now);
+      counted += 1;
+    }
+    const last = intents.at(-1);
+    if (intents.length < SEED_PAGE || !last) break;
+    afterSeq = last.seq;
   }
   return { counted, since };
 }
