@@ -8,6 +8,7 @@
  * needs a superuser (the test database's `postgres` role); otherwise the plan checks are skipped.
  */
 import { newIntent, outboundMessage } from "@herald/core/testing";
+import type { Client } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   postgresAvailable,
@@ -29,6 +30,50 @@ const superuser =
   ));
 
 const PENDING = 3_000;
+
+/** Enqueues {@link PENDING} intents over 100 chats, 500 per call. */
+async function backlog(store: ReturnType<typeof env.store>): Promise<void> {
+  for (let from = 0; from < PENDING; from += 500) {
+    await store.enqueueIntents(
+      Array.from({ length: 500 }, (_, i) =>
+        newIntent(outboundMessage(`m${from + i}`, { target: { id: `c${(from + i) % 100}` } })),
+      ),
+    );
+  }
+}
+
+/** Leases 16 through the function on `client`, channel filter `channel`. */
+const lease = (client: Client, schema: string, channel: string | null = null) =>
+  client.query(
+    `SELECT id FROM "${schema}"."lease_due_intents"($1::text[], $2, $4, 16, 'w', $3, $2)`,
+    [["pending", "unknown_after_send"], Date.now(), Date.now() + 30_000, channel],
+  );
+
+/** The plan `auto_explain` logs for the lease statement inside the function, run on `client`. */
+async function leasePlan(client: Client, schema: string): Promise<string> {
+  const logged: string[] = [];
+  client.on("notice", (n) => logged.push(String(n.message)));
+  for (const setting of [
+    "LOAD 'auto_explain'",
+    "SET auto_explain.log_min_duration = 0",
+    "SET auto_explain.log_nested_statements = on",
+    "SET auto_explain.log_analyze = on",
+    "SET client_min_messages = log",
+  ]) {
+    await client.query(setting);
+  }
+  const { rows } = await lease(client, schema);
+  expect(rows).toHaveLength(16);
+  return logged.find((p) => p.includes("WITH picked AS")) ?? "";
+}
+
+/** How many rows the plan's walk of `intents_due` read (actual). */
+function walked(plan: string): number {
+  expect(plan).toContain("Index Scan using intents_due on intents i");
+  return Number(
+    /Index Scan using intents_due on intents i[^\n]*actual time=\S+ rows=(\d+)/.exec(plan)?.[1],
+  );
+}
 
 describe.runIf(available)("the lease plan", () => {
   it("is planned anew on every call, with sorts, bitmap scans and JIT off", async () => {
@@ -59,35 +104,11 @@ describe.runIf(available)("the lease plan", () => {
       const schema = env.schema();
       const store = env.store(schema);
       await store.open();
-      for (let from = 0; from < PENDING; from += 500) {
-        await store.enqueueIntents(
-          Array.from({ length: 500 }, (_, i) =>
-            newIntent(outboundMessage(`m${from + i}`, { target: { id: `c${(from + i) % 100}` } })),
-          ),
-        );
-      }
-      const plans = await withClient(async (c) => {
-        const logged: string[] = [];
-        c.on("notice", (n) => logged.push(String(n.message)));
-        await c.query("LOAD 'auto_explain'");
-        await c.query("SET auto_explain.log_min_duration = 0");
-        await c.query("SET auto_explain.log_nested_statements = on");
-        await c.query("SET auto_explain.log_analyze = on");
-        await c.query("SET client_min_messages = log");
-        const { rows } = await c.query(
-          `SELECT id FROM "${schema}"."lease_due_intents"($1::text[], $2, NULL, 16, 'w', $3, $2)`,
-          [["pending", "unknown_after_send"], Date.now(), Date.now() + 30_000],
-        );
-        expect(rows).toHaveLength(16);
-        return logged;
-      });
-      const plan = plans.find((p) => p.includes("WITH picked AS")) ?? "";
-      expect(plan).toContain("Index Scan using intents_due on intents i");
+      await backlog(store);
+      const plan = await withClient((c) => leasePlan(c, schema));
       expect(plan).not.toMatch(/Bitmap|Sort/);
       // In order to the limit: it reads the 16 heads of their chats, not the 3,000 pending.
-      const walk = /Index Scan using intents_due on intents i[^\n]*actual time=\S+ rows=(\d+)/;
-      const scanned = Number(walk.exec(plan)?.[1]);
-      expect(scanned).toBeLessThanOrEqual(32);
+      expect(walked(plan)).toBeLessThanOrEqual(32);
     },
   );
 
@@ -100,38 +121,13 @@ describe.runIf(available)("the lease plan", () => {
       await withClient((c) =>
         c.query(`ALTER TABLE "${schema}".intents SET (autovacuum_enabled = off)`),
       );
-      const plans = await withClient(async (c) => {
-        const call = (channel: string | null) =>
-          c.query(
-            `SELECT id FROM "${schema}"."lease_due_intents"($1::text[], $2, $4, 16, 'w', $3, $2)`,
-            [["pending", "unknown_after_send"], Date.now(), Date.now() + 30_000, channel],
-          );
+      const plan = await withClient(async (c) => {
         // A worker polling an empty queue, on one connection: PL/pgSQL's plan cache warms up.
-        for (let i = 0; i < 12; i++) await call(i % 2 ? "slack" : null);
-        for (let from = 0; from < PENDING; from += 500) {
-          await store.enqueueIntents(
-            Array.from({ length: 500 }, (_, i) =>
-              newIntent(
-                outboundMessage(`m${from + i}`, { target: { id: `c${(from + i) % 100}` } }),
-              ),
-            ),
-          );
-        }
-        const logged: string[] = [];
-        c.on("notice", (n) => logged.push(String(n.message)));
-        await c.query("LOAD 'auto_explain'");
-        await c.query("SET auto_explain.log_min_duration = 0");
-        await c.query("SET auto_explain.log_nested_statements = on");
-        await c.query("SET auto_explain.log_analyze = on");
-        await c.query("SET client_min_messages = log");
-        const { rows } = await call(null);
-        expect(rows).toHaveLength(16);
-        return logged;
+        for (let i = 0; i < 12; i++) await lease(c, schema, i % 2 ? "slack" : null);
+        await backlog(store);
+        return leasePlan(c, schema);
       });
-      const plan = plans.find((p) => p.includes("WITH picked AS")) ?? "";
-      expect(plan).toContain("Index Scan using intents_due on intents i");
-      const walk = /Index Scan using intents_due on intents i[^\n]*actual time=\S+ rows=(\d+)/;
-      expect(Number(walk.exec(plan)?.[1])).toBeLessThanOrEqual(32);
+      expect(walked(plan)).toBeLessThanOrEqual(32);
       // The FIFO check uses intents_unsent_by_key, never a scan of the table.
       expect(plan).not.toMatch(/Hash Anti Join|Seq Scan/);
     },

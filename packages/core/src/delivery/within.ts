@@ -8,14 +8,18 @@
 
 /**
  * Waits for `work` until `deadline` (epoch ms on `clock`, checked at least every 500 ms like
- * `DeliveryWorker.waitFor`). @returns its value, or `done: false` once the deadline passed first
- * (`work` goes on; its rejection is then the caller's to handle).
+ * `DeliveryWorker.waitFor`).
+ * @param onLateFailure - told when `work` rejects after the deadline passed (it goes on after
+ *   the wait ends; nobody else awaits it).
+ * @returns its value, or undefined once the deadline passed first.
+ * @throws what `work` rejects with before the deadline.
  */
 export async function within<T>(
   work: Promise<T>,
   deadline: number,
   clock: () => number,
-): Promise<{ done: true; value: T } | { done: false }> {
+  onLateFailure: (error: unknown) => void,
+): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let over = false;
   const expired = new Promise<{ done: false }>((resolve) => {
@@ -28,7 +32,13 @@ export async function within<T>(
     tick();
   });
   try {
-    return await Promise.race([work.then((value) => ({ done: true as const, value })), expired]);
+    const outcome = await Promise.race([
+      work.then((value) => ({ done: true as const, value })),
+      expired,
+    ]);
+    if (outcome.done) return outcome.value;
+    work.catch(onLateFailure);
+    return undefined;
   } finally {
     over = true;
     clearTimeout(timer);

@@ -194,14 +194,9 @@ export async function deliverFinal(
   const deadline = waitStarted + p.waitMs;
   if (result.created && intent.leaseOwner === worker.owner) {
     // `waitMs` bounds the inline attempt too (as in `runtime.send`): past it, it goes on.
-    const inline = worker.deliverLeased(intent);
-    const outcome = await within(inline, deadline, deps.clock);
-    if (outcome.done) settled = outcome.value;
-    else {
-      inline.catch((err: unknown) =>
-        deps.logger.error({ intentId: intent.id, err }, "inline final delivery failed"),
-      );
-    }
+    settled = await within(worker.deliverLeased(intent), deadline, deps.clock, (err) =>
+      deps.logger.error({ intentId: intent.id, err }, "inline final delivery failed"),
+    );
   } else worker.kick();
   const final = await worker.waitFor(intent.id, Math.max(0, deadline - deps.clock()), settled);
   if (!final) throw new DeliveryFailedError(undefined, intent.id);

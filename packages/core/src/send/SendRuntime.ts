@@ -284,13 +284,10 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
         ? worker.deliverLeased(intent)
         : undefined;
     if (inline) {
-      const outcome = await within(inline, deadline, deps.clock);
-      if (outcome.done) known = outcome.value;
-      else {
-        inline.catch((err: unknown) =>
+      known =
+        (await within(inline, deadline, deps.clock, (err) =>
           deps.logger.error({ intentId: intent.id, err }, "inline delivery attempt failed"),
-        );
-      }
+        )) ?? known;
     } else worker.kick();
     const final = await worker.waitFor(intent.id, Math.max(0, deadline - deps.clock()), known);
     if (!final) throw new DeliveryFailedError(undefined, intent.id);
