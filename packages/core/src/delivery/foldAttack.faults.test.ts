@@ -6,6 +6,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
+import type { MessageRuntime } from "../runtime.ts";
 import { StoreUnavailableError } from "../state/errors.ts";
 import { FakePlatform } from "../testing/fakePlatform.ts";
 import { outboundMessage } from "../testing/fixtures.ts";
@@ -13,6 +14,18 @@ import { foldRuntime, STORE_THREADS, tempDbFiles } from "./testing/foldRuntime.t
 
 const db = tempDbFiles("herald-foldattack-faults-");
 afterAll(db.remove);
+
+/** Sends "first" to chat c1 with an `onDurable` that throws: the caller gets that error. */
+async function sendWithThrowingOnDurable(runtime: MessageRuntime): Promise<void> {
+  const boom = new Error("ack failed");
+  await expect(
+    runtime.send(outboundMessage("first", { target: { id: "c1" } }), {
+      onDurable: () => {
+        throw boom;
+      },
+    }),
+  ).rejects.toBe(boom);
+}
 
 for (const kind of STORE_THREADS) {
   describe(`folded first attempt under attack (${kind} thread store)`, () => {
@@ -85,14 +98,7 @@ for (const kind of STORE_THREADS) {
         delivery: { concurrency: 1 },
       });
       try {
-        const boom = new Error("ack failed");
-        await expect(
-          runtime.send(outboundMessage("first", { target: { id: "c1" } }), {
-            onDurable: () => {
-              throw boom;
-            },
-          }),
-        ).rejects.toBe(boom);
+        await sendWithThrowingOnDurable(runtime);
         // With one delivery slot, a stranded slot would leave every later send pending.
         const next = await runtime.send(outboundMessage("next", { target: { id: "c2" } }), {
           waitMs: 2_000,
@@ -124,14 +130,7 @@ for (const kind of STORE_THREADS) {
         delivery: { pollIntervalMs: 60_000, leaseMs: 60_000, concurrency: 1 },
       });
       try {
-        const boom = new Error("ack failed");
-        await expect(
-          runtime.send(outboundMessage("first", { target: { id: "c1" } }), {
-            onDurable: () => {
-              throw boom;
-            },
-          }),
-        ).rejects.toBe(boom);
+        await sendWithThrowingOnDurable(runtime);
         for (let i = 0; i < 100 && platform.visible().length === 0; i++)
           await new Promise((r) => setTimeout(r, 20));
         expect(platform.visible().map((m) => m.text)).toEqual(["first"]);
