@@ -30,6 +30,14 @@ function isSettled(intent: DurableSendIntent): boolean {
   return TERMINAL_STATUSES.includes(intent.status) || isHeldForOperator(intent);
 }
 
+/**
+ * Attempts leased ahead, per delivery slot: with `concurrency` 32 the worker keeps up to 32
+ * leased intents waiting for a slot beside the 32 holding one ([H19]: a finished call's slot
+ * starts the next attempt in the same group commit as its outcome, instead of a lease round
+ * trip later).
+ */
+const PREFETCH = 1;
+
 /** How many settled outcomes a worker keeps for `waitFor` (the oldest is dropped first). */
 const RECENT_OUTCOMES = 1024;
 
@@ -66,6 +74,10 @@ export class DeliveryWorker {
   #kicked = false;
   #nextRecoveryAt = 0;
   #lastLeaseAt = 0;
+  /** Attempts tracked here that hold a delivery slot or wait for one (see {@link PREFETCH}). */
+  #needSlot = 0;
+  /** Of those, the ones leased ahead, waiting for a slot. */
+  #waitingForSlot = 0;
 
   readonly #parking: NoAdapterParking;
 
@@ -258,7 +270,11 @@ export class DeliveryWorker {
     return this.#track(started.intent, { adapter, started });
   }
 
-  #track(intent: DurableSendIntent, folded?: Folded): Promise<DurableSendIntent | undefined> {
+  #track(
+    intent: DurableSendIntent,
+    folded?: Folded,
+    fromLoop = false,
+  ): Promise<DurableSendIntent | undefined> {
     const existing = this.#inFlight.get(intent.id);
     // The store leases an intent only when no live lease holds it, so a lease of an intent still
     // in flight here means its previous attempt already wrote its outcome (releasing the lease)
@@ -266,7 +282,9 @@ export class DeliveryWorker {
     // as that outcome). Deliver the new lease after it instead of dropping it: dropped, it would
     // sit leased by us, untouched, until the lease expired.
     const p: Promise<DurableSendIntent | undefined> = (
-      existing ? existing.then(() => this.#process(intent, folded)) : this.#process(intent, folded)
+      existing
+        ? existing.then(() => this.#process(intent, folded, fromLoop))
+        : this.#process(intent, folded, fromLoop)
     ).finally(() => {
       if (this.#inFlight.get(intent.id) === p) this.#inFlight.delete(intent.id);
       this.kick();
@@ -275,14 +293,33 @@ export class DeliveryWorker {
     return p;
   }
 
+  /**
+   * @param fromLoop - leased by the loop (not by `runtime.send`): when the worker stops before a
+   *   slot comes free, the attempt is not started and the lease is given back.
+   */
   async #process(
     intent: DurableSendIntent,
-    folded?: Folded,
+    folded: Folded | undefined,
+    fromLoop: boolean,
   ): Promise<DurableSendIntent | undefined> {
     const { store, owner, options } = this.#deps;
     const started = this.#deps.clock();
+    this.#needSlot++;
+    // The folded attempt took its slot before its `sending` row was committed.
+    let slot = folded !== undefined;
+    let needsSlot = true;
+    // The platform calls are over (or there will be none): the slot goes to the next attempt
+    // now, while this one writes its outcome, and the loop may lease for it.
+    const callsDone = () => {
+      if (slot) this.#deps.slots.release();
+      slot = false;
+      if (needsSlot) this.#needSlot--;
+      needsSlot = false;
+      this.kick();
+    };
     const adapter = folded?.adapter ?? this.#deps.adapterFor(intent.channel, intent.accountId);
     if (!adapter) {
+      callsDone();
       // Stopped account or another process serves it: park with backoff, log once per account.
       await this.#parking.park(intent);
       return undefined;
@@ -294,18 +331,28 @@ export class DeliveryWorker {
       },
       Math.max(10, Math.floor(options.leaseMs / 3)),
     );
-    // The folded attempt took its slot before its `sending` row was committed.
-    let slot = folded !== undefined;
     try {
       if (!folded) {
-        await this.#deps.slots.acquire();
+        this.#waitingForSlot++;
+        try {
+          await this.#deps.slots.acquire();
+        } finally {
+          this.#waitingForSlot--;
+        }
         slot = true;
+        if (fromLoop && !this.#running) {
+          // Leased ahead and the worker stopped meanwhile: another process may take it now.
+          callsDone();
+          await store.releaseLease(intent.id, owner).catch(() => false);
+          return undefined;
+        }
       }
+      const signal = this.#abort.signal;
       const result = folded
-        ? await dispatchSending(this.#deps, adapter, folded.started, this.#abort.signal)
+        ? await dispatchSending(this.#deps, adapter, folded.started, signal, callsDone)
         : intent.status === "unknown_after_send"
-          ? await resolveUnknown(this.#deps, adapter, intent, this.#abort.signal)
-          : await runAttempt(this.#deps, adapter, intent, this.#abort.signal);
+          ? await resolveUnknown(this.#deps, adapter, intent, signal)
+          : await runAttempt(this.#deps, adapter, intent, signal, callsDone);
       this.#notify(result);
       this.#emit({ type: "settled", intent: result, durationMs: this.#deps.clock() - started });
       return result;
@@ -316,6 +363,9 @@ export class DeliveryWorker {
       return undefined;
     } finally {
       if (slot) this.#deps.slots.release();
+      slot = false;
+      if (needsSlot) this.#needSlot--;
+      needsSlot = false;
       clearInterval(renew);
     }
   }
@@ -325,28 +375,41 @@ export class DeliveryWorker {
     while (this.#running) {
       try {
         if (clock() >= this.#nextRecoveryAt) await this.recover();
-        const free = options.concurrency - this.#inFlight.size;
+        // Up to `concurrency` attempts hold slots and about as many more wait for one, leased
+        // ahead, so a slot handed on when a call answers starts the next attempt at once: its
+        // `sending` write joins the group commit of the finished attempt's outcome. The lease
+        // that refills the attempts waiting is issued in that same turn of the event loop (each
+        // slot handed on kicks the loop), so it joins that group commit too; it asks for a full
+        // `concurrency` at once, since the other calls answering in that turn hand their slots
+        // on only after it.
+        const room = options.concurrency * PREFETCH - this.#waitingForSlot;
         // Lease in batches: under load, one lease round trip per finished send would cost more
         // than the sends (the lease query walks past intents queued behind busy chats). Lease
-        // when a quarter of the slots are free, when nothing is in flight, or 20 ms (at least a poll interval) after the last lease.
+        // when a quarter of the room is free, when no attempt needs a slot, or 20 ms (at least a
+        // poll interval) after the last lease.
         const batch = Math.max(1, Math.floor(options.concurrency / 4));
         const due =
-          free >= batch ||
-          this.#inFlight.size === 0 ||
+          room >= batch ||
+          this.#needSlot === 0 ||
           clock() - this.#lastLeaseAt >= Math.max(options.pollIntervalMs, 20);
+        const limit = options.concurrency;
         let leased: DurableSendIntent[] = [];
-        if (free > 0 && due) {
+        if (room > 0 && due) {
           this.#lastLeaseAt = clock();
           leased = await store.leaseDueIntents({
             owner,
             now: clock(),
             leaseMs: options.leaseMs,
-            limit: free,
+            limit,
             statuses: ["pending", "unknown_after_send"],
           });
-          for (const intent of leased) void this.#track(intent);
+          for (const intent of leased) void this.#track(intent, undefined, true);
         }
-        const idle = leased.length === 0 || this.#inFlight.size >= options.concurrency || !due;
+        // Lease again at once only after a full lease that left room (the ramp at the start).
+        const idle =
+          leased.length < limit ||
+          options.concurrency * PREFETCH - this.#waitingForSlot < batch ||
+          !due;
         if (idle && !this.#kicked) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(done, options.pollIntervalMs);

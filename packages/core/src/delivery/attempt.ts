@@ -108,6 +108,8 @@ function sendContext(
 /**
  * Runs one attempt of a `pending` intent leased by `deps.owner`.
  *
+ * @param callsDone - called once the attempt's platform calls are over, before its outcome is
+ *   written (see {@link dispatchSending}).
  * @returns the intent as stored after the attempt.
  * @throws IntentConflictError when the lease was lost mid-attempt (another worker took over).
  */
@@ -116,6 +118,7 @@ export async function runAttempt(
   adapter: ChannelMessageAdapter,
   leased: DurableSendIntent,
   signal: AbortSignal,
+  callsDone?: () => void,
 ): Promise<DurableSendIntent> {
   const { store, owner } = deps;
   const log = deps.logger.child({ intentId: leased.id, channel: leased.channel });
@@ -208,6 +211,7 @@ export async function runAttempt(
       ...(firstCall ? { firstCall: { call: firstCall, takenAt, tokens: firstTokens } } : {}),
     },
     signal,
+    callsDone,
   );
 }
 
@@ -231,6 +235,9 @@ export type SendingAttempt = {
  * then `committing` + `sent` in one transaction, or a retry, `unknown_after_send` or `failed`.
  * Shared by {@link runAttempt} and the folded first attempt of `runtime.send` (`fold.ts`).
  *
+ * @param callsDone - called once, when the last platform call of the attempt has answered
+ *   and before the outcome is written: the delivery worker hands the attempt's slot on there,
+ *   so the next attempt's `sending` write joins the same group commit as this outcome.
  * @returns the intent as stored after the attempt.
  * @throws IntentConflictError when the lease was lost mid-attempt.
  */
@@ -239,6 +246,7 @@ export async function dispatchSending(
   adapter: ChannelMessageAdapter,
   started: SendingAttempt,
   signal: AbortSignal,
+  callsDone?: () => void,
 ): Promise<DurableSendIntent> {
   const { store, owner } = deps;
   const { intent: sending, batch } = started;
@@ -346,6 +354,7 @@ export async function dispatchSending(
       }
     },
   });
+  callsDone?.();
 
   if (outcome.status === "done") {
     const patch = outcome.skipped.length

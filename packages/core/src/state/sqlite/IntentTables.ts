@@ -314,17 +314,30 @@ export class IntentTables {
    * given), so it is not read back; JSON columns left as they were are not parsed again.
    */
   #applyPatch(read: Written, status: IntentStatus, patch: IntentPatch): Written {
+    const next = this.#patched(read, status, patch);
+    this.#update(read.intent.id, next.cols);
+    if (patch.receipt || patch.partialReceipt) this.#index(next.intent);
+    return next;
+  }
+
+  /** `read` with `patch` and `status` applied, in memory: the row, and the columns changed. */
+  #patched(
+    read: Written,
+    status: IntentStatus,
+    patch: IntentPatch,
+  ): Written & { cols: Record<string, string | number | null> } {
     const cols = patchColumns(patch, read.intent, SQLITE_JSON_COLUMNS);
     cols.status = status;
     cols.updated_at = this.#db.clock();
+    const row: Row = { ...read.row, ...cols };
+    return { row, intent: intentFromRow(row, read), cols };
+  }
+
+  #update(id: string, cols: Record<string, string | number | null>): void {
     const names = Object.keys(cols);
     this.#db
       .stmt(`UPDATE intents SET ${names.map((n) => `${n} = :${n}`).join(", ")} WHERE id = :id`)
-      .run({ ...cols, id: read.intent.id });
-    const row: Row = { ...read.row, ...cols };
-    const written = { row, intent: intentFromRow(row, read) };
-    if (patch.receipt || patch.partialReceipt) this.#index(written.intent);
-    return written;
+      .run({ ...cols, id });
   }
 
   #index(intent: DurableSendIntent): void {
@@ -349,15 +362,27 @@ export class IntentTables {
     return this.#db.tx(() => {
       // Rows this call wrote (`committing` then `sent` of one intent): read once.
       const written = new Map<string, Written>();
-      return transitions.map((t, i) => {
+      // Columns of consecutive transitions of one intent not written yet: `committing` then
+      // `sent` is one UPDATE of the final row, not two (the same row either way: no triggers).
+      let unwritten: { id: string; cols: Record<string, string | number | null> } | undefined;
+      const flush = () => {
+        if (unwritten) this.#update(unwritten.id, unwritten.cols);
+        unwritten = undefined;
+      };
+      const out = transitions.map((t, i) => {
         if (i > 0) failpoint("store.mid_transaction");
+        if (unwritten && unwritten.id !== t.id) flush();
         const read = this.#guard(t.id, { status: t.from, owner: t.owner }, written.get(t.id));
         const patch: IntentPatch = { ...t.patch };
         if (TERMINAL_STATUSES.includes(t.to) && patch.lease === undefined) patch.lease = "release";
-        const next = this.#applyPatch(read, t.to, patch);
+        const next = this.#patched(read, t.to, patch);
+        unwritten = { id: t.id, cols: { ...unwritten?.cols, ...next.cols } };
+        if (patch.receipt || patch.partialReceipt) this.#index(next.intent);
         written.set(t.id, next);
         return next.intent;
       });
+      flush();
+      return out;
     });
   }
 
