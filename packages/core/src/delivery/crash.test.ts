@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { isHeldForOperator } from "../message/intent.ts";
 import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
 import { FakePlatform } from "../testing/fakePlatform.ts";
 import { serveFakePlatform } from "../testing/fakePlatformServer.ts";
@@ -133,7 +134,7 @@ describe("[H19] SIGKILL around the folded first attempt (enqueue + `sending` in 
   async function foldRun(
     mode: Mode | "hold",
     failpoint: string,
-    more: { thread?: "main" | "worker"; count?: number } = {},
+    more: { thread?: "main" | "worker"; count?: number; groupCommit?: false } = {},
   ) {
     const platform = new FakePlatform({ idempotent: mode === "idempotent" });
     const server = await serveFakePlatform(platform);
@@ -146,6 +147,7 @@ describe("[H19] SIGKILL around the folded first attempt (enqueue + `sending` in 
       chats: 1,
       workerId: "fold",
       thread: more.thread ?? "main",
+      ...(more.groupCommit === false ? { groupCommit: false } : {}),
       requestTimeoutMs: 100,
     };
     try {
@@ -163,7 +165,7 @@ describe("[H19] SIGKILL around the folded first attempt (enqueue + `sending` in 
     }
   }
 
-  for (const mode of ["idempotent", "reconcile"] as const) {
+  for (const mode of ["idempotent", "reconcile", "at_least_once"] as const) {
     it(`${mode}: killed after the commit, before the platform call — \`sending\` at once, then delivered exactly once after the restart, never held`, async () => {
       const r = await foldRun(mode, "send.after_begin");
       expect(r.first.signal).toBe("SIGKILL");
@@ -171,14 +173,35 @@ describe("[H19] SIGKILL around the folded first attempt (enqueue + `sending` in 
       // The enqueue wrote the intent straight in `sending` (not `pending` first) …
       expect(r.atKill).toMatchObject([{ status: "sending", attempt: 1 }]);
       expect(r.visibleAtKill).toBe(0); // … and the platform never saw it
-      // … and the restart resolves the unknown send (replay under the key / lookup) without an operator.
+      // … and the restart resolves the unknown send (replay under the key / lookup / resend) without an operator.
       expect(r.after).toMatchObject([{ status: "sent" }]);
       expect(r.visible.map((m) => m.text)).toEqual(["m0"]);
     });
   }
 
-  it("hold (no key, no reconciler): the three steps stay — killed after the enqueue it is `pending`, never maybe sent", async () => {
+  it("hold (no key, no reconciler): killed after the folded commit, before the platform call — `sending`, then held for an operator after the restart, never sent twice", async () => {
     const r = await foldRun("hold", "send.after_begin");
+    expect(r.first.signal).toBe("SIGKILL");
+    expect(r.first.stdout).not.toContain("receipt");
+    expect(r.atKill).toMatchObject([{ status: "sending", attempt: 1 }]);
+    expect(r.visibleAtKill).toBe(0);
+    expect(r.after).toMatchObject([{ status: "unknown_after_send", attempt: 1 }]);
+    expect(r.after.map(isHeldForOperator)).toEqual([true]);
+    expect(r.visible).toEqual([]);
+  });
+
+  it("hold, group commit off (three steps): killed after its own `sending` commit — the same row, held the same way", async () => {
+    const r = await foldRun("hold", "send.after_sending", { groupCommit: false });
+    expect(r.first.signal).toBe("SIGKILL");
+    expect(r.atKill).toMatchObject([{ status: "sending", attempt: 1 }]);
+    expect(r.visibleAtKill).toBe(0);
+    expect(r.after).toMatchObject([{ status: "unknown_after_send", attempt: 1 }]);
+    expect(r.after.map(isHeldForOperator)).toEqual([true]);
+    expect(r.visible).toEqual([]);
+  });
+
+  it("hold, group commit off (three steps): killed after the enqueue — `pending`, sent once after the restart", async () => {
+    const r = await foldRun("hold", "send.after_begin", { groupCommit: false });
     expect(r.first.signal).toBe("SIGKILL");
     expect(r.atKill).toMatchObject([{ status: "pending", attempt: 0 }]);
     expect(r.after).toMatchObject([{ status: "sent" }]);
@@ -187,21 +210,28 @@ describe("[H19] SIGKILL around the folded first attempt (enqueue + `sending` in 
 
   for (const thread of ["main", "worker"] as const) {
     for (const mode of ["idempotent", "reconcile", "hold", "at_least_once"] as const) {
-      const folds = mode === "idempotent" || mode === "reconcile";
-      it(`${thread} thread store, ${mode}, three sends to one chat, killed after the first commit: ${folds ? "only the first `sending`" : "nothing `sending`"}, the backlog \`pending\`, all delivered once in order`, async () => {
+      const held = mode === "hold";
+      it(`${thread} thread store, ${mode}, three sends to one chat, killed after the first commit: only the first \`sending\`, the backlog \`pending\` (not folded), ${held ? "the first held and the backlog waiting behind it, nothing sent" : "all delivered once in order"}`, async () => {
         const r = await foldRun(mode, "send.after_begin", { thread, count: 3 });
         expect(r.first.signal).toBe("SIGKILL");
         expect(r.first.stdout).not.toContain("receipt");
         const byText = (rows: typeof r.atKill) =>
           [...rows].sort((a, b) => a.seq - b.seq).map((i) => [i.message.body?.markdown, i.status]);
         const pending = byText(r.atKill).filter(([, s]) => s === "pending");
-        expect(byText(r.atKill).filter(([, s]) => s === "sending")).toEqual(
-          folds ? [[byText(r.atKill)[0]?.[0], "sending"]] : [],
-        );
-        expect(pending).toHaveLength(folds ? r.atKill.length - 1 : r.atKill.length);
+        expect(byText(r.atKill).filter(([, s]) => s === "sending")).toEqual([
+          [byText(r.atKill)[0]?.[0], "sending"],
+        ]);
+        expect(pending).toHaveLength(r.atKill.length - 1);
         expect(r.visibleAtKill).toBe(0);
-        expect(r.after.map((i) => i.status)).toEqual(r.after.map(() => "sent"));
         expect(r.after).toHaveLength(r.atKill.length);
+        if (held) {
+          const [first, ...behind] = [...r.after].sort((a, b) => a.seq - b.seq);
+          expect(first && isHeldForOperator(first)).toBe(true);
+          expect(behind.map((i) => i.status)).toEqual(behind.map(() => "pending"));
+          expect(r.visible).toEqual([]);
+          return;
+        }
+        expect(r.after.map((i) => i.status)).toEqual(r.after.map(() => "sent"));
         const texts = [...r.after]
           .sort((a, b) => a.seq - b.seq)
           .map((i) => i.message.body?.markdown);
@@ -210,23 +240,25 @@ describe("[H19] SIGKILL around the folded first attempt (enqueue + `sending` in 
     }
   }
 
-  it("worker thread store, killed inside the folded transaction: nothing recorded, nothing sent", async () => {
-    const r = await foldRun("idempotent", "store.enqueue", { thread: "worker" });
-    expect(r.first.signal).toBe("SIGKILL");
-    expect(r.first.stdout).not.toContain("receipt");
-    expect(r.atKill).toEqual([]);
-    expect(r.after).toEqual([]);
-    expect(r.visible).toEqual([]);
-  });
+  for (const mode of ["idempotent", "hold"] as const) {
+    it(`worker thread store, ${mode}, killed inside the folded transaction: nothing recorded, nothing sent`, async () => {
+      const r = await foldRun(mode, "store.enqueue", { thread: "worker" });
+      expect(r.first.signal).toBe("SIGKILL");
+      expect(r.first.stdout).not.toContain("receipt");
+      expect(r.atKill).toEqual([]);
+      expect(r.after).toEqual([]);
+      expect(r.visible).toEqual([]);
+    });
 
-  it("killed before the commit: nothing recorded, nothing sent, no receipt", async () => {
-    const r = await foldRun("idempotent", "store.enqueue");
-    expect(r.first.signal).toBe("SIGKILL");
-    expect(r.first.stdout).not.toContain("receipt");
-    expect(r.atKill).toEqual([]);
-    expect(r.after).toEqual([]);
-    expect(r.visible).toEqual([]);
-  });
+    it(`${mode}: killed before the commit: nothing recorded, nothing sent, no receipt`, async () => {
+      const r = await foldRun(mode, "store.enqueue");
+      expect(r.first.signal).toBe("SIGKILL");
+      expect(r.first.stdout).not.toContain("receipt");
+      expect(r.atKill).toEqual([]);
+      expect(r.after).toEqual([]);
+      expect(r.visible).toEqual([]);
+    });
+  }
 });
 
 describe("randomized SIGKILL at every lifecycle point", () => {

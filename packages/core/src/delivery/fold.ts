@@ -2,23 +2,37 @@
  * The folded first attempt of `runtime.send` ([H19], DESIGN §4): a send this process will
  * attempt right now is inserted already leased and in `sending`, in the same transaction as its
  * enqueue, so one message costs two commits (enqueue + `sending`, then `committing` + `sent`)
- * instead of three.
+ * instead of three — on every channel, whatever it does with an unknown send.
  *
- * Folding moves one crash window: a process killed after that commit and before its platform
- * call leaves a `sending` row for a message that was never sent, which recovery turns into
- * `unknown_after_send`. That is only allowed where an unknown send is resolved without an
- * operator and without a duplicate ({@link foldable}): a native idempotency key that never
- * expires (the replay is deduplicated by the platform), or a reconciler whose `not_sent` is
- * `complete` (the lookup proves it absent, then it is sent). Everywhere else — Telegram without
- * a key, keys with a window, best-effort lookups, `at_least_once` — the three steps stay, so a
- * crash before the call leaves `pending` (sent normally after a restart), never "maybe sent".
+ * The fold is only tried when the attempt starts at once, and everything that decides it runs
+ * before the commit: a delivery slot is free (taken), the message renders, its first call is not
+ * paused and its rate-limit tokens are there (taken, without waiting). Those are the steps the
+ * three-step attempt (`runAttempt`) runs between its enqueue commit and its `sending` write
+ * (slot wait, render, token wait); a fresh send has no earlier failure, so `runAttempt`'s stale
+ * key check has nothing to say. After the folded commit the code up to the platform call is the
+ * code after the three-step `sending` commit (`dispatchSending`): `onDurable` is synchronous, and
+ * nothing waits for the turn's typing. A send whose turn has a typing indicator open in that chat
+ * is not folded, asked before the fold and again right before the writes
+ * ({@link FoldRequest.waitsFirst}); one opened during the commit itself is stopped without being
+ * waited for (`SendRuntime`), where the three-step path would have waited for it in `pending`.
  *
- * And the fold is only tried when the attempt can start at once, everything checked before the
- * commit: a delivery slot is free (taken), the message renders, its first call is not paused and
- * its rate-limit tokens are there (taken; not with buckets shared in the store). The enqueue
- * claims the intent only when nothing unsent is ahead of it in its ordering key; when it does not
- * (a backlog, or the idempotency key already exists) the `sending` write is refused in its own
- * savepoint, the enqueue stands as an ordinary one, and the tokens and the slot are given back.
+ * So folding costs no safety, also on a channel that holds unknown sends for an operator
+ * (Telegram: no idempotency key, no reconciler):
+ * - a SIGKILL after the folded commit and before the platform call leaves a `sending` row that
+ *   recovery turns into `unknown_after_send`, as a SIGKILL after the three-step `sending` commit
+ *   does, and that window is as long in both paths (not longer: the fold takes its tokens
+ *   without a lead, so no sleep comes before the call). What the fold removes is only the commit
+ *   that made `pending` durable on its own, for the time of one more commit;
+ * - a SIGKILL before the folded commit wrote nothing, and `runtime.send` had not returned nor
+ *   called `onDurable`: nothing was promised, as with a crash before the three-step enqueue
+ *   commit.
+ *
+ * The enqueue claims the intent only when nothing unsent is ahead of it in its ordering key;
+ * when it does not (a backlog, or the idempotency key already exists) the `sending` write is
+ * refused in its own savepoint, the enqueue stands as an ordinary one, and the tokens and the
+ * slot are given back. Not folded at all: edits and deletes (`SendRuntime`), rate-limit buckets
+ * shared in the store (their tokens are store rows), and stores whose writes of one tick do not
+ * commit together.
  *
  * The two writes are issued in the same tick without waiting between them: the SQLite store's
  * group commit (in-thread or in its worker thread) runs them in one transaction, in call order.
@@ -37,21 +51,6 @@ import type { ChannelMessage } from "../message/message.ts";
 import type { EnqueueResult } from "../state/types.ts";
 import { firstCallOf, firstDispatchStamp, renderBatch, type SendingAttempt } from "./attempt.ts";
 import type { DeliveryDeps } from "./deps.ts";
-import { reconcileDeclaration } from "./gate.ts";
-
-/**
- * True when a fresh send on `adapter` left in `sending` by a crash is delivered exactly once
- * after a restart, with no operator: native idempotency keys without a window, or a reconciler
- * whose `not_sent` is `complete`.
- */
-export function foldable(adapter: ChannelMessageAdapter): boolean {
-  const delivery = adapter.capabilities.delivery ?? {};
-  if (delivery.idempotencyKey === true && delivery.idempotencyWindowMs === undefined) return true;
-  return (
-    adapter.send.reconcileUnknownSend !== undefined &&
-    reconcileDeclaration(adapter).notSent === "complete"
-  );
-}
 
 /** What `runtime.send` asks to fold. */
 export type FoldRequest = {
@@ -59,6 +58,13 @@ export type FoldRequest = {
   message: ChannelMessage;
   batch?: RenderedMessageBatch | undefined;
   turnId?: string | undefined;
+  /**
+   * True when the send would have to wait for something between its commit and its platform
+   * call (the turn's typing indicator in that chat, stopped first): no fold then. Asked before
+   * anything is taken and again right before the writes are issued (the render and the token
+   * check may have let other code of the turn run).
+   */
+  waitsFirst?: (() => boolean) | undefined;
 };
 
 /**
@@ -81,7 +87,7 @@ export async function beginFolded(
   adapter: ChannelMessageAdapter,
   request: FoldRequest,
 ): Promise<FoldOutcome | undefined> {
-  if (!foldable(adapter) || deps.scheduler.shared || !deps.store.groupsWritesPerTick) {
+  if (deps.scheduler.shared || !deps.store.groupsWritesPerTick || request.waitsFirst?.()) {
     return undefined;
   }
   if (!deps.slots.tryAcquire()) return undefined;
@@ -125,6 +131,10 @@ export async function beginFolded(
     const refund = () => {
       if (call && takenAt !== undefined) deps.scheduler.refund(scopes, call, takenAt);
     };
+    if (request.waitsFirst?.()) {
+      refund();
+      return undefined;
+    }
     const { owner } = deps;
     const stamp = firstDispatchStamp(draft, batch, deps.clock());
     // Both writes in this tick, nothing awaited in between: one group, one transaction.

@@ -187,7 +187,8 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
 
   /**
    * The folded first attempt (`delivery/fold.ts`): a plain send with no typing to stop first
-   * may be enqueued straight into `sending`. @returns undefined when it was not tried.
+   * (checked again right before its writes) may be enqueued straight into `sending`.
+   * @returns undefined when it was not tried.
    */
   async function beginFoldedSend(
     adapter: ChannelMessageAdapter,
@@ -195,13 +196,14 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     operation: IntentOperation,
     options: SendOptions,
   ): Promise<FoldOutcome | undefined> {
-    if (operation.kind !== "send" || typingOpenFor(message)) return undefined;
+    if (operation.kind !== "send") return undefined;
     const turnId = options.turnId ?? currentTurnId();
     return beginFolded(deps, adapter, {
       idempotencyKey: options.idempotencyKey ?? defaultIdempotencyKey(operation, message),
       message,
       batch: options.batch,
       turnId,
+      waitsFirst: () => typingOpenFor(message),
     });
   }
 
@@ -268,8 +270,14 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
       throw error;
     }
     if (intent.status === "sent" && intent.receipt) return intent.receipt;
-    // The reply is durable: the turn's typing in its chat stops before it is delivered.
-    if (operation.kind === "send") await replyingInTurn(message);
+    // The reply is durable: the turn's typing in its chat stops before it is delivered. A folded
+    // send is `sending` already and waits for nothing before its platform call (a crash in a
+    // wait would leave it "maybe sent"): the fold is refused while typing is open, so what is
+    // found now was opened during its commit, and is stopped without being waited for.
+    if (operation.kind === "send") {
+      if (started) void replyingInTurn(message);
+      else await replyingInTurn(message);
+    }
     // What we know of it now stands for the wait's first read: the enqueue result, or the
     // outcome of the inline attempt (none when it made none).
     let known: DurableSendIntent | undefined = intent;

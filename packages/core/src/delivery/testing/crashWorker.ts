@@ -5,10 +5,12 @@
  *
  * Usage: node crashWorker.ts '<json config>'
  * - phase "produce": sends `count` messages concurrently through `runtime.send`;
- * - phase "drain": recovers and delivers until nothing is left unsent, then exits 0.
+ * - phase "drain": recovers and delivers until nothing is left unsent but what waits for an
+ *   operator (held, or behind a held message in its chat), then exits 0.
  *
  * @module
  */
+import { isHeldForOperator, TERMINAL_STATUSES } from "../../message/intent.ts";
 import { createMessageRuntime } from "../../runtime.ts";
 import { SqliteStateStore } from "../../state/sqlite/SqliteStateStore.ts";
 import { openSqliteStateStore } from "../../state/sqlite/worker/SqliteWorkerStore.ts";
@@ -28,13 +30,19 @@ type Config = {
   requestTimeoutMs?: number;
   /** Where the store runs: this thread (default) or its worker thread (`openSqliteStateStore`). */
   thread?: "main" | "worker";
+  /** `false`: group commit off (one transaction per write: no folded first attempt). */
+  groupCommit?: false;
 };
 
 const config = JSON.parse(process.argv[2] ?? "{}") as Config;
+const storeOptions = {
+  path: config.storePath,
+  ...(config.groupCommit === false ? { groupCommit: false as const } : {}),
+};
 const store =
   config.thread === "worker"
-    ? await openSqliteStateStore({ path: config.storePath })
-    : new SqliteStateStore({ path: config.storePath });
+    ? await openSqliteStateStore(storeOptions)
+    : new SqliteStateStore(storeOptions);
 const runtime = createMessageRuntime({
   store,
   adapters: [
@@ -70,10 +78,17 @@ if (config.phase === "produce") {
 } else {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const c = await store.countIntents();
-    if (c.pending + c.sending + c.committing + c.unknown_after_send === 0) break;
+    const intents = await store.listIntents({ limit: 1_000 });
+    const held = intents.filter(isHeldForOperator);
+    const open = intents.filter(
+      (i) =>
+        !TERMINAL_STATUSES.includes(i.status) &&
+        !isHeldForOperator(i) &&
+        !held.some((h) => h.orderingKey === i.orderingKey && h.seq < i.seq),
+    );
+    if (open.length === 0) break;
     if (Date.now() > deadline) {
-      console.error("drain timed out", JSON.stringify(c));
+      console.error("drain timed out", JSON.stringify(open.map((i) => [i.id, i.status])));
       process.exit(2);
     }
     await new Promise((r) => setTimeout(r, 10));
