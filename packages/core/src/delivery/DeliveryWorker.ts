@@ -31,10 +31,11 @@ function isSettled(intent: DurableSendIntent): boolean {
 }
 
 /**
- * Attempts leased ahead, per delivery slot: with `concurrency` 32 the worker keeps up to 32
- * leased intents waiting for a slot beside the 32 holding one ([H19]: a finished call's slot
- * starts the next attempt in the same group commit as its outcome, instead of a lease round
- * trip later).
+ * Attempts leased ahead, per delivery slot: the loop leases (a full `concurrency`) while fewer
+ * than `concurrency × PREFETCH` leased intents wait for a slot, so with `concurrency` 32 up to
+ * 63 of them wait beside the 32 holding one ([H19]: a finished call's slot starts the next
+ * attempt in the same group commit as its outcome, instead of a lease round trip later). They
+ * wait behind every other caller of the slots (`SlotWait.behind`).
  */
 const PREFETCH = 1;
 
@@ -68,6 +69,8 @@ export class DeliveryWorker {
   readonly #recent = new Map<string, DurableSendIntent>();
   readonly #listeners = new Set<(event: DeliveryEvent) => void>();
   readonly #abort = new AbortController();
+  /** Aborted by `stop()`: the attempts leased ahead stop waiting for a slot. */
+  #stopping = new AbortController();
   #running = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
@@ -115,6 +118,7 @@ export class DeliveryWorker {
   async start(): Promise<RecoveryReport> {
     if (this.#running) throw new Error("delivery worker already started");
     this.#running = true;
+    this.#stopping = new AbortController();
     await this.#seedRateLimits();
     const report = await this.recover(this.#deps.options.recoveryBudgetMs);
     this.#loop = this.#run();
@@ -167,6 +171,7 @@ export class DeliveryWorker {
   async stop(drainMs = 10_000): Promise<void> {
     if (!this.#running) return;
     this.#running = false;
+    this.#stopping.abort();
     this.kick();
     await this.#loop;
     const drained = Promise.allSettled([...this.#inFlight.values()]);
@@ -294,8 +299,9 @@ export class DeliveryWorker {
   }
 
   /**
-   * @param fromLoop - leased by the loop (not by `runtime.send`): when the worker stops before a
-   *   slot comes free, the attempt is not started and the lease is given back.
+   * @param fromLoop - leased by the loop (not by `runtime.send`): leased ahead, it waits for a
+   *   slot behind every other caller (`SlotWait.behind`); when the worker stops before one comes
+   *   free, the attempt is not started and the lease is given back at once.
    */
   async #process(
     intent: DurableSendIntent,
@@ -335,13 +341,17 @@ export class DeliveryWorker {
       if (!folded) {
         this.#waitingForSlot++;
         try {
-          await this.#deps.slots.acquire();
+          // Leased ahead (SQLite, see `#run`), it queues behind every caller that did not.
+          const behind = fromLoop && store.groupsWritesPerTick === true;
+          slot = await this.#deps.slots.acquire(
+            fromLoop ? { behind, signal: this.#stopping.signal } : {},
+          );
         } finally {
           this.#waitingForSlot--;
         }
-        slot = true;
         if (fromLoop && !this.#running) {
-          // Leased ahead and the worker stopped meanwhile: another process may take it now.
+          // Leased by the loop and the worker is stopping (it gave up waiting, or got its slot
+          // after the stop): another process may take it now, not once this one's calls answered.
           callsDone();
           await store.releaseLease(intent.id, owner).catch(() => false);
           return undefined;
@@ -375,13 +385,13 @@ export class DeliveryWorker {
     while (this.#running) {
       try {
         if (clock() >= this.#nextRecoveryAt) await this.recover();
-        // Up to `concurrency` attempts hold slots and about as many more wait for one, leased
-        // ahead, so a slot handed on when a call answers starts the next attempt at once: its
-        // `sending` write joins the group commit of the finished attempt's outcome. The lease
-        // that refills the attempts waiting is issued in that same turn of the event loop (each
-        // slot handed on kicks the loop), so it joins that group commit too; it asks for a full
-        // `concurrency` at once, since the other calls answering in that turn hand their slots
-        // on only after it.
+        // Up to `concurrency` attempts hold slots and up to about twice as many more wait for
+        // one, leased ahead, so a slot handed on when a call answers starts the next attempt at
+        // once: its `sending` write joins the group commit of the finished attempt's outcome. The
+        // lease that refills the attempts waiting is issued in that same turn of the event loop
+        // (each slot handed on kicks the loop), so it joins that group commit too; it asks for a
+        // full `concurrency` at once, since the other calls answering in that turn hand their
+        // slots on only after it.
         // Only where one tick's writes commit together (`groupsWritesPerTick`: SQLite) does
         // leasing ahead save anything; elsewhere (PostgreSQL) it only holds intents other
         // processes could send now, so the loop leases for free slots (measured: 4 processes

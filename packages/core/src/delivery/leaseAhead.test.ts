@@ -39,6 +39,31 @@ function setup(transport: FakeTransport, concurrency: number) {
   return { runtime, store };
 }
 
+/**
+ * A transport whose calls wait, in order, until `next()` lets the oldest one through; after
+ * `release()`, every call goes through.
+ */
+function gatedCalls(platform: FakePlatform) {
+  const direct = inProcessTransport(platform);
+  const held: Array<() => void> = [];
+  const chats: string[] = [];
+  let open = false;
+  const transport: FakeTransport = async (call) => {
+    chats.push("chat" in call ? call.chat : "");
+    if (!open) await new Promise<void>((r) => held.push(r));
+    return direct(call);
+  };
+  const next = () => held.shift()?.();
+  release = () => {
+    open = true;
+    for (const r of held.splice(0)) r();
+  };
+  return { transport, chats, next };
+}
+
+const leasedCount = async (store: SqliteStateStore) =>
+  (await store.listIntents()).filter((i) => i.leaseOwner !== undefined).length;
+
 const backlog = (n: number) =>
   Array.from({ length: n }, (_, i) => ({
     idempotencyKey: `ahead-${i}`,
@@ -109,5 +134,67 @@ describe("delivery worker leasing ahead", () => {
       Array(4).fill(["pending", 0, undefined]),
     );
     expect(platform.visible()).toHaveLength(2);
+  });
+
+  it("a call that did not lease ahead gets the next free slot before the intents leased ahead", async () => {
+    const platform = new FakePlatform();
+    const gated = gatedCalls(platform);
+    const { runtime, store } = setup(gated.transport, 2);
+    await store.enqueueIntents(backlog(6));
+    await runtime.start();
+    // Two calls held, two intents leased ahead waiting for their slots.
+    await eventually(
+      () => leasedCount(store),
+      (n) => n === 4,
+    );
+    // A send without an intent (a live preview edit queues the same way) asks for a slot.
+    const direct = runtime.send(outboundMessage("now", { target: { id: "direct" } }), {
+      durability: "disabled",
+    });
+    await tick();
+    gated.next(); // a slot frees
+    await eventually(
+      () => gated.chats.length,
+      (n) => n >= 3,
+    );
+    // It went before the two leased ahead: without leasing ahead they would not be leased yet.
+    expect(gated.chats[2]).toBe("direct");
+    release();
+    await direct;
+  });
+
+  it("a stopping worker gives its leases taken ahead back at once, while its calls still run", async () => {
+    const platform = new FakePlatform();
+    const gated = gatedCalls(platform);
+    const { runtime, store } = setup(gated.transport, 2);
+    const other = createMessageRuntime({
+      store,
+      adapters: [createFakeAdapter({ transport: inProcessTransport(platform) })],
+      delivery: { concurrency: 2, pollIntervalMs: 5, leaseMs: 10_000, workerId: "other" },
+    });
+    await store.enqueueIntents(backlog(6));
+    await runtime.start();
+    await eventually(
+      () => leasedCount(store),
+      (n) => n === 4,
+    );
+    const stopped = runtime.stop();
+    await other.start();
+    try {
+      // The other process delivers the four not in flight here (two were leased ahead) while
+      // the first worker's two calls are still held: it need not wait for them to answer.
+      await eventually(
+        () => store.countIntents(),
+        (c) => c.sent === 4,
+        2_000,
+      );
+      expect(gated.chats).toHaveLength(2);
+      release();
+      await stopped;
+      expect(platform.visible()).toHaveLength(6);
+    } finally {
+      release();
+      await other.stop();
+    }
   });
 });
