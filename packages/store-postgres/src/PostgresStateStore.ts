@@ -16,6 +16,7 @@ import type {
   IntentPatch,
   IntentQuery,
   IntentStatus,
+  IntentStatusRow,
   IntentTransition,
   LeaseRequest,
   LedgerEvent,
@@ -251,6 +252,10 @@ export class PostgresStateStore implements MessageStateStore {
 
   getIntent(id: string): Promise<DurableSendIntent | undefined> {
     return this.#do("getIntent", (ctx) => queries.getIntentBy(ctx, "id", id));
+  }
+
+  getIntentStatuses(ids: readonly string[]): Promise<IntentStatusRow[]> {
+    return this.#do("getIntentStatuses", (ctx) => queries.getIntentStatuses(ctx, ids));
   }
 
   getIntentByIdempotencyKey(key: string): Promise<DurableSendIntent | undefined> {

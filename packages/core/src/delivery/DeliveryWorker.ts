@@ -8,12 +8,13 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ChannelMessageAdapter } from "../adapter/types.ts";
-import { type DurableSendIntent, isHeldForOperator, TERMINAL_STATUSES } from "../message/intent.ts";
+import type { DurableSendIntent } from "../message/intent.ts";
 import { dispatchSending, runAttempt, type SendingAttempt, sleep } from "./attempt.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { NoAdapterParking } from "./noAdapter.ts";
 import { seedRateLimits } from "./ratelimit/seed.ts";
 import { type RecoveryReport, recoverStale } from "./recovery.ts";
+import { isSettled, SettlePoll } from "./settlePoll.ts";
 import { resolveUnknown } from "./unknown.ts";
 
 /** Events a worker emits for observers (metrics, logs, tests). */
@@ -25,10 +26,11 @@ export type DeliveryEvent =
 /** A folded first attempt handed to the worker (`deliverSending`). */
 type Folded = { adapter: ChannelMessageAdapter; started: SendingAttempt };
 
-/** Why `waitFor` resolves: the intent reached a state the caller should see. */
-function isSettled(intent: DurableSendIntent): boolean {
-  return TERMINAL_STATUSES.includes(intent.status) || isHeldForOperator(intent);
-}
+/**
+ * What ends one wait of `waitFor`: news of the intent (this worker's outcome, or a poll that
+ * found it settled; `undefined`: it no longer exists), its deadline, or a failed poll.
+ */
+type Wake = { intent: DurableSendIntent | undefined } | { deadline: true } | { error: unknown };
 
 /**
  * Attempts leased ahead, per delivery slot: the loop leases (a full `concurrency`) while fewer
@@ -64,7 +66,9 @@ export function leaseOwnerId(workerId: string): string {
 export class DeliveryWorker {
   readonly #deps: DeliveryDeps;
   readonly #inFlight = new Map<string, Promise<unknown>>();
-  readonly #waiters = new Map<string, Set<(intent: DurableSendIntent) => void>>();
+  readonly #waiters = new Map<string, Set<(wake: Wake) => void>>();
+  /** Asks the store about the intents waited on that another writer may settle. */
+  readonly #poll: SettlePoll;
   /** Settled outcomes of this worker's attempts (`waitFor`'s first look), newest last. */
   readonly #recent = new Map<string, DurableSendIntent>();
   readonly #listeners = new Set<(event: DeliveryEvent) => void>();
@@ -87,6 +91,13 @@ export class DeliveryWorker {
   constructor(deps: DeliveryDeps) {
     this.#deps = deps;
     this.#parking = new NoAdapterParking(deps);
+    this.#poll = new SettlePoll(deps.store, {
+      waiting: () => [...this.#waiters.keys()],
+      found: (id, intent) => this.#wakeWaiters(id, { intent }),
+      failed: (ids, error) => {
+        for (const id of ids) this.#wakeWaiters(id, { error });
+      },
+    });
   }
 
   /** Lease owner id of this worker (`${workerId}:${bootId}`). */
@@ -189,7 +200,8 @@ export class DeliveryWorker {
 
   /**
    * Waits until an intent is sent, failed, cancelled or held for an operator, or `timeoutMs`
-   * passed. Falls back to polling the store every 500 ms (another process may deliver it).
+   * passed. The store is polled every 500 ms meanwhile (another writer may settle it): one status
+   * read for every intent waited on (`settlePoll.ts`).
    *
    * @param known - the intent as the caller has just written or read it (the enqueue result,
    *   the outcome of `deliverLeased`): it stands for the first store read. An outcome this
@@ -215,23 +227,40 @@ export class DeliveryWorker {
     while (current && !isSettled(current)) {
       const left = deadline - this.#deps.clock();
       if (left <= 0) break;
-      const settled = await new Promise<DurableSendIntent | undefined>((resolve) => {
+      const woke = await new Promise<Wake>((resolve) => {
         const set = this.#waiters.get(intentId) ?? new Set();
-        const done = (intent?: DurableSendIntent) => {
+        const done = (wake: Wake) => {
           clearTimeout(timer);
           set.delete(done);
-          resolve(intent);
+          if (set.size === 0 && this.#waiters.get(intentId) === set) {
+            this.#waiters.delete(intentId);
+          }
+          resolve(wake);
         };
-        const timer = setTimeout(() => done(), Math.min(left, 500));
+        const timer = setTimeout(() => done({ deadline: true }), left);
         set.add(done);
         this.#waiters.set(intentId, set);
+        this.#poll.start();
       });
-      current = settled ?? (await this.#deps.store.getIntent(intentId));
+      if ("deadline" in woke) {
+        stale = true;
+        break;
+      }
+      if ("error" in woke) throw woke.error;
+      current = woke.intent;
       stale = false;
     }
     if (stale && current && !isSettled(current))
       current = await this.#deps.store.getIntent(intentId);
     return current;
+  }
+
+  /** Wakes the waits on `id` (a poll found it settled or gone, or could not read it). */
+  #wakeWaiters(id: string, wake: Wake): void {
+    const set = this.#waiters.get(id);
+    if (!set) return;
+    this.#waiters.delete(id);
+    for (const w of [...set]) w(wake);
   }
 
   #notify(intent: DurableSendIntent): void {
@@ -245,7 +274,7 @@ export class DeliveryWorker {
     const set = this.#waiters.get(intent.id);
     if (!set) return;
     if (isSettled(intent)) this.#waiters.delete(intent.id);
-    for (const w of [...set]) w(intent);
+    for (const w of [...set]) w({ intent });
   }
 
   /**

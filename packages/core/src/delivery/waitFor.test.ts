@@ -10,12 +10,25 @@ import { createFakeAdapter, inProcessTransport } from "../testing/fakeAdapter.ts
 import { FakePlatform } from "../testing/fakePlatform.ts";
 import { outboundMessage } from "../testing/fixtures.ts";
 
-/** A SQLite store that counts `getIntent` calls. */
+/** A SQLite store that counts `getIntent` calls and `getIntentStatuses` polls. */
 class CountingStore extends SqliteStateStore {
   reads = 0;
+  polls: number[] = [];
   override getIntent(id: string) {
     this.reads++;
     return super.getIntent(id);
+  }
+  override getIntentStatuses(ids: readonly string[]) {
+    this.polls.push(ids.length);
+    return super.getIntentStatuses(ids);
+  }
+}
+
+/** The same without `getIntentStatuses` (an older or third-party store). */
+class WholeRowStore extends CountingStore {
+  constructor(options: { path: string }) {
+    super(options);
+    Object.defineProperty(this, "getIntentStatuses", { value: undefined });
   }
 }
 
@@ -28,8 +41,8 @@ afterEach(async () => {
   store = undefined;
 });
 
-function setup(platform = new FakePlatform()) {
-  store = new CountingStore({ path: ":memory:" });
+function setup(platform = new FakePlatform(), Store: typeof CountingStore = CountingStore) {
+  store = new Store({ path: ":memory:" });
   const adapter = createFakeAdapter({ transport: inProcessTransport(platform) });
   runtime = createMessageRuntime({
     store,
@@ -96,5 +109,68 @@ describe("runtime.send waits on what it knows", () => {
     const error = await runtime.send(outboundMessage("late"), { waitMs: 30 }).catch((e) => e);
     expect((error as Error).name).toBe("DeliveryPendingError");
     expect(store.reads).toBe(1);
+  });
+});
+
+describe("the poll for changes made elsewhere", () => {
+  /** `n` sends queued behind an intent nobody delivers (the worker is stopped). */
+  async function queued(n: number, Store: typeof CountingStore = CountingStore) {
+    const { store, runtime } = setup(new FakePlatform(), Store);
+    await runtime.start();
+    await runtime.worker.stop();
+    await runtime.enqueue(outboundMessage("first", { target: { id: "blocked" } }));
+    const outcomes = Array.from({ length: n }, (_, i) =>
+      runtime
+        .send(outboundMessage(`q${i}`, { target: { id: "blocked" } }), { waitMs: 10_000 })
+        .then(
+          () => "sent",
+          (e: Error) => e.name,
+        ),
+    );
+    let ids: string[] = [];
+    for (let i = 0; i < 200 && ids.length < n; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      ids = (await store.listIntents({ statuses: ["pending"], limit: 1_000 }))
+        .filter((x) => x.message.body?.markdown !== "first")
+        .map((x) => x.id);
+    }
+    expect(ids).toHaveLength(n);
+    return { store, outcomes, ids };
+  }
+
+  it("asks about every waiting send in one status read per 500 ms, and reads whole rows only of those settled", async () => {
+    const { store, outcomes, ids } = await queued(50);
+    const readsBefore = store.reads;
+    await new Promise((r) => setTimeout(r, 1_100));
+    // Two or three ticks, each one read for all 50 (before: 50 whole-row reads per tick).
+    expect(store.polls.length).toBeGreaterThanOrEqual(1);
+    expect(store.polls.length).toBeLessThanOrEqual(3);
+    expect(store.polls.every((n) => n === 50)).toBe(true);
+    expect(store.reads).toBe(readsBefore);
+    // An operator cancels them (another process, as `herald queue cancel` does).
+    await store.transitionIntents(
+      ids.map((id) => ({ id, from: "pending" as const, to: "cancelled" as const })),
+    );
+    const t0 = Date.now();
+    expect(new Set(await Promise.all(outcomes))).toEqual(new Set(["DeliveryCancelledError"]));
+    expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(store.reads - readsBefore).toBe(50);
+  });
+
+  it("a store without status reads is polled intent by intent, and the cancel is still seen", async () => {
+    const { store, outcomes, ids } = await queued(5, WholeRowStore);
+    await store.transitionIntents(
+      ids.map((id) => ({ id, from: "pending" as const, to: "cancelled" as const })),
+    );
+    expect(new Set(await Promise.all(outcomes))).toEqual(new Set(["DeliveryCancelledError"]));
+    expect(store.polls).toEqual([]);
+  });
+
+  it("a poll the store cannot answer ends the waits with the store's error", async () => {
+    const { store, outcomes } = await queued(3);
+    store.getIntentStatuses = () => Promise.reject(new Error("disk on fire"));
+    const t0 = Date.now();
+    expect(await Promise.all(outcomes)).toEqual(["Error", "Error", "Error"]);
+    expect(Date.now() - t0).toBeLessThan(2_000);
   });
 });

@@ -19,6 +19,7 @@ import type {
   EnqueueResult,
   IntentPatch,
   IntentQuery,
+  IntentStatusRow,
   IntentTransition,
   LeaseRequest,
   LedgerEvent,
@@ -50,6 +51,14 @@ export interface MessageStateStore {
   enqueueIntents(intents: readonly NewSendIntent[]): Promise<EnqueueResult[]>;
   /** Reads one intent by id. */
   getIntent(id: string): Promise<DurableSendIntent | undefined>;
+  /**
+   * Reads the status columns of the intents of `ids` that exist ({@link IntentStatusRow}, in no
+   * particular order; unknown ids are left out), without reading or parsing whole rows. The
+   * delivery worker polls it, every 500 ms, for every intent a `runtime.send` waits on that
+   * another writer may settle (`delivery/settlePoll.ts`). Optional: without it the worker reads
+   * each waited-on intent with `getIntent`.
+   */
+  getIntentStatuses?(ids: readonly string[]): Promise<IntentStatusRow[]>;
   /** Reads one intent by idempotency key. */
   getIntentByIdempotencyKey(idempotencyKey: string): Promise<DurableSendIntent | undefined>;
   /**

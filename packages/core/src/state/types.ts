@@ -99,6 +99,16 @@ export type IntentQuery = {
   limit?: number;
 };
 
+/**
+ * The columns of an intent that say whether it settled (`MessageStateStore.getIntentStatuses`):
+ * its status, `nextAttemptAt` (held for an operator: `HELD_FOR_OPERATOR_AT`) and `updatedAt`
+ * (epoch ms).
+ */
+export type IntentStatusRow = Pick<
+  DurableSendIntent,
+  "id" | "status" | "nextAttemptAt" | "updatedAt"
+>;
+
 /** What the outbound registry knows about one platform message id. */
 export type ReceiptRecord = {
   channel: string;

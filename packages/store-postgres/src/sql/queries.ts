@@ -9,6 +9,7 @@ import {
   INTENT_STATUSES,
   type IntentQuery,
   type IntentStatus,
+  type IntentStatusRow,
   type MessageReceipt,
   type ReceiptRecord,
 } from "@herald/core";
@@ -25,6 +26,27 @@ export async function getIntentBy(
     value,
   ]);
   return rows[0] ? intentFromRow(rows[0]) : undefined;
+}
+
+/** The status columns of the intents of `ids` that exist (`MessageStateStore.getIntentStatuses`). */
+export async function getIntentStatuses(
+  ctx: Ctx,
+  ids: readonly string[],
+): Promise<IntentStatusRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await ctx.db.query<Row>(
+    `SELECT id, status, next_attempt_at, updated_at FROM ${ctx.t.intents} WHERE id = ANY($1::text[])`,
+    [ids],
+  );
+  return rows.map(
+    (r) =>
+      compact({
+        id: String(r.id),
+        status: String(r.status) as IntentStatus,
+        nextAttemptAt: r.next_attempt_at === null ? undefined : int(r.next_attempt_at),
+        updatedAt: int(r.updated_at),
+      }) as IntentStatusRow,
+  );
 }
 
 /**

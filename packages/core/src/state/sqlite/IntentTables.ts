@@ -24,6 +24,7 @@ import type {
   EnqueueResult,
   IntentPatch,
   IntentQuery,
+  IntentStatusRow,
   IntentTransition,
   LeaseRequest,
   NewSendIntent,
@@ -230,6 +231,24 @@ export class IntentTables {
   getIntent(id: string): DurableSendIntent | undefined {
     const row = this.#getIntentRow(id);
     return row ? intentFromRow(row) : undefined;
+  }
+
+  getIntentStatuses(ids: readonly string[]): IntentStatusRow[] {
+    const rows = this.#db
+      .stmt(
+        `SELECT id, status, next_attempt_at, updated_at FROM intents
+         WHERE id IN (SELECT value FROM json_each(?))`,
+      )
+      .all(JSON.stringify(ids)) as Row[];
+    return rows.map(
+      (r) =>
+        compact({
+          id: String(r.id),
+          status: String(r.status) as IntentStatus,
+          nextAttemptAt: r.next_attempt_at === null ? undefined : Number(r.next_attempt_at),
+          updatedAt: Number(r.updated_at),
+        }) as IntentStatusRow,
+    );
   }
 
   getIntentByIdempotencyKey(key: string): DurableSendIntent | undefined {

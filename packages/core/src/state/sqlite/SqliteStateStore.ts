@@ -24,6 +24,7 @@ import type {
   EnqueueResult,
   IntentPatch,
   IntentQuery,
+  IntentStatusRow,
   IntentTransition,
   LeaseRequest,
   LedgerEvent,
@@ -222,6 +223,10 @@ export class SqliteStateStore implements MessageStateStore {
 
   getIntent(id: string): Promise<DurableSendIntent | undefined> {
     return this.#run("getIntent", () => this.#intents.getIntent(id));
+  }
+
+  getIntentStatuses(ids: readonly string[]): Promise<IntentStatusRow[]> {
+    return this.#run("getIntentStatuses", () => this.#intents.getIntentStatuses(ids));
   }
 
   getIntentByIdempotencyKey(key: string): Promise<DurableSendIntent | undefined> {

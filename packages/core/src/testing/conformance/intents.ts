@@ -4,7 +4,12 @@
  * @module
  */
 import { describe, expect, it } from "vitest";
-import { IllegalTransitionError, INTENT_STATUSES, orderingKeyOf } from "../../message/intent.ts";
+import {
+  HELD_FOR_OPERATOR_AT,
+  IllegalTransitionError,
+  INTENT_STATUSES,
+  orderingKeyOf,
+} from "../../message/intent.ts";
 import { IntentConflictError } from "../../state/errors.ts";
 import { newIntent, outboundMessage, textReceipt } from "../fixtures.ts";
 import type { StoreContext } from "./harness.ts";
@@ -320,6 +325,37 @@ export function intentTests(ctx: StoreContext): void {
       expect(pending.map((i) => i.message.body?.markdown)).toEqual(["a", "b"]);
       const after = await s.listIntents({ afterSeq: rs[0]?.intent.seq ?? 0, limit: 1 });
       expect(after.map((i) => i.message.body?.markdown)).toEqual(["b"]);
+    });
+
+    it("reads the status columns of many intents at once, unknown ids left out (getIntentStatuses)", async () => {
+      const s = ctx.store();
+      if (!s.getIntentStatuses) return; // optional: the worker then reads whole rows
+      const rs = await s.enqueueIntents([
+        newIntent(outboundMessage("a")),
+        newIntent(outboundMessage("b")),
+        newIntent(outboundMessage("c"), { nextAttemptAt: HELD_FOR_OPERATOR_AT }),
+      ]);
+      const [a, b, c] = rs.map((r) => r.intent);
+      if (!a || !b || !c) throw new Error("enqueue returned fewer intents");
+      const [cancelled] = await s.transitionIntents([
+        { id: b.id, from: "pending", to: "cancelled" },
+      ]);
+      const rows = await s.getIntentStatuses([c.id, "nope", a.id, b.id, a.id]);
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      expect(rows.map((r) => r.id).sort()).toEqual([a.id, b.id, c.id].sort());
+      expect(byId.get(a.id)).toEqual({ id: a.id, status: "pending", updatedAt: a.updatedAt });
+      expect(byId.get(b.id)).toEqual({
+        id: b.id,
+        status: "cancelled",
+        updatedAt: cancelled?.updatedAt,
+      });
+      expect(byId.get(c.id)).toEqual({
+        id: c.id,
+        status: "pending",
+        nextAttemptAt: HELD_FOR_OPERATOR_AT,
+        updatedAt: c.updatedAt,
+      });
+      expect(await s.getIntentStatuses([])).toEqual([]);
     });
 
     it("counts every status, zero included", async () => {

@@ -45,6 +45,7 @@ import type {
   EnqueueResult,
   IntentPatch,
   IntentQuery,
+  IntentStatusRow,
   IntentTransition,
   LeaseRequest,
   LedgerEvent,
@@ -455,6 +456,9 @@ export class SqliteWorkerStore implements MessageStateStore {
   }
   getIntent(id: string): Promise<DurableSendIntent | undefined> {
     return this.#call("getIntent", [id]);
+  }
+  getIntentStatuses(ids: readonly string[]): Promise<IntentStatusRow[]> {
+    return this.#call("getIntentStatuses", [ids]);
   }
   getIntentByIdempotencyKey(idempotencyKey: string): Promise<DurableSendIntent | undefined> {
     return this.#call("getIntentByIdempotencyKey", [idempotencyKey]);

@@ -1,0 +1,96 @@
+/**
+ * The fallback poll behind `DeliveryWorker.waitFor` ([H19]). An intent waited on can be settled
+ * by a writer the worker does not hear from (another process on the same store, an operator's
+ * `herald queue cancel`), so the store is asked about it every `intervalMs`.
+ *
+ * One poll asks about every intent waited on at once and reads only their status
+ * (`MessageStateStore.getIntentStatuses`: a few columns, no JSON parsed); the whole row is read
+ * only for an intent that looks settled. Before, each waiting intent read its whole row every
+ * 500 ms: with 4,000 `runtime.send`s queued behind 100 chats, those reads were 15 % of the
+ * sending process's time. A store without `getIntentStatuses` is read intent by intent, as
+ * before.
+ *
+ * @module
+ */
+import { type DurableSendIntent, isHeldForOperator, TERMINAL_STATUSES } from "../message/intent.ts";
+import type { MessageStateStore } from "../state/MessageStateStore.ts";
+import type { IntentStatusRow } from "../state/types.ts";
+
+/** True when `waitFor` returns on it: terminal, or held for an operator. */
+export function isSettled(intent: Pick<DurableSendIntent, "status" | "nextAttemptAt">): boolean {
+  return TERMINAL_STATUSES.includes(intent.status) || isHeldForOperator(intent);
+}
+
+/** Most ids asked about in one `getIntentStatuses` call. */
+const CHUNK = 1_000;
+
+/** What the poll tells the worker. */
+export type SettlePollEvents = {
+  /** The ids waited on right now. */
+  waiting(): string[];
+  /** `id` settled (the row as read), or no longer exists (`undefined`). */
+  found(id: string, intent: DurableSendIntent | undefined): void;
+  /** The store could not be read: every wait on `ids` ends with `error`. */
+  failed(ids: readonly string[], error: unknown): void;
+};
+
+/** Polls the store for settled intents while any is waited on. */
+export class SettlePoll {
+  readonly #store: MessageStateStore;
+  readonly #events: SettlePollEvents;
+  readonly #intervalMs: number;
+  #timer: NodeJS.Timeout | undefined;
+
+  /** @param intervalMs - time between polls, ms. */
+  constructor(store: MessageStateStore, events: SettlePollEvents, intervalMs = 500) {
+    this.#store = store;
+    this.#events = events;
+    this.#intervalMs = intervalMs;
+  }
+
+  /** Schedules the next poll, unless one is scheduled or running. */
+  start(): void {
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => {
+      void this.#poll().finally(() => {
+        this.#timer = undefined;
+        if (this.#events.waiting().length > 0) this.start();
+      });
+    }, this.#intervalMs);
+    // The waits' own deadline timers keep the process alive, not the poll.
+    this.#timer.unref?.();
+  }
+
+  async #poll(): Promise<void> {
+    const ids = this.#events.waiting();
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const chunk = ids.slice(i, i + CHUNK);
+      try {
+        for (const id of await this.#settledOrGone(chunk)) {
+          this.#events.found(id, await this.#store.getIntent(id));
+        }
+      } catch (error) {
+        this.#events.failed(chunk, error);
+      }
+    }
+  }
+
+  /** The ids of `chunk` whose intent looks settled or is gone. */
+  async #settledOrGone(chunk: string[]): Promise<string[]> {
+    if (!this.#store.getIntentStatuses) {
+      // No status read: the whole rows, one by one (what every wait did before), each reported
+      // here, so none is left to read again.
+      for (const id of chunk) {
+        const intent = await this.#store.getIntent(id);
+        if (!intent || isSettled(intent)) this.#events.found(id, intent);
+      }
+      return [];
+    }
+    const rows = new Map<string, IntentStatusRow>();
+    for (const row of await this.#store.getIntentStatuses(chunk)) rows.set(row.id, row);
+    return chunk.filter((id) => {
+      const row = rows.get(id);
+      return !row || isSettled(row);
+    });
+  }
+}
