@@ -41,6 +41,9 @@ type Wake = { intent: DurableSendIntent | undefined } | { deadline: true } | { e
  */
 const PREFETCH = 1;
 
+/** Longest delay `setTimeout` keeps, ms (a longer one, `Infinity` too, fires after 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** How many settled outcomes a worker keeps for `waitFor` (the oldest is dropped first). */
 const RECENT_OUTCOMES = 1024;
 
@@ -248,7 +251,7 @@ export class DeliveryWorker {
     let stale = current === known;
     while (current && !isSettled(current)) {
       const left = deadline - this.#deps.clock();
-      if (left <= 0) break;
+      if (!(left > 0)) break; // past the deadline, or none (`timeoutMs` NaN)
       const woke = await new Promise<Wake>((resolve) => {
         const set = this.#waiters.get(intentId) ?? new Set();
         const done = (wake: Wake) => {
@@ -259,14 +262,16 @@ export class DeliveryWorker {
           }
           resolve(wake);
         };
-        const timer = setTimeout(() => done({ deadline: true }), left);
+        const timer = setTimeout(() => done({ deadline: true }), Math.min(left, MAX_TIMER_MS));
         set.add(done);
         this.#waiters.set(intentId, set);
         this.#poll.start();
       });
+      // The timer ran out: the loop ends when the deadline passed on the runtime's clock, and
+      // waits again when not (a `timeoutMs` longer than a timer runs, a clock behind the timer).
       if ("deadline" in woke) {
         stale = true;
-        break;
+        continue;
       }
       if ("error" in woke) throw woke.error;
       current = woke.intent;

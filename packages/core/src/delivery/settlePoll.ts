@@ -65,25 +65,23 @@ export class SettlePoll {
     const ids = this.#events.waiting();
     for (let i = 0; i < ids.length; i += CHUNK) {
       const chunk = ids.slice(i, i + CHUNK);
+      let settled: string[];
       try {
-        for (const id of await this.#settledOrGone(chunk)) {
-          this.#events.found(id, await this.#store.getIntent(id));
-        }
+        settled = await this.#settledOrGone(chunk);
       } catch (error) {
         this.#events.failed(chunk, error);
+        continue;
       }
+      await Promise.all(settled.map((id) => this.#read(id)));
     }
   }
 
   /** The ids of `chunk` whose intent looks settled or is gone. */
   async #settledOrGone(chunk: string[]): Promise<string[]> {
     if (!this.#store.getIntentStatuses) {
-      // No status read: the whole rows, one by one (what every wait did before), each reported
-      // here, so none is left to read again.
-      for (const id of chunk) {
-        const intent = await this.#store.getIntent(id);
-        if (!intent || isSettled(intent)) this.#events.found(id, intent);
-      }
+      // No status read: the whole rows, side by side (as every wait read its own before), each
+      // reported here, so none is left to read again.
+      await Promise.all(chunk.map((id) => this.#read(id, true)));
       return [];
     }
     const rows = new Map<string, IntentStatusRow>();
@@ -92,5 +90,20 @@ export class SettlePoll {
       const row = rows.get(id);
       return !row || isSettled(row);
     });
+  }
+
+  /**
+   * Reads the whole row of `id` and reports it (only when settled or gone, with `onlySettled`).
+   * A row that cannot be read ends the waits on it alone, not those on the rest of its chunk.
+   */
+  async #read(id: string, onlySettled = false): Promise<void> {
+    let intent: DurableSendIntent | undefined;
+    try {
+      intent = await this.#store.getIntent(id);
+    } catch (error) {
+      this.#events.failed([id], error);
+      return;
+    }
+    if (!onlySettled || !intent || isSettled(intent)) this.#events.found(id, intent);
   }
 }

@@ -4,18 +4,26 @@
  * and still sees what another process does to the intent.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { HELD_FOR_OPERATOR_AT } from "../message/intent.ts";
 import { createMessageRuntime, type MessageRuntime } from "../runtime.ts";
 import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
 import { createFakeAdapter, inProcessTransport } from "../testing/fakeAdapter.ts";
 import { FakePlatform } from "../testing/fakePlatform.ts";
 import { outboundMessage } from "../testing/fixtures.ts";
 
-/** A SQLite store that counts `getIntent` calls and `getIntentStatuses` polls. */
+/**
+ * A SQLite store that counts `getIntent` calls and `getIntentStatuses` polls; its `getIntent`
+ * can be made slow (`readDelayMs`, as over a network) or fail for one id (`unreadable`).
+ */
 class CountingStore extends SqliteStateStore {
   reads = 0;
   polls: number[] = [];
-  override getIntent(id: string) {
+  readDelayMs = 0;
+  unreadable: string | undefined;
+  override async getIntent(id: string) {
     this.reads++;
+    if (this.readDelayMs > 0) await new Promise((r) => setTimeout(r, this.readDelayMs));
+    if (id === this.unreadable) throw new Error("row unreadable");
     return super.getIntent(id);
   }
   override getIntentStatuses(ids: readonly string[]) {
@@ -114,23 +122,21 @@ describe("runtime.send waits on what it knows", () => {
 
 describe("the poll for changes made elsewhere", () => {
   /** `n` sends queued behind an intent nobody delivers (the worker is stopped). */
-  async function queued(n: number, Store: typeof CountingStore = CountingStore) {
+  async function queued(n: number, Store: typeof CountingStore = CountingStore, waitMs = 10_000) {
     const { store, runtime } = setup(new FakePlatform(), Store);
     await runtime.start();
     await runtime.worker.stop();
     await runtime.enqueue(outboundMessage("first", { target: { id: "blocked" } }));
     const outcomes = Array.from({ length: n }, (_, i) =>
-      runtime
-        .send(outboundMessage(`q${i}`, { target: { id: "blocked" } }), { waitMs: 10_000 })
-        .then(
-          () => "sent",
-          (e: Error) => e.name,
-        ),
+      runtime.send(outboundMessage(`q${i}`, { target: { id: "blocked" } }), { waitMs }).then(
+        () => "sent",
+        (e: Error) => e.name,
+      ),
     );
     let ids: string[] = [];
-    for (let i = 0; i < 200 && ids.length < n; i++) {
+    for (let i = 0; i < 400 && ids.length < n; i++) {
       await new Promise((r) => setTimeout(r, 5));
-      ids = (await store.listIntents({ statuses: ["pending"], limit: 1_000 }))
+      ids = (await store.listIntents({ statuses: ["pending"], limit: 2_000 }))
         .filter((x) => x.message.body?.markdown !== "first")
         .map((x) => x.id);
     }
@@ -173,4 +179,100 @@ describe("the poll for changes made elsewhere", () => {
     expect(await Promise.all(outcomes)).toEqual(["Error", "Error", "Error"]);
     expect(Date.now() - t0).toBeLessThan(2_000);
   });
+
+  it("a wait longer than a timer runs (waitMs Infinity, 2^31 ms and more) still waits for news", async () => {
+    const { store, outcomes, ids } = await queued(1, CountingStore, Number.POSITIVE_INFINITY);
+    // Before: `setTimeout(…, Infinity)` fires after 1 ms, and the send threw DeliveryPendingError.
+    const early = await Promise.race([outcomes[0], sleep(700).then(() => "waiting")]);
+    expect(early).toBe("waiting");
+    await store.transitionIntents([{ id: ids[0] as string, from: "pending", to: "cancelled" }]);
+    expect(await outcomes[0]).toBe("DeliveryCancelledError");
+  });
+
+  it("a wait without a deadline (waitMs NaN) ends at once instead of waking every millisecond", async () => {
+    const { store, outcomes } = await queued(1, CountingStore, Number.NaN);
+    expect(await outcomes[0]).toBe("DeliveryPendingError");
+    expect(store.polls).toEqual([]);
+  });
+
+  it("a settled intent whose row cannot be read ends only the waits on it", async () => {
+    const { store, outcomes, ids } = await queued(3);
+    store.unreadable = ids[0];
+    await store.transitionIntents([{ id: ids[0] as string, from: "pending", to: "cancelled" }]);
+    expect(await outcomes[0]).toBe("Error");
+    // Before: the read's error ended the other waits of its poll too.
+    const others = await Promise.race([Promise.all(outcomes.slice(1)), sleep(1_200)]);
+    expect(others).toBeUndefined();
+    await store.transitionIntents(
+      ids.slice(1).map((id) => ({ id, from: "pending" as const, to: "cancelled" as const })),
+    );
+    expect(await Promise.all(outcomes.slice(1))).toEqual([
+      "DeliveryCancelledError",
+      "DeliveryCancelledError",
+    ]);
+  });
+
+  it("a store without status reads is read side by side: a slow one still shows a cancel to 200 waits within ~1 s", async () => {
+    const { store, outcomes, ids } = await queued(200, WholeRowStore);
+    store.readDelayMs = 5;
+    await store.transitionIntents(
+      ids.map((id) => ({ id, from: "pending" as const, to: "cancelled" as const })),
+    );
+    const t0 = Date.now();
+    expect(new Set(await Promise.all(outcomes))).toEqual(new Set(["DeliveryCancelledError"]));
+    // Before: one read after another, 200 × 5 ms per poll (1.8 s here; each wait read its own,
+    // side by side, before the status poll: 0.4 s).
+    expect(Date.now() - t0).toBeLessThan(1_500);
+  });
+
+  it("an intent another process holds for an operator ends the wait (status and nextAttemptAt polled)", async () => {
+    const { store, outcomes, ids } = await queued(2);
+    const id = ids[0] as string;
+    await store.transitionIntents([{ id, from: "pending", to: "sending" }]);
+    await store.transitionIntents([
+      {
+        id,
+        from: "sending",
+        to: "unknown_after_send",
+        patch: { nextAttemptAt: HELD_FOR_OPERATOR_AT },
+      },
+    ]);
+    const t0 = Date.now();
+    expect(await outcomes[0]).toBe("DeliveryPendingError");
+    expect(Date.now() - t0).toBeLessThan(1_500);
+    // Not held (a retry scheduled): still waiting.
+    expect(await Promise.race([outcomes[1], sleep(600)])).toBeUndefined();
+  });
+
+  it("more than 1,000 waits are asked about in chunks, and all see a cancel", async () => {
+    const { store, outcomes, ids } = await queued(1_100);
+    await store.transitionIntents(
+      ids.map((id) => ({ id, from: "pending" as const, to: "cancelled" as const })),
+    );
+    expect(new Set(await Promise.all(outcomes))).toEqual(new Set(["DeliveryCancelledError"]));
+    expect(Math.max(...store.polls)).toBe(1_000);
+  }, 20_000);
+
+  it("waits that time out leave nothing to poll: the poll stops", async () => {
+    const { store, outcomes } = await queued(20, CountingStore, 700);
+    expect(new Set(await Promise.all(outcomes))).toEqual(new Set(["DeliveryPendingError"]));
+    const polls = store.polls.length;
+    await sleep(1_100);
+    expect(store.polls.length).toBe(polls);
+  });
+
+  it("a closed store ends the waits with StoreUnavailableError", async () => {
+    const { store, outcomes } = await queued(3);
+    await runtime?.stop();
+    await store.close();
+    expect(await Promise.all(outcomes)).toEqual([
+      "StoreUnavailableError",
+      "StoreUnavailableError",
+      "StoreUnavailableError",
+    ]);
+  });
 });
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
