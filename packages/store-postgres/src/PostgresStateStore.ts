@@ -398,7 +398,10 @@ export class PostgresStateStore implements MessageStateStore {
     return this.#do("schemaVersion", (ctx) => readSchemaVersion(ctx.db, ctx.t));
   }
 
-  /** Ends every pooled connection; later calls throw `StoreUnavailableError`. Idempotent. */
+  /**
+   * Lets the calls made before it finish, then ends every pooled connection; later calls throw
+   * `StoreUnavailableError`. Idempotent.
+   */
   async close(): Promise<void> {
     await this.#ctx.db.close();
   }

@@ -38,6 +38,8 @@ const types = {
 export class Db {
   readonly #pool: Pool;
   #closed = false;
+  /** Calls of {@link Db.run} not answered yet: {@link Db.close} lets them finish. */
+  readonly #running = new Set<Promise<unknown>>();
 
   constructor(config: PoolConfig) {
     this.#pool = new Pool({ ...config, types });
@@ -62,11 +64,15 @@ export class Db {
    */
   async run<T>(operation: string, fn: () => Promise<T>): Promise<T> {
     if (this.#closed) throw new StoreUnavailableError(operation, new Error("store is closed"));
+    const running = (async () => fn())();
+    this.#running.add(running);
     try {
-      return await fn();
+      return await running;
     } catch (error) {
       if (error instanceof HeraldError) throw error;
       throw new StoreUnavailableError(operation, error);
+    } finally {
+      this.#running.delete(running);
     }
   }
 
@@ -104,10 +110,15 @@ export class Db {
     }
   }
 
-  /** Ends every connection. Later {@link Db.run} calls throw {@link StoreUnavailableError}. */
+  /**
+   * Lets the calls made before it finish, then ends every connection. Later {@link Db.run} calls
+   * throw {@link StoreUnavailableError}. (A pool that is ending serves no call still waiting for a
+   * connection: ended at once, such a call would fail only after `connectionTimeoutMs`.)
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await Promise.allSettled([...this.#running]);
     await this.#pool.end();
   }
 }

@@ -116,4 +116,32 @@ describe.skipIf(!available)("PostgresStateStore failures", () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(IntentConflictError);
   });
+
+  it("answers a call still waiting for a connection when the store is closed, not after connectionTimeoutMs", async () => {
+    const schema = env.schema();
+    const store = env.store(schema, {
+      applicationName: schema,
+      pool: { max: 1, connectionTimeoutMs: 5_000 },
+    });
+    const [r] = await store.enqueueIntents([newIntent()]);
+    const id = r?.intent.id ?? "";
+    await withClient(async (raw) => {
+      await raw.query("BEGIN");
+      await raw.query(`LOCK TABLE "${schema}".intents IN ACCESS EXCLUSIVE MODE`);
+      // The one connection waits on the lock; a second call waits for that connection.
+      const first = store.getIntent(id);
+      await blockedBackend(raw, schema);
+      const second = store.getIntent(id);
+      await new Promise((res) => setTimeout(res, 20));
+      const closed = store.close();
+      await raw.query("ROLLBACK");
+      const t0 = Date.now();
+      expect((await first)?.id).toBe(id);
+      // Before: the pool, once ending, served no waiting call; it failed after 5 s ("timeout
+      // exceeded when trying to connect"). A runtime's settle poll in that spot held every wait.
+      expect((await second)?.id).toBe(id);
+      await closed;
+      expect(Date.now() - t0).toBeLessThan(2_000);
+    });
+  });
 });
