@@ -21,6 +21,12 @@ export function isSettled(intent: Pick<DurableSendIntent, "status" | "nextAttemp
   return TERMINAL_STATUSES.includes(intent.status) || isHeldForOperator(intent);
 }
 
+/**
+ * Polls in a row that must fail to read an intent before the waits on it end with the error
+ * (about 1.5 s at 500 ms apart).
+ */
+const FAILED_POLLS = 3;
+
 /** Most ids asked about in one `getIntentStatuses` call. */
 const CHUNK = 1_000;
 
@@ -30,7 +36,10 @@ export type SettlePollEvents = {
   waiting(): string[];
   /** `id` settled (the row as read), or no longer exists (`undefined`). */
   found(id: string, intent: DurableSendIntent | undefined): void;
-  /** The store could not be read: every wait on `ids` ends with `error`. */
+  /**
+   * The store could not be read, {@link FAILED_POLLS} polls in a row: every wait on `ids` ends
+   * with `error`.
+   */
   failed(ids: readonly string[], error: unknown): void;
 };
 
@@ -40,6 +49,8 @@ export class SettlePoll {
   readonly #events: SettlePollEvents;
   readonly #intervalMs: number;
   #timer: NodeJS.Timeout | undefined;
+  /** Polls in a row that could not read some intent. */
+  #failedPolls = 0;
 
   /** @param intervalMs - time between polls, ms. */
   constructor(store: MessageStateStore, events: SettlePollEvents, intervalMs = 500) {
@@ -63,25 +74,34 @@ export class SettlePoll {
 
   async #poll(): Promise<void> {
     const ids = this.#events.waiting();
+    const errors = new Map<string, unknown>();
     for (let i = 0; i < ids.length; i += CHUNK) {
       const chunk = ids.slice(i, i + CHUNK);
       let settled: string[];
       try {
-        settled = await this.#settledOrGone(chunk);
+        settled = await this.#settledOrGone(chunk, errors);
       } catch (error) {
-        this.#events.failed(chunk, error);
+        for (const id of chunk) errors.set(id, error);
         continue;
       }
-      await Promise.all(settled.map((id) => this.#read(id)));
+      await Promise.all(settled.map((id) => this.#read(id, errors)));
     }
+    if (errors.size === 0) {
+      this.#failedPolls = 0;
+      return;
+    }
+    // A blip (a reconnecting pool) ends no wait: the intents are durable and will be sent,
+    // and a caller told otherwise may send again. A store that stays down ends them.
+    if (++this.#failedPolls < FAILED_POLLS) return;
+    for (const [id, error] of errors) this.#events.failed([id], error);
   }
 
   /** The ids of `chunk` whose intent looks settled or is gone. */
-  async #settledOrGone(chunk: string[]): Promise<string[]> {
+  async #settledOrGone(chunk: string[], errors: Map<string, unknown>): Promise<string[]> {
     if (!this.#store.getIntentStatuses) {
       // No status read: the whole rows, side by side (as every wait read its own before), each
       // reported here, so none is left to read again.
-      await Promise.all(chunk.map((id) => this.#read(id, true)));
+      await Promise.all(chunk.map((id) => this.#read(id, errors, true)));
       return [];
     }
     const rows = new Map<string, IntentStatusRow>();
@@ -94,14 +114,15 @@ export class SettlePoll {
 
   /**
    * Reads the whole row of `id` and reports it (only when settled or gone, with `onlySettled`).
-   * A row that cannot be read ends the waits on it alone, not those on the rest of its chunk.
+   * A row that cannot be read is noted in `errors`: it touches the waits on it alone, not those
+   * on the rest of its chunk.
    */
-  async #read(id: string, onlySettled = false): Promise<void> {
+  async #read(id: string, errors: Map<string, unknown>, onlySettled = false): Promise<void> {
     let intent: DurableSendIntent | undefined;
     try {
       intent = await this.#store.getIntent(id);
     } catch (error) {
-      this.#events.failed([id], error);
+      errors.set(id, error);
       return;
     }
     if (!onlySettled || !intent || isSettled(intent)) this.#events.found(id, intent);

@@ -172,12 +172,24 @@ describe("the poll for changes made elsewhere", () => {
     expect(store.polls).toEqual([]);
   });
 
-  it("a poll the store cannot answer ends the waits with the store's error", async () => {
-    const { store, outcomes } = await queued(3);
+  it("a failed poll ends no wait; a store that stays unreadable ends them with its error", async () => {
+    const { store, outcomes, ids } = await queued(3);
+    const read = store.getIntentStatuses.bind(store);
+    let blips = 1;
+    store.getIntentStatuses = (x) =>
+      blips-- > 0 ? Promise.reject(new Error("connection reset")) : read(x);
+    // The blip's poll and a good one: every send still waits (they will be sent).
+    const early = await Promise.race([Promise.all(outcomes), sleep(1_200).then(() => "waiting")]);
+    expect(early).toBe("waiting");
+    expect(blips).toBeLessThan(0);
+    await store.transitionIntents([{ id: ids[0] as string, from: "pending", to: "cancelled" }]);
+    expect(await outcomes[0]).toBe("DeliveryCancelledError");
+    // Down for good: three failed polls in a row (about 1.5 s) end the other waits.
     store.getIntentStatuses = () => Promise.reject(new Error("disk on fire"));
     const t0 = Date.now();
-    expect(await Promise.all(outcomes)).toEqual(["Error", "Error", "Error"]);
-    expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(await Promise.all(outcomes.slice(1))).toEqual(["Error", "Error"]);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+    expect(Date.now() - t0).toBeLessThan(4_000);
   });
 
   it("a wait longer than a timer runs (waitMs Infinity, 2^31 ms and more) still waits for news", async () => {
