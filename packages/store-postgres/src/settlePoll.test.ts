@@ -22,7 +22,7 @@ const env = throwawaySchemas();
 afterAll(() => env.dispose());
 
 describe.skipIf(!available)("the settle poll on PostgreSQL", () => {
-  it("1,100 waiting sends see another process's cancel and hold, and fail typed at once when the store closes", async () => {
+  it("1,100 waiting sends see another process's cancel and hold, and fail typed within seconds when the store closes (three failed polls)", async () => {
     // Two stores on one schema: two processes.
     const schema = env.schema();
     const [mine, other] = [env.store(schema), env.store(schema)] as const;
