@@ -82,6 +82,17 @@ export class DeliveryWorker {
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #kicked = false;
+  /**
+   * False once a lease found nothing while no attempt was in flight here, until something says
+   * otherwise (a `kick()`: an enqueue, a retry, an adapter added; a recovery pass; an attempt
+   * that did not settle; a full lease). While false, an attempt here that ends or hands its slot
+   * on does not make the loop lease: its settling cannot make anything due (nothing waited
+   * behind it that this worker knows of), and what other processes enqueue is found by the
+   * poll every `pollIntervalMs`, as before. One send at a time costs no lease query.
+   */
+  #backlog = true;
+  /** `kick()` calls so far: a lease that began before the last one cannot clear `#backlog`. */
+  #kicks = 0;
   #nextRecoveryAt = 0;
   #lastLeaseAt = 0;
   /** Attempts tracked here that hold a delivery slot or wait for one (see {@link PREFETCH}). */
@@ -174,6 +185,17 @@ export class DeliveryWorker {
 
   /** Wakes the loop (something was enqueued or became due). */
   kick(): void {
+    this.#backlog = true;
+    this.#kicks++;
+    this.#wakeLoop();
+  }
+
+  /** An attempt here ended or handed its slot on: the loop leases again if work may wait. */
+  #attemptKick(): void {
+    if (this.#backlog) this.#wakeLoop();
+  }
+
+  #wakeLoop(): void {
     this.#kicked = true;
     this.#wake?.();
   }
@@ -324,10 +346,22 @@ export class DeliveryWorker {
       existing
         ? existing.then(() => this.#process(intent, folded, fromLoop))
         : this.#process(intent, folded, fromLoop)
-    ).finally(() => {
-      if (this.#inFlight.get(intent.id) === p) this.#inFlight.delete(intent.id);
-      this.kick();
-    });
+    )
+      .then(
+        (result) => {
+          // Not settled (a retry is scheduled, parked, aborted): it is leasable work again.
+          if (!result || !isSettled(result)) this.#backlog = true;
+          return result;
+        },
+        (error: unknown) => {
+          this.#backlog = true;
+          throw error;
+        },
+      )
+      .finally(() => {
+        if (this.#inFlight.get(intent.id) === p) this.#inFlight.delete(intent.id);
+        this.#attemptKick();
+      });
     this.#inFlight.set(intent.id, p);
     return p;
   }
@@ -355,7 +389,7 @@ export class DeliveryWorker {
       slot = false;
       if (needsSlot) this.#needSlot--;
       needsSlot = false;
-      this.kick();
+      this.#attemptKick();
     };
     const adapter = folded?.adapter ?? this.#deps.adapterFor(intent.channel, intent.accountId);
     if (!adapter) {
@@ -418,7 +452,10 @@ export class DeliveryWorker {
     const { store, owner, options, clock } = this.#deps;
     while (this.#running) {
       try {
-        if (clock() >= this.#nextRecoveryAt) await this.recover();
+        if (clock() >= this.#nextRecoveryAt) {
+          await this.recover();
+          this.#backlog = true;
+        }
         // Up to `concurrency` attempts hold slots and up to about twice as many more wait for
         // one, leased ahead, so a slot handed on when a call answers starts the next attempt at
         // once: its `sending` write joins the group commit of the finished attempt's outcome. The
@@ -447,6 +484,7 @@ export class DeliveryWorker {
         let leased: DurableSendIntent[] = [];
         if (room > 0 && due) {
           this.#lastLeaseAt = clock();
+          const kicks = this.#kicks;
           leased = await store.leaseDueIntents({
             owner,
             now: clock(),
@@ -454,6 +492,10 @@ export class DeliveryWorker {
             limit,
             statuses: ["pending", "unknown_after_send"],
           });
+          if (leased.length === limit) this.#backlog = true;
+          else if (leased.length === 0 && this.#inFlight.size === 0 && this.#kicks === kicks) {
+            this.#backlog = false;
+          }
           for (const intent of leased) void this.#track(intent, undefined, true);
         }
         // Lease again at once only after a full lease that left room (the ramp at the start).
