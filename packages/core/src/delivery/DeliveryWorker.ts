@@ -85,8 +85,8 @@ export class DeliveryWorker {
   /**
    * False once a lease found nothing while no attempt was in flight here, until something says
    * otherwise (a `kick()`: an enqueue, a retry, an adapter added; a recovery pass; an attempt
-   * that did not settle; a full lease). While false, an attempt here that ends or hands its slot
-   * on does not make the loop lease: its settling cannot make anything due (nothing waited
+   * that did not settle; a lease that found work). While false, an attempt here that ends or
+   * hands its slot on does not make the loop lease: its settling cannot make anything due (nothing waited
    * behind it that this worker knows of), and what other processes enqueue is found by the
    * poll every `pollIntervalMs`, as before. One send at a time costs no lease query.
    */
@@ -492,7 +492,7 @@ export class DeliveryWorker {
             limit,
             statuses: ["pending", "unknown_after_send"],
           });
-          if (leased.length === limit) this.#backlog = true;
+          if (leased.length > 0) this.#backlog = true;
           else if (leased.length === 0 && this.#inFlight.size === 0 && this.#kicks === kicks) {
             this.#backlog = false;
           }
