@@ -61,3 +61,52 @@ describe("recovery of a crashed send with two accounts of one channel", () => {
     expect(pb.calls).toEqual([]);
   });
 });
+
+describe("recovery of what an earlier incarnation of this worker left leased", () => {
+  it("releases an unknown_after_send intent's lease at once: it is reconciled and sent, and its chat moves on", async () => {
+    const platform = new FakePlatform();
+    store = new SqliteStateStore({ path: ":memory:" });
+    // The dead process (same workerId, another boot) leased an in-doubt send for its reconcile
+    // check, 60 s of lease left; a later message of the same chat waits behind it.
+    const [doubt, next] = await store.enqueueIntents([
+      { idempotencyKey: "doubt", message: outboundMessage("in doubt") },
+      { idempotencyKey: "next", message: outboundMessage("next") },
+    ]);
+    const owner = "bench:dead0001";
+    const now = Date.now();
+    const [leased] = await store.leaseDueIntents({ owner, now, leaseMs: 60_000, limit: 1 });
+    expect(leased?.id).toBe(doubt?.intent.id);
+    const id = leased?.id as string;
+    await store.transitionIntents([
+      { id, owner, from: "pending", to: "sending", patch: { attempt: 1 } },
+    ]);
+    await store.transitionIntents([
+      {
+        id,
+        owner,
+        from: "sending",
+        to: "unknown_after_send",
+        patch: {
+          failure: { kind: "unknown", evidence: "maybe_sent", message: "reset", at: now },
+          nextAttemptAt: now,
+        },
+      },
+    ]);
+    expect((await store.getIntent(id))?.leaseOwner).toBe(owner);
+    runtime = createMessageRuntime({
+      store,
+      adapters: [createFakeAdapter({ transport: inProcessTransport(platform), reconcile: true })],
+      delivery: { workerId: "bench", pollIntervalMs: 5, backoff: { baseMs: 10, maxMs: 20 } },
+    });
+    const report = await runtime.start();
+    expect(report.released).toBe(1);
+    const t0 = Date.now();
+    for (let i = 0; i < 300 && platform.visible("chat-1").length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    // Before: both waited out the dead process's 60 s lease.
+    expect(platform.visible("chat-1").map((m) => m.text)).toEqual(["in doubt", "next"]);
+    expect(Date.now() - t0).toBeLessThan(3_000);
+    expect((await store.getIntent(next?.intent.id as string))?.status).toBe("sent");
+  });
+});
