@@ -11,6 +11,8 @@ import { newIntent, outboundMessage } from "@herald/core/testing";
 import type { Client } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  isSuperuser,
+  logPlans,
   postgresAvailable,
   requirePostgresOrSkip,
   throwawaySchemas,
@@ -20,14 +22,7 @@ import {
 const available = requirePostgresOrSkip(await postgresAvailable());
 const env = throwawaySchemas();
 afterAll(() => env.dispose());
-const superuser =
-  available &&
-  (await withClient(
-    async (c) =>
-      (
-        await c.query("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
-      ).rows[0]?.rolsuper === true,
-  ));
+const superuser = available && (await isSuperuser());
 
 const PENDING = 3_000;
 
@@ -51,17 +46,7 @@ const lease = (client: Client, schema: string, channel: string | null = null) =>
 
 /** The plan `auto_explain` logs for the lease statement inside the function, run on `client`. */
 async function leasePlan(client: Client, schema: string): Promise<string> {
-  const logged: string[] = [];
-  client.on("notice", (n) => logged.push(String(n.message)));
-  for (const setting of [
-    "LOAD 'auto_explain'",
-    "SET auto_explain.log_min_duration = 0",
-    "SET auto_explain.log_nested_statements = on",
-    "SET auto_explain.log_analyze = on",
-    "SET client_min_messages = log",
-  ]) {
-    await client.query(setting);
-  }
+  const logged = await logPlans(client);
   const { rows } = await lease(client, schema);
   expect(rows).toHaveLength(16);
   return logged.find((p) => p.includes("WITH picked AS")) ?? "";

@@ -9,6 +9,8 @@
 import type { Client } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  isSuperuser,
+  logPlans,
   postgresAvailable,
   requirePostgresOrSkip,
   throwawaySchemas,
@@ -18,30 +20,13 @@ import {
 const available = requirePostgresOrSkip(await postgresAvailable());
 const env = throwawaySchemas();
 afterAll(() => env.dispose());
-const superuser =
-  available &&
-  (await withClient(
-    async (c) =>
-      (
-        await c.query("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
-      ).rows[0]?.rolsuper === true,
-  ));
+const superuser = available && (await isSuperuser());
 
 const LIMIT = 600;
 
 /** The plans `auto_explain` logs for the statements inside one `take_tokens` call. */
 async function takePlans(client: Client, schema: string, windowMs: number): Promise<string[]> {
-  const logged: string[] = [];
-  client.on("notice", (n) => logged.push(String(n.message)));
-  for (const setting of [
-    "LOAD 'auto_explain'",
-    "SET auto_explain.log_min_duration = 0",
-    "SET auto_explain.log_nested_statements = on",
-    "SET auto_explain.log_analyze = on",
-    "SET client_min_messages = log",
-  ]) {
-    await client.query(setting);
-  }
+  const logged = await logPlans(client);
   await client.query(`SELECT * FROM "${schema}"."take_tokens"($1, $2, $3, $4)`, [
     ["bot"],
     [LIMIT],

@@ -116,3 +116,33 @@ export async function blockedBackend(
   }
   throw new Error(`no backend of ${applicationName} blocked on a lock within ${timeoutMs} ms`);
 }
+
+/** True when the test database's role is a superuser (`auto_explain` needs one). */
+export async function isSuperuser(): Promise<boolean> {
+  return withClient(
+    async (c) =>
+      (await c.query("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")).rows[0]
+        ?.rolsuper === true,
+  );
+}
+
+/**
+ * Makes `auto_explain` log, as notices on `client`, the analyzed plan of every statement it runs
+ * from now on — nested ones too (the statements inside a PL/pgSQL function).
+ *
+ * @returns the plans logged so far (a live list). Needs a superuser ({@link isSuperuser}).
+ */
+export async function logPlans(client: Client): Promise<string[]> {
+  const logged: string[] = [];
+  client.on("notice", (n) => logged.push(String(n.message)));
+  for (const setting of [
+    "LOAD 'auto_explain'",
+    "SET auto_explain.log_min_duration = 0",
+    "SET auto_explain.log_nested_statements = on",
+    "SET auto_explain.log_analyze = on",
+    "SET client_min_messages = log",
+  ]) {
+    await client.query(setting);
+  }
+  return logged;
+}
