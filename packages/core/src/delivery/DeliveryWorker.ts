@@ -11,10 +11,12 @@ import type { ChannelMessageAdapter } from "../adapter/types.ts";
 import type { DurableSendIntent } from "../message/intent.ts";
 import { dispatchSending, runAttempt, type SendingAttempt, sleep } from "./attempt.ts";
 import type { DeliveryDeps } from "./deps.ts";
+import { LeaseLoop } from "./leaseLoop.ts";
 import { NoAdapterParking } from "./noAdapter.ts";
+import { OutcomeWaits } from "./outcomeWaits.ts";
 import { seedRateLimits } from "./ratelimit/seed.ts";
 import { type RecoveryReport, recoverStale } from "./recovery.ts";
-import { isSettled, SettlePoll } from "./settlePoll.ts";
+import { isSettled } from "./settlePoll.ts";
 import { resolveUnknown } from "./unknown.ts";
 
 /** Events a worker emits for observers (metrics, logs, tests). */
@@ -25,32 +27,6 @@ export type DeliveryEvent =
 
 /** A folded first attempt handed to the worker (`deliverSending`). */
 type Folded = { adapter: ChannelMessageAdapter; started: SendingAttempt };
-
-/**
- * What ends one wait of `waitFor`: news of the intent (this worker's outcome, or a poll that
- * found it settled; `undefined`: it no longer exists), its deadline, or a failed poll.
- */
-type Wake = { intent: DurableSendIntent | undefined } | { deadline: true } | { error: unknown };
-
-/**
- * Attempts leased ahead, per delivery slot: the loop leases (a full `concurrency`) while fewer
- * than `concurrency × PREFETCH` leased intents wait for a slot, so with `concurrency` 32 up to
- * 63 of them wait beside the 32 holding one ([H19]: a finished call's slot starts the next
- * attempt in the same group commit as its outcome, instead of a lease round trip later). They
- * wait behind every other caller of the slots (`SlotWait.behind`).
- */
-const PREFETCH = 1;
-
-/** Longest delay `setTimeout` keeps, ms (a longer one, `Infinity` too, fires after 1 ms). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** How many settled outcomes a worker keeps for `waitFor` (the oldest is dropped first). */
-const RECENT_OUTCOMES = 1024;
-
-/** Statuses no intent ever leaves (`failed` can: an operator's retry). */
-function isFinal(intent: DurableSendIntent): boolean {
-  return intent.status === "sent" || intent.status === "cancelled";
-}
 
 /** Makes a lease owner id for this process boot. */
 export function leaseOwnerId(workerId: string): string {
@@ -69,33 +45,21 @@ export function leaseOwnerId(workerId: string): string {
 export class DeliveryWorker {
   readonly #deps: DeliveryDeps;
   readonly #inFlight = new Map<string, Promise<unknown>>();
-  readonly #waiters = new Map<string, Set<(wake: Wake) => void>>();
-  /** Asks the store about the intents waited on that another writer may settle. */
-  readonly #poll: SettlePoll;
-  /** Settled outcomes of this worker's attempts (`waitFor`'s first look), newest last. */
-  readonly #recent = new Map<string, DurableSendIntent>();
+  /** The waits of `waitFor` and this worker's recent outcomes (`outcomeWaits.ts`). */
+  readonly #waits: OutcomeWaits;
+  /** Leases due intents while running (`leaseLoop.ts`). */
+  readonly #leases: LeaseLoop;
   readonly #listeners = new Set<(event: DeliveryEvent) => void>();
   readonly #abort = new AbortController();
   /** Aborted by `stop()`: the attempts leased ahead stop waiting for a slot. */
   #stopping = new AbortController();
   #running = false;
   #loop: Promise<void> | undefined;
-  #wake: (() => void) | undefined;
-  #kicked = false;
-  /**
-   * False once a lease found nothing while no attempt was in flight here, until something says
-   * otherwise (a `kick()`: an enqueue, a retry, an adapter added; a recovery pass; an attempt
-   * that did not settle; a lease that found work). While false, an attempt here that ends or
-   * hands its slot on does not make the loop lease: its settling cannot make anything due (nothing waited
-   * behind it that this worker knows of), and what other processes enqueue is found by the
-   * poll every `pollIntervalMs`, as before. One send at a time costs no lease query.
-   */
-  #backlog = true;
-  /** `kick()` calls so far: a lease that began before the last one cannot clear `#backlog`. */
-  #kicks = 0;
   #nextRecoveryAt = 0;
-  #lastLeaseAt = 0;
-  /** Attempts tracked here that hold a delivery slot or wait for one (see {@link PREFETCH}). */
+  /**
+   * Attempts tracked here that hold a delivery slot or wait for one (see `PREFETCH` in
+   * `leaseLoop.ts`).
+   */
   #needSlot = 0;
   /** Of those, the ones leased ahead, waiting for a slot. */
   #waitingForSlot = 0;
@@ -105,12 +69,16 @@ export class DeliveryWorker {
   constructor(deps: DeliveryDeps) {
     this.#deps = deps;
     this.#parking = new NoAdapterParking(deps);
-    this.#poll = new SettlePoll(deps.store, {
-      waiting: () => [...this.#waiters.keys()],
-      found: (id, intent) => this.#wakeWaiters(id, { intent }),
-      failed: (ids, error) => {
-        for (const id of ids) this.#wakeWaiters(id, { error });
-      },
+    this.#waits = new OutcomeWaits(deps);
+    this.#leases = new LeaseLoop(deps, {
+      running: () => this.#running,
+      nextRecoveryAt: () => this.#nextRecoveryAt,
+      recover: () => this.recover(),
+      needSlot: () => this.#needSlot,
+      waitingForSlot: () => this.#waitingForSlot,
+      inFlight: () => this.#inFlight.size,
+      deliver: (intent) => void this.#track(intent, undefined, true),
+      failed: (error) => this.#emit({ type: "error", error }),
     });
   }
 
@@ -146,7 +114,7 @@ export class DeliveryWorker {
     this.#stopping = new AbortController();
     await this.#seedRateLimits();
     const report = await this.recover(this.#deps.options.recoveryBudgetMs);
-    this.#loop = this.#run();
+    this.#loop = this.#leases.run();
     return report;
   }
 
@@ -185,19 +153,7 @@ export class DeliveryWorker {
 
   /** Wakes the loop (something was enqueued or became due). */
   kick(): void {
-    this.#backlog = true;
-    this.#kicks++;
-    this.#wakeLoop();
-  }
-
-  /** An attempt here ended or handed its slot on: the loop leases again if work may wait. */
-  #attemptKick(): void {
-    if (this.#backlog) this.#wakeLoop();
-  }
-
-  #wakeLoop(): void {
-    this.#kicked = true;
-    this.#wake?.();
+    this.#leases.kick();
   }
 
   /**
@@ -230,78 +186,17 @@ export class DeliveryWorker {
    *
    * @param known - the intent as the caller has just written or read it (the enqueue result,
    *   the outcome of `deliverLeased`): it stands for the first store read. An outcome this
-   *   worker settled since (it keeps the last `RECENT_OUTCOMES`) is newer and taken instead; a
-   *   change made by another process is seen at the next poll, as after any read.
+   *   worker settled since (it keeps the last `RECENT_OUTCOMES`, `outcomeWaits.ts`) is newer
+   *   and taken instead; a change made by another process is seen at the next poll, as after
+   *   any read.
    * @returns the intent as last read (or as this worker last wrote it).
    */
-  async waitFor(
+  waitFor(
     intentId: string,
     timeoutMs: number,
     known?: DurableSendIntent,
   ): Promise<DurableSendIntent | undefined> {
-    const deadline = this.#deps.clock() + timeoutMs;
-    // `sent` and `cancelled` never change; another outcome counts when it is not older.
-    const recent = this.#recent.get(intentId);
-    const newer =
-      recent && (isFinal(recent) || (known && recent.updatedAt >= known.updatedAt))
-        ? recent
-        : undefined;
-    let current = newer ?? known ?? (await this.#deps.store.getIntent(intentId));
-    // The caller's copy is as old as the call: a wait that ends without news reads the store.
-    let stale = current === known;
-    while (current && !isSettled(current)) {
-      const left = deadline - this.#deps.clock();
-      if (!(left > 0)) break; // past the deadline, or none (`timeoutMs` NaN)
-      const woke = await new Promise<Wake>((resolve) => {
-        const set = this.#waiters.get(intentId) ?? new Set();
-        const done = (wake: Wake) => {
-          clearTimeout(timer);
-          set.delete(done);
-          if (set.size === 0 && this.#waiters.get(intentId) === set) {
-            this.#waiters.delete(intentId);
-          }
-          resolve(wake);
-        };
-        const timer = setTimeout(() => done({ deadline: true }), Math.min(left, MAX_TIMER_MS));
-        set.add(done);
-        this.#waiters.set(intentId, set);
-        this.#poll.start();
-      });
-      // The timer ran out: the loop ends when the deadline passed on the runtime's clock, and
-      // waits again when not (a `timeoutMs` longer than a timer runs, a clock behind the timer).
-      if ("deadline" in woke) {
-        stale = true;
-        continue;
-      }
-      if ("error" in woke) throw woke.error;
-      current = woke.intent;
-      stale = false;
-    }
-    if (stale && current && !isSettled(current))
-      current = await this.#deps.store.getIntent(intentId);
-    return current;
-  }
-
-  /** Wakes the waits on `id` (a poll found it settled or gone, or could not read it). */
-  #wakeWaiters(id: string, wake: Wake): void {
-    const set = this.#waiters.get(id);
-    if (!set) return;
-    this.#waiters.delete(id);
-    for (const w of [...set]) w(wake);
-  }
-
-  #notify(intent: DurableSendIntent): void {
-    if (isSettled(intent)) {
-      this.#recent.delete(intent.id);
-      this.#recent.set(intent.id, intent);
-      if (this.#recent.size > RECENT_OUTCOMES) {
-        this.#recent.delete(this.#recent.keys().next().value as string);
-      }
-    }
-    const set = this.#waiters.get(intent.id);
-    if (!set) return;
-    if (isSettled(intent)) this.#waiters.delete(intent.id);
-    for (const w of [...set]) w({ intent });
+    return this.#waits.waitFor(intentId, timeoutMs, known);
   }
 
   /**
@@ -350,26 +245,26 @@ export class DeliveryWorker {
       .then(
         (result) => {
           // Not settled (a retry is scheduled, parked, aborted): it is leasable work again.
-          if (!result || !isSettled(result)) this.#backlog = true;
+          if (!result || !isSettled(result)) this.#leases.markBacklog();
           return result;
         },
         (error: unknown) => {
-          this.#backlog = true;
+          this.#leases.markBacklog();
           throw error;
         },
       )
       .finally(() => {
         if (this.#inFlight.get(intent.id) === p) this.#inFlight.delete(intent.id);
-        this.#attemptKick();
+        this.#leases.attemptKick();
       });
     this.#inFlight.set(intent.id, p);
     return p;
   }
 
   /**
-   * @param fromLoop - leased by the loop (not by `runtime.send`): leased ahead, it waits for a
-   *   slot behind every other caller (`SlotWait.behind`); when the worker stops before one comes
-   *   free, the attempt is not started and the lease is given back at once.
+   * @param fromLoop - leased by the loop (`leaseLoop.ts`), not by `runtime.send`: leased ahead,
+   *   it waits for a slot behind every other caller (`SlotWait.behind`); when the worker stops
+   *   before one comes free, the attempt is not started and the lease is given back at once.
    */
   async #process(
     intent: DurableSendIntent,
@@ -389,7 +284,7 @@ export class DeliveryWorker {
       slot = false;
       if (needsSlot) this.#needSlot--;
       needsSlot = false;
-      this.#attemptKick();
+      this.#leases.attemptKick();
     };
     const adapter = folded?.adapter ?? this.#deps.adapterFor(intent.channel, intent.accountId);
     if (!adapter) {
@@ -409,7 +304,8 @@ export class DeliveryWorker {
       if (!folded) {
         this.#waitingForSlot++;
         try {
-          // Leased ahead (SQLite, see `#run`), it queues behind every caller that did not.
+          // Leased ahead (SQLite, see `LeaseLoop.run`), it queues behind every caller that did
+          // not.
           const behind = fromLoop && store.groupsWritesPerTick === true;
           slot = await this.#deps.slots.acquire(
             fromLoop ? { behind, signal: this.#stopping.signal } : {},
@@ -431,7 +327,7 @@ export class DeliveryWorker {
         : intent.status === "unknown_after_send"
           ? await resolveUnknown(this.#deps, adapter, intent, signal)
           : await runAttempt(this.#deps, adapter, intent, signal, callsDone);
-      this.#notify(result);
+      this.#waits.notify(result);
       this.#emit({ type: "settled", intent: result, durationMs: this.#deps.clock() - started });
       return result;
     } catch (error) {
@@ -445,78 +341,6 @@ export class DeliveryWorker {
       if (needsSlot) this.#needSlot--;
       needsSlot = false;
       clearInterval(renew);
-    }
-  }
-
-  async #run(): Promise<void> {
-    const { store, owner, options, clock } = this.#deps;
-    while (this.#running) {
-      try {
-        if (clock() >= this.#nextRecoveryAt) {
-          await this.recover();
-          this.#backlog = true;
-        }
-        // Up to `concurrency` attempts hold slots and up to about twice as many more wait for
-        // one, leased ahead, so a slot handed on when a call answers starts the next attempt at
-        // once: its `sending` write joins the group commit of the finished attempt's outcome. The
-        // lease that refills the attempts waiting is issued in that same turn of the event loop
-        // (each slot handed on kicks the loop), so it joins that group commit too; it asks for a
-        // full `concurrency` at once, since the other calls answering in that turn hand their
-        // slots on only after it.
-        // Only where one tick's writes commit together (`groupsWritesPerTick`: SQLite) does
-        // leasing ahead save anything; elsewhere (PostgreSQL) it only holds intents other
-        // processes could send now, so the loop leases for free slots (measured: 4 processes
-        // on PostgreSQL drained 1.59× the minimum leasing ahead, 1.13× without).
-        const ahead = store.groupsWritesPerTick ? options.concurrency * PREFETCH : 0;
-        const roomNow = () =>
-          ahead > 0 ? ahead - this.#waitingForSlot : options.concurrency - this.#needSlot;
-        const room = roomNow();
-        // Lease in batches: under load, one lease round trip per finished send would cost more
-        // than the sends (the lease query walks past intents queued behind busy chats). Lease
-        // when a quarter of the room is free, when no attempt needs a slot, or 20 ms (at least a
-        // poll interval) after the last lease.
-        const batch = Math.max(1, Math.floor(options.concurrency / 4));
-        const due =
-          room >= batch ||
-          this.#needSlot === 0 ||
-          clock() - this.#lastLeaseAt >= Math.max(options.pollIntervalMs, 20);
-        const limit = ahead > 0 ? options.concurrency : room;
-        let leased: DurableSendIntent[] = [];
-        if (room > 0 && due) {
-          this.#lastLeaseAt = clock();
-          const kicks = this.#kicks;
-          leased = await store.leaseDueIntents({
-            owner,
-            now: clock(),
-            leaseMs: options.leaseMs,
-            limit,
-            statuses: ["pending", "unknown_after_send"],
-          });
-          if (leased.length > 0) this.#backlog = true;
-          else if (leased.length === 0 && this.#inFlight.size === 0 && this.#kicks === kicks) {
-            this.#backlog = false;
-          }
-          for (const intent of leased) void this.#track(intent, undefined, true);
-        }
-        // Lease again at once only after a full lease that left room (the ramp at the start).
-        const idle = leased.length < limit || roomNow() < batch || !due;
-        if (idle && !this.#kicked) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(done, options.pollIntervalMs);
-            function done() {
-              clearTimeout(timer);
-              resolve();
-            }
-            this.#wake = done;
-          });
-          this.#wake = undefined;
-        }
-        this.#kicked = false;
-      } catch (error) {
-        this.#deps.logger.error({ err: error }, "delivery loop error; retrying");
-        this.#emit({ type: "error", error });
-        await sleep(options.pollIntervalMs);
-      }
     }
   }
 }

@@ -28,14 +28,12 @@
  *
  * @module
  */
-// The module's own setImmediate: test suites that fake the global timers do not stall calls.
-import { setImmediate } from "node:timers";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { HeraldLogger } from "../../../logger.ts";
 import { silentLogger } from "../../../logger.ts";
 import type { DurableSendIntent, IntentStatus } from "../../../message/intent.ts";
 import type { MessageReceipt } from "../../../message/receipt.ts";
-import { StoreFailedError, StoreUnavailableError } from "../../errors.ts";
+import { type StoreFailedError, StoreUnavailableError } from "../../errors.ts";
 import type { MessageStateStore } from "../../MessageStateStore.ts";
 import type {
   DeadLetter,
@@ -56,14 +54,10 @@ import type {
   WatermarkKey,
 } from "../../types.ts";
 import { wireArgs } from "./args.ts";
-import { decodeError } from "./errorCodec.ts";
-import type {
-  CallMethod,
-  FromWorker,
-  GroupCommitStats,
-  SqliteWorkerOptions,
-  ToWorker,
-} from "./protocol.ts";
+import { CrashLoop } from "./crashLoop.ts";
+import type { CallMethod, GroupCommitStats, SqliteWorkerOptions } from "./protocol.ts";
+import { startWorker } from "./startWorker.ts";
+import { WorkerSupervisor } from "./supervisor.ts";
 
 export type { SqliteWorkerOptions } from "./protocol.ts";
 
@@ -82,72 +76,6 @@ export type SqliteWorkerStoreOptions = SqliteWorkerOptions & {
   /** Where the line saying the store gave up goes. @defaultValue silentLogger */
   logger?: HeraldLogger | undefined;
 };
-
-/** Defaults of {@link SqliteWorkerStoreOptions.crashLoop}. */
-const CRASH_LOOP = { maxCrashes: 10, windowMs: 60_000 } as const;
-
-// Source: src/state/sqlite/worker/SqliteWorkerStore.ts → ./sqliteWorker.ts. Built: the bundle
-// holding this code sits in dist/ (index.mjs or a shared chunk) → ./sqliteWorker.mjs.
-const workerUrl = import.meta.url.endsWith(".ts")
-  ? new URL("./sqliteWorker.ts", import.meta.url)
-  : new URL("./sqliteWorker.mjs", import.meta.url);
-
-/** Most calls in one posted message (the group commit's default `maxMembers`). */
-const MAX_BATCH = 256;
-
-type Call = {
-  id: number;
-  method: CallMethod;
-  args: unknown[];
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-};
-
-/** First wait before starting a replacement worker again, then doubling up to the max (ms). */
-const RESTART_FIRST_MS = 100;
-const RESTART_MAX_MS = 5_000;
-
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/** Starts a worker and resolves once its database is open and migrated. */
-async function startWorker(options: SqliteWorkerOptions): Promise<Worker> {
-  let worker: Worker;
-  try {
-    // The worker inherits the process's flags, except `--input-type` (it applies to the
-    // main entry only and makes a worker's file entry fail to load).
-    const inherited = process.execArgv.filter((a) => !a.startsWith("--input-type"));
-    worker = new Worker(workerUrl, {
-      workerData: options,
-      ...(inherited.length < process.execArgv.length ? { execArgv: inherited } : {}),
-    });
-  } catch (error) {
-    throw new StoreUnavailableError(`open ${options.path}`, error);
-  }
-  // Opening holds the process like any call in flight; `#listen` unrefs once idle.
-  await new Promise<void>((resolve, reject) => {
-    const onExit = (code: number) =>
-      reject(
-        new StoreUnavailableError(
-          `open ${options.path}`,
-          new Error(`store worker exited with code ${code}`),
-        ),
-      );
-    const onError = (error: unknown) =>
-      reject(new StoreUnavailableError(`open ${options.path}`, error));
-    worker.once("exit", onExit);
-    worker.once("error", onError);
-    worker.once("message", (message: FromWorker) => {
-      worker.off("exit", onExit);
-      worker.off("error", onError);
-      if (message.type === "ready") resolve();
-      else if (message.type === "openFailed") {
-        void worker.terminate();
-        reject(decodeError(message.error));
-      } else reject(new Error(`store worker sent ${message.type} before ready`));
-    });
-  });
-  return worker;
-}
 
 /**
  * Opens a SQLite state store whose database runs in a worker thread: the recommended store of
@@ -179,32 +107,8 @@ export class SqliteWorkerStore implements MessageStateStore {
   /** The database path (or `":memory:"`). */
   readonly path: string;
   readonly #options: SqliteWorkerOptions;
-  readonly #crashLoop: { maxCrashes: number; windowMs: number };
-  readonly #logger: HeraldLogger;
-  /** Epoch ms of the crashes within the last `crashLoop.windowMs`. */
-  #crashes: number[] = [];
-  /** Set once the store gave up on a crash loop: every call rejects with it. */
-  #failed: StoreFailedError | undefined;
-  /** The last crash's error, once failed. */
-  #failedBy: unknown;
-  #worker: Worker;
-  readonly #inflight = new Map<number, Call>();
-  #batch: Call[] = [];
-  #scheduled = false;
-  #nextId = 1;
-  /** Set once the store closed: every call rejects with it. */
-  #dead: unknown;
-  /** Set while the worker is being replaced after it died: calls reject with it meanwhile. */
-  #down: unknown;
-  #restarts = 0;
-  /** The current worker's group-commit counters, as of its last results. */
-  #stats: GroupCommitStats = { groups: 0, members: 0 };
-  /** What the workers that died had counted. */
-  #statsBefore: GroupCommitStats = { groups: 0, members: 0 };
-  #restarting: Promise<void> | undefined;
-  #wakeRestart: (() => void) | undefined;
-  #closing: Promise<void> | undefined;
-  #onClosed: (() => void) | undefined;
+  /** The worker serving the store: restarts, crash loop, close (`supervisor.ts`). */
+  readonly #supervisor: WorkerSupervisor;
 
   /**
    * True unless group commit is off (`groupCommit: false`): the calls of one tick go to the
@@ -221,12 +125,8 @@ export class SqliteWorkerStore implements MessageStateStore {
   ) {
     this.path = options.path;
     this.#options = options;
-    this.#crashLoop = {
-      maxCrashes: Math.max(1, local.crashLoop?.maxCrashes ?? CRASH_LOOP.maxCrashes),
-      windowMs: Math.max(0, local.crashLoop?.windowMs ?? CRASH_LOOP.windowMs),
-    };
-    this.#logger = local.logger ?? silentLogger;
-    this.#worker = worker;
+    const crashLoop = new CrashLoop(local.crashLoop, local.logger ?? silentLogger, options.path);
+    this.#supervisor = new WorkerSupervisor(options, crashLoop, worker);
   }
 
   /**
@@ -236,14 +136,12 @@ export class SqliteWorkerStore implements MessageStateStore {
   static async open(options: SqliteWorkerStoreOptions): Promise<SqliteWorkerStore> {
     const { crashLoop, logger, ...posted } = options;
     const worker = await startWorker(posted);
-    const store = new SqliteWorkerStore(posted, { crashLoop, logger }, worker);
-    store.#listen(worker);
-    return store;
+    return new SqliteWorkerStore(posted, { crashLoop, logger }, worker);
   }
 
   /** How many times a worker that died was replaced since open (for operators and tests). */
   get workerRestarts(): number {
-    return this.#restarts;
+    return this.#supervisor.restarts;
   }
 
   /**
@@ -251,136 +149,12 @@ export class SqliteWorkerStore implements MessageStateStore {
    * call rejects with from then on. `undefined` while the store works or restarts its worker.
    */
   get failure(): StoreFailedError | undefined {
-    return this.#failed;
-  }
-
-  /**
-   * Counts one crash (a worker died or a replacement failed to open); on the limit, fails the
-   * store for good. @returns true when the store is now failed (no restart).
-   */
-  #crashed(cause: unknown): boolean {
-    const now = Date.now();
-    const { maxCrashes, windowMs } = this.#crashLoop;
-    this.#crashes = this.#crashes.filter((at) => now - at < windowMs);
-    this.#crashes.push(now);
-    if (this.#crashes.length < maxCrashes) return false;
-    const failed = new StoreFailedError("restart", this.#crashes.length, windowMs, cause);
-    this.#failed = failed;
-    this.#failedBy = cause;
-    this.#logger.error(
-      { err: cause, crashes: failed.crashes, windowMs, path: this.path, code: failed.code },
-      `sqlite store worker crashed ${failed.crashes} times within ${windowMs} ms; no longer restarting it: every store call fails (HERALD_STORE_FAILED) until the process restarts`,
-    );
-    return true;
-  }
-
-  #listen(worker: Worker): void {
-    worker.on("message", (message: FromWorker) => {
-      if (worker !== this.#worker) return;
-      if (message.type === "results") {
-        this.#stats = message.stats;
-        for (const r of message.results) {
-          const call = this.#inflight.get(r.id);
-          if (!call) continue;
-          this.#inflight.delete(r.id);
-          if (r.ok) call.resolve(r.value);
-          else call.reject(decodeError(r.error));
-        }
-        // Not while closing: close() holds the process until the worker closed the database.
-        if (this.#inflight.size === 0 && this.#batch.length === 0 && !this.#closing) {
-          worker.unref();
-        }
-      } else if (message.type === "closed") this.#onClosed?.();
-    });
-    worker.on("error", (error) => this.#lost(worker, error));
-    worker.on("exit", (code) =>
-      this.#lost(worker, new Error(`store worker exited with code ${code}`)),
-    );
-    worker.unref();
-  }
-
-  /**
-   * A worker ended. While closing: the close is done. Otherwise it died (a bug, out of memory):
-   * every call in flight fails (its outcome is unknown to the caller, as when a network store's
-   * connection drops: a write may have committed), and a new worker is started, so the store
-   * comes back like a reconnecting network store instead of staying down for good.
-   */
-  #lost(worker: Worker, cause: unknown): void {
-    if (worker !== this.#worker) return;
-    if (this.#closing) {
-      this.#dead ??= cause;
-      this.#failPending(cause);
-      this.#onClosed?.();
-      return;
-    }
-    if (this.#down !== undefined || this.#failed) return;
-    this.#down = cause;
-    this.#failPending(cause);
-    if (this.#crashed(cause)) return;
-    this.#restarting = this.#restart(cause);
-  }
-
-  #failPending(cause: unknown): void {
-    const calls = [...this.#inflight.values(), ...this.#batch];
-    this.#inflight.clear();
-    this.#batch = [];
-    for (const c of calls) c.reject(new StoreUnavailableError(c.method, cause));
-  }
-
-  /** Starts replacement workers, backing off 100 ms → 5 s, until one opens or the store closes. */
-  async #restart(cause: unknown): Promise<void> {
-    for (
-      let delay = RESTART_FIRST_MS;
-      !this.#closing;
-      delay = Math.min(delay * 2, RESTART_MAX_MS)
-    ) {
-      try {
-        const worker = await startWorker(this.#options);
-        if (this.#closing) {
-          await worker.terminate();
-          return;
-        }
-        this.#statsBefore = this.groupCommitStats;
-        this.#stats = { groups: 0, members: 0 };
-        this.#worker = worker;
-        this.#listen(worker);
-        this.#restarts++;
-        this.#down = undefined;
-        return;
-      } catch (error) {
-        this.#down = new Error(
-          `store worker died (${errorText(cause)}); restarting failed: ${errorText(error)}`,
-        );
-        if (this.#crashed(error)) return;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
-        timer.unref();
-        this.#wakeRestart = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#wakeRestart = undefined;
-    }
+    return this.#supervisor.failure;
   }
 
   #call<T>(method: CallMethod, args: unknown[]): Promise<T> {
-    const failed = this.#failed;
-    if (failed) {
-      return Promise.reject(
-        new StoreFailedError(method, failed.crashes, failed.windowMs, this.#failedBy),
-      );
-    }
-    if (this.#dead !== undefined) {
-      return Promise.reject(new StoreUnavailableError(method, this.#dead));
-    }
-    if (this.#down !== undefined) {
-      return Promise.reject(new StoreUnavailableError(method, this.#down));
-    }
-    if (this.#closing) {
-      return Promise.reject(new StoreUnavailableError(method, new Error("store is closed")));
-    }
+    const refused = this.#supervisor.refusal(method);
+    if (refused) return Promise.reject(refused);
     let wire: unknown[];
     try {
       // What the in-thread store would write (functions dropped, toJSON applied): ./args.ts.
@@ -388,65 +162,7 @@ export class SqliteWorkerStore implements MessageStateStore {
     } catch (error) {
       return Promise.reject(new StoreUnavailableError(method, error));
     }
-    return new Promise<T>((resolve, reject) => {
-      const id = this.#nextId++;
-      this.#batch.push({
-        id,
-        method,
-        args: wire,
-        resolve: resolve as (v: unknown) => void,
-        reject,
-      });
-      if (this.#batch.length === 1 && this.#inflight.size === 0) this.#worker.ref();
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        // setImmediate, not a microtask: the continuations of the last results (each several
-        // promise hops deep) all get to issue their next call into the same batch.
-        setImmediate(() => this.#flush());
-      }
-    });
-  }
-
-  #flush(all = false): void {
-    this.#scheduled = false;
-    // A huge burst goes as several messages, one per tick: cloning 10,000 calls at once would
-    // hold the loop for what the worker saves it. A group commits at most 256 members anyway.
-    const batch = all ? this.#batch : this.#batch.slice(0, MAX_BATCH);
-    this.#batch = all ? [] : this.#batch.slice(batch.length);
-    if (this.#batch.length > 0) {
-      this.#scheduled = true;
-      setImmediate(() => this.#flush());
-    }
-    if (batch.length === 0 || this.#dead !== undefined || this.#down !== undefined) return;
-    if (this.#failed) return;
-    for (const c of batch) this.#inflight.set(c.id, c);
-    const wire = (calls: Call[]): ToWorker => ({
-      type: "calls",
-      calls: calls.map(({ id, method, args }) => ({ id, method, args })),
-    });
-    try {
-      this.#worker.postMessage(wire(batch));
-    } catch {
-      // An argument that looked plain but cannot be cloned (a Proxy, …): post each call alone,
-      // the offending ones as their JSON round trip, so only a call JSON rejects too fails.
-      for (const c of batch) {
-        try {
-          this.#worker.postMessage(wire([c]));
-        } catch {
-          try {
-            this.#worker.postMessage(wire([{ ...c, args: wireArgs(c.args, true) }]));
-          } catch (error) {
-            this.#inflight.delete(c.id);
-            c.reject(new StoreUnavailableError(c.method, error));
-          }
-        }
-      }
-      // A rejected call may have been the last one in flight: an idle worker must not keep
-      // the process alive.
-      if (this.#inflight.size === 0 && this.#batch.length === 0 && !this.#closing) {
-        this.#worker.unref();
-      }
-    }
+    return this.#supervisor.calls.add<T>(method, wire);
   }
 
   // ── the store interface, one proxied call each ────────────────────────────
@@ -567,10 +283,7 @@ export class SqliteWorkerStore implements MessageStateStore {
    * whose promise has resolved (a write still in flight may be missing).
    */
   get groupCommitStats(): GroupCommitStats {
-    return {
-      groups: this.#statsBefore.groups + this.#stats.groups,
-      members: this.#statsBefore.members + this.#stats.members,
-    };
+    return this.#supervisor.groupCommitStats;
   }
 
   /**
@@ -579,22 +292,6 @@ export class SqliteWorkerStore implements MessageStateStore {
    * {@link StoreUnavailableError}.
    */
   close(): Promise<void> {
-    if (this.#closing) return this.#closing;
-    this.#closing = (async () => {
-      this.#wakeRestart?.();
-      await this.#restarting;
-      if (this.#dead === undefined && this.#down === undefined && !this.#failed) {
-        const closed = new Promise<void>((resolve) => {
-          this.#onClosed = resolve;
-        });
-        this.#flush(true);
-        this.#worker.ref();
-        this.#worker.postMessage({ type: "close" } satisfies ToWorker);
-        await closed;
-      }
-      this.#dead ??= new Error("store is closed");
-      await this.#worker.terminate();
-    })();
-    return this.#closing;
+    return this.#supervisor.close();
   }
 }
