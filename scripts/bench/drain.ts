@@ -253,7 +253,9 @@ async function postgresProcesses(processes: number): Promise<Row> {
         schema,
         platformUrl: server.url,
         workerId: `d${w}`,
-        concurrency: Math.ceil(64 / processes),
+        concurrency: Number(
+          process.env.HERALD_BENCH_DRAIN_CONCURRENCY ?? Math.ceil(64 / processes),
+        ),
         rateLimits: declared,
       }),
     ),

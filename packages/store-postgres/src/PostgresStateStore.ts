@@ -26,7 +26,6 @@ import type {
   NewLedgerEvent,
   NewSendIntent,
   ReceiptRecord,
-  SharedBucket,
   SharedLimitStore,
   SharedTake,
   WatermarkKey,
@@ -48,9 +47,11 @@ import {
   type Settle,
   SlotRegistry,
   settleTokens,
+  type TakeCall,
   takeTokens,
 } from "./sql/limits.ts";
 import * as queries from "./sql/queries.ts";
+import { SettleRide } from "./sql/settleRide.ts";
 import type { Step } from "./sql/transitionPlan.ts";
 import {
   applyCalls,
@@ -115,6 +116,12 @@ export type PostgresStateStoreOptions = {
   migrateTo?: number;
 };
 
+/** Longest wait (ms) of a settle for a take statement to ride on before it is sent alone. */
+const SETTLE_RIDE_MS = 10;
+
+/** A settle whose token's lease has less than this left (ms) is sent alone at once. */
+const SETTLE_URGENT_MS = 100;
+
 /**
  * {@link MessageStateStore} on PostgreSQL, through `pg`.
  *
@@ -142,9 +149,21 @@ export class PostgresStateStore implements MessageStateStore {
   readonly #ctx: Ctx;
   readonly #migrateTo: number;
   readonly #slots = new SlotRegistry();
-  readonly #takes = new StatementBatcher<readonly SharedBucket[], SharedTake>((calls) =>
-    this.#do("takeTokens", (ctx) => takeTokens(ctx, this.#slots, calls)),
-  );
+  /** Settles waiting to ride on the next take statement (`sql/settleRide.ts`). */
+  readonly #ride = new SettleRide(SETTLE_RIDE_MS, (settles) => this.#settles.push(settles));
+  readonly #takes = new StatementBatcher<TakeCall, SharedTake>(async (calls) => {
+    const ride = this.#ride.take();
+    try {
+      const out = await this.#do("takeTokens", (ctx) =>
+        takeTokens(ctx, this.#slots, calls, ride.settles),
+      );
+      ride.done();
+      return out;
+    } catch (error) {
+      ride.done(error);
+      throw error;
+    }
+  });
   readonly #enqueues = new StatementBatcher<readonly EnqueueRow[], EnqueueResult[]>((calls) =>
     this.#do("enqueueIntents", (ctx) => enqueueCalls(ctx, calls)),
   );
@@ -153,21 +172,25 @@ export class PostgresStateStore implements MessageStateStore {
     (calls) => this.#do("transitionIntents", (ctx) => applyCalls(ctx, calls)),
     { fits: disjoint },
   );
-  readonly #settles = new StatementBatcher<Settle, undefined>((settles) =>
-    this.#do("settleTokens", (ctx) => settleTokens(ctx, settles)),
-  );
+  readonly #settles = new StatementBatcher<readonly Settle[], undefined>(async (calls) => {
+    await this.#do("settleTokens", (ctx) => settleTokens(ctx, calls.flat()));
+    return calls.map(() => undefined);
+  });
   /**
    * Rate-limit buckets and loop-guard counts shared by every process on this database
    * (`rate_limit_slots`, `loop_guard_pairs`; see `sql/limits.ts`). The runtime uses them
    * instead of per-process memory, so N gateways together respect each declared bucket.
    */
   readonly sharedLimits: SharedLimitStore = {
-    takeTokens: async (buckets) => {
+    takeTokens: async (buckets, options) => {
       checkBuckets(buckets);
-      return this.#takes.push(buckets);
+      return this.#takes.push({ buckets, leadMs: options?.leadMs ?? 0 });
     },
     settleTokens: async (tokens, delayMs) => {
-      if (tokens.length > 0 && delayMs > 0) await this.#settles.push({ tokens, delayMs });
+      if (tokens.length === 0) return;
+      // Sent alone when the lease it extends ends soon: it must land before the slot frees.
+      const left = Math.min(...tokens.map((k) => k.windowMs)) - Math.max(0, delayMs);
+      await this.#ride.push({ tokens, delayMs }, left < SETTLE_URGENT_MS);
     },
     checkLoopPair: (pair, rule) =>
       this.#do("checkLoopPair", (ctx) => checkLoopPair(ctx, pair, rule)),
@@ -403,6 +426,7 @@ export class PostgresStateStore implements MessageStateStore {
    * `StoreUnavailableError`. Idempotent.
    */
   async close(): Promise<void> {
+    await this.#ride.flush().catch(() => {});
     await this.#ctx.db.close();
   }
 }

@@ -349,6 +349,125 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX rate_limit_slots_free ON ${t.rateSlots} (bucket, free_at);
     `,
   },
+  {
+    version: 9,
+    description:
+      "settle answered tokens and take new ones in one statement, ahead of when they free",
+    // `settled` says the call that last took the slot has answered and its settle moved
+    // free_at to answer + window (or found it later already): only such a slot may be taken
+    // ahead (up to `leads` ms before free_at; the caller starts its call no earlier, and gets
+    // how far ahead as r_ahead). A slot whose call has not answered is taken only once free, as
+    // before: its call may be re-counted at an answer still to come. All the slots of one call
+    // are leased as of its latest one (now + r_ahead), so none frees before the call starts +
+    // window. Settles (s_*) run first: the answers since the last statement ride on the next
+    // take instead of costing a statement each. take_tokens (migration 4) stays for processes
+    // of the previous build still running: it takes nothing ahead and marks what it takes
+    // unsettled, which its callers never settle in this sense, so the new build never takes
+    // their slots early.
+    sql: (t) => `
+      ALTER TABLE ${t.rateSlots} ADD COLUMN settled boolean NOT NULL DEFAULT true;
+      CREATE FUNCTION ${t.settleTakeFn}(
+        keys text[], lims integer[], wins bigint[], calls integer[], leads bigint[],
+        s_keys text[], s_slots integer[], s_free bigint[], s_delays bigint[])
+      RETURNS TABLE (r_call integer, r_bucket text, r_slot integer, r_free_at bigint,
+        r_wait bigint, r_ahead bigint)
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        now_ms bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+        n integer := coalesce(array_length(keys, 1), 0);
+        i integer := 1;
+        j integer;
+        first integer;
+        got integer;
+        got_at bigint;
+        ahead bigint;
+        picked integer[];
+        ok boolean;
+        failed integer;
+        at integer;
+        -- Buckets that refused a call in this statement, and their waits: the calls behind it
+        -- that need one are refused without reading the slots again (a line of waiters for a
+        -- spent bucket costs one lookup, not one per waiter).
+        spent text[] := ARRAY[]::text[];
+        spent_wait bigint[] := ARRAY[]::bigint[];
+      BEGIN
+        IF coalesce(array_length(s_keys, 1), 0) > 0 THEN
+          UPDATE ${t.rateSlots} AS s SET free_at = v.free_at + v.delay, settled = true
+          FROM unnest(s_keys, s_slots, s_free, s_delays) AS v(bucket, slot, free_at, delay)
+          WHERE s.bucket = v.bucket AND s.slot = v.slot AND s.free_at = v.free_at;
+        END IF;
+        WHILE i <= n LOOP
+          first := i;
+          ok := true;
+          failed := NULL;
+          ahead := 0;
+          picked := ARRAY[]::integer[];
+          LOOP
+            IF ok AND keys[i] = ANY(spent) THEN
+              ok := false;
+              failed := i;
+            ELSIF ok THEN
+              SELECT s.slot, s.free_at INTO got, got_at FROM ${t.rateSlots} AS s
+              WHERE s.bucket = keys[i] AND s.slot < lims[i] AND s.free_at <= now_ms + leads[i]
+                AND (s.settled OR s.free_at <= now_ms)
+              ORDER BY s.free_at LIMIT 1
+              FOR UPDATE OF s SKIP LOCKED;
+              IF NOT FOUND THEN
+                ok := false;
+                failed := i;
+                spent := spent || keys[i];
+                spent_wait := spent_wait || (least(
+                  (SELECT min(s.free_at) FROM ${t.rateSlots} AS s
+                   WHERE s.bucket = keys[i] AND s.slot < lims[i]),
+                  (SELECT min(s.free_at) FROM ${t.rateSlots} AS s
+                   WHERE s.bucket = keys[i] AND s.slot < lims[i] AND s.settled) - leads[i]
+                ) - now_ms);
+              ELSE
+                ahead := greatest(ahead, got_at - now_ms);
+              END IF;
+              picked := picked || got;
+            END IF;
+            i := i + 1;
+            EXIT WHEN i > n OR calls[i] <> calls[first];
+          END LOOP;
+          FOR j IN first .. i - 1 LOOP
+            r_call := calls[j];
+            r_bucket := keys[j];
+            IF ok THEN
+              r_slot := picked[j - first + 1];
+              r_free_at := now_ms + ahead + wins[j];
+              r_wait := NULL;
+              r_ahead := ahead;
+              UPDATE ${t.rateSlots} AS s SET free_at = r_free_at, settled = false
+              WHERE s.bucket = r_bucket AND s.slot = r_slot;
+            ELSE
+              -- Refused: the bucket that had no slot says how long (the others, not asked or
+              -- with a slot to spare, say nothing).
+              r_slot := NULL;
+              r_free_at := NULL;
+              r_ahead := NULL;
+              r_wait := NULL;
+              IF j = failed THEN
+                at := array_position(spent, keys[j]);
+                r_wait := spent_wait[at];
+              END IF;
+            END IF;
+            RETURN NEXT;
+          END LOOP;
+        END LOOP;
+      END
+      $fn$;
+      CREATE OR REPLACE FUNCTION ${t.takeTokensFn}(
+        keys text[], lims integer[], wins bigint[], calls integer[])
+      RETURNS TABLE (r_call integer, r_bucket text, r_slot integer, r_free_at bigint, r_wait bigint)
+      LANGUAGE sql AS $fn$
+        SELECT f.r_call, f.r_bucket, f.r_slot, f.r_free_at, f.r_wait
+        FROM ${t.settleTakeFn}(keys, lims, wins, calls,
+          array_fill(0::bigint, ARRAY[coalesce(array_length(keys, 1), 0)]),
+          '{}', '{}', '{}', '{}') AS f;
+      $fn$;
+    `,
+  },
 ];
 
 /** The newest schema version this build knows. */

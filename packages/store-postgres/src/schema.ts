@@ -29,6 +29,11 @@ export type Tables = {
   readonly loopPairs: string;
   /** The function that takes the tokens of many calls in one statement (migration 4). */
   readonly takeTokensFn: string;
+  /**
+   * The function that settles answered tokens and takes new ones, ahead of when they free, in
+   * one statement (migration 9).
+   */
+  readonly settleTakeFn: string;
   /** The function that enqueues a batch of intents in one statement (migration 5). */
   readonly enqueueFn: string;
   /** The function that leases due intents, planned to walk `intents_due` in order (migration 6). */
@@ -63,6 +68,7 @@ export function tablesOf(schema: string): Tables {
     rateSlots: q("rate_limit_slots"),
     loopPairs: q("loop_guard_pairs"),
     takeTokensFn: q("take_tokens"),
+    settleTakeFn: q("settle_and_take_tokens"),
     enqueueFn: q("enqueue_intents"),
     leaseFn: q("lease_due_intents"),
   };

@@ -29,7 +29,8 @@
  * @module
  */
 import type { RateLimitCall, RateLimitFeedback, RateLimitScope } from "../message/rateLimit.ts";
-import type { SharedLimitStore, SharedToken } from "../state/sharedLimits.ts";
+import type { SharedLimitStore } from "../state/sharedLimits.ts";
+import { MAX_LEAD_MS } from "./lead.ts";
 import {
   applies,
   bucketKey,
@@ -41,6 +42,7 @@ import {
 import { hasWindow, ObservedBucket } from "./ratelimit/observed.ts";
 import {
   type Acquired,
+  type SharedTaken,
   type TakeTry,
   WaiterQueue,
   type WaiterTimers,
@@ -49,7 +51,7 @@ import { SlidingWindow } from "./ratelimit/window.ts";
 
 export { defaultRateLimitRoute, rateLimitCall } from "./ratelimit/call.ts";
 export { type RateLimitScopeKind, scopeKey } from "./ratelimit/keys.ts";
-export type { Acquired, WaiterTimers } from "./ratelimit/waiters.ts";
+export type { Acquired, SharedTaken, WaiterTimers } from "./ratelimit/waiters.ts";
 
 /** Options of {@link RateLimitScheduler}. */
 export type RateLimitSchedulerOptions = {
@@ -120,6 +122,8 @@ export class RateLimitScheduler {
   readonly #clock: () => number;
   /** The lead (ms) of the last {@link acquire} that asked for one: waiters wake that early. */
   #lead = 0;
+  /** Moving average of a shared take's round trip (ms): part of a shared take's lead. */
+  #takeRtt = 0;
   #ops = 0;
 
   constructor(options: RateLimitSchedulerOptions = {}) {
@@ -148,9 +152,11 @@ export class RateLimitScheduler {
    * @param options.maxWaitMs - give up when the wait would end later than this (ms from now).
    * @param options.leadMs - take tokens that come back within this many ms, as of when they
    *   come back: `takenAt` is then up to `leadMs` ahead, and the call must not start before it
-   *   (the caller's writes before the call overlap the wait). Not for buckets shared in the
-   *   store, 429 pauses, reported buckets, or a token whose call has not answered yet (it is
-   *   re-counted at the answer, {@link settle}). @defaultValue 0
+   *   (the caller's writes before the call overlap the wait). Buckets shared in the store add
+   *   the take's own round trip to it (the take overlaps the wait too; each part at most
+   *   `MAX_LEAD_MS`, so a `sending` row still waits at most that long for its call), also to a
+   *   `leadMs` of 0 (none when it is absent). Not for 429 pauses, reported buckets, or a token whose call has not answered yet
+   *   (it is re-counted at the answer, {@link settle}). @defaultValue 0
    * @returns `{ waitMs: 0, takenAt }` (epoch ms, for {@link restamp}; with a lead possibly
    *   ahead of now: start the call no earlier) once the tokens were taken; `{ waitMs }` (ms, ≥ 1; nothing taken) when the wait is longer than `maxWaitMs` or
    *   `options.signal` aborted.
@@ -160,8 +166,14 @@ export class RateLimitScheduler {
     call: RateLimitCall,
     options: { maxWaitMs: number; signal?: AbortSignal | undefined; leadMs?: number | undefined },
   ): Promise<Acquired> {
-    const lead = this.#shared ? 0 : Math.max(0, options.leadMs ?? 0);
-    if (lead > 0 || this.#lead > 0) this.#lead = lead;
+    const asked = Math.max(0, options.leadMs ?? 0);
+    // Shared: the take's round trip overlaps the wait too — for a caller that waits out a
+    // lead (passed one, 0 included).
+    const lead =
+      this.#shared && options.leadMs !== undefined
+        ? Math.min(MAX_LEAD_MS, asked) + Math.min(MAX_LEAD_MS, Math.floor(this.#takeRtt))
+        : asked;
+    if (!this.#shared && (lead > 0 || this.#lead > 0)) this.#lead = lead;
     const { take, buckets } = this.#taker(scopes, call, lead);
     return this.#line.acquire(take, buckets, options.maxWaitMs, options.signal);
   }
@@ -187,7 +199,7 @@ export class RateLimitScheduler {
     ];
     const shared = this.#shared;
     const take = shared
-      ? (now: number) => this.#takeShared(shared, scopes, call, now)
+      ? (now: number) => this.#takeShared(shared, scopes, call, now, leadMs)
       : (now: number): TakeTry => {
           this.#tick(now);
           const { wait, windows, observed, blockedBy, hard } = this.#wait(scopes, call, now);
@@ -317,11 +329,19 @@ export class RateLimitScheduler {
     this.#line.wake();
   }
 
+  /**
+   * Takes the call's declared tokens from the store. With a lead the store may lease them as
+   * of up to `leadMs` ahead (`aheadMs` after its clock read them): the call starts no earlier
+   * than that long after the answer arrived (`at`), and their settle counts from that long
+   * after the try began (`shared.takenAt`) — both bounds hold whenever in the round trip the
+   * store's clock was read.
+   */
   async #takeShared(
     shared: SharedLimitStore,
     scopes: readonly RateLimitScope[],
     call: RateLimitCall,
     now: number,
+    leadMs: number,
   ): Promise<TakeTry> {
     this.#tick(now);
     const bucket = this.#bucketOf(call);
@@ -340,10 +360,17 @@ export class RateLimitScheduler {
       observed?.take(now);
       return { waitMs: 0 };
     }
-    const got = await shared.takeTokens(buckets);
+    const got = await shared.takeTokens(buckets, leadMs > 0 ? { leadMs } : undefined);
+    const answered = this.#clock();
+    this.#takeRtt = this.#takeRtt * 0.8 + Math.max(0, answered - now) * 0.2;
     if (got.tokens === undefined) return { waitMs: got.waitMs, blockedBy: got.blockedBy };
     observed?.take(now);
-    return { waitMs: 0, tokens: got.tokens };
+    const ahead = got.aheadMs ?? 0;
+    return {
+      waitMs: 0,
+      shared: { takenAt: now + ahead, tokens: got.tokens },
+      ...(ahead > 0 ? { at: answered + ahead } : {}),
+    };
   }
 
   /**
@@ -365,7 +392,7 @@ export class RateLimitScheduler {
     call: RateLimitCall,
     startedAt: number,
     answeredAt: number,
-    shared?: { takenAt: number; tokens: readonly SharedToken[] },
+    shared?: SharedTaken,
   ): void {
     let delay = 0;
     let earliest = Number.POSITIVE_INFINITY;
@@ -390,8 +417,9 @@ export class RateLimitScheduler {
     if (Number.isFinite(earliest)) this.#line.wakeBy(earliest - this.#lead);
     // A settle that fails leaves the tokens where they were taken (a call that ends within its
     // window is then counted from its start, as without a store).
-    if (shared && this.#shared && shared.tokens.length > 0 && delay > 0) {
-      this.#shared.settleTokens(shared.tokens, delay).catch(() => {});
+    // Settled even with no delay: the store may then take them ahead (a lead).
+    if (shared && this.#shared && shared.tokens.length > 0) {
+      this.#shared.settleTokens(shared.tokens, Math.max(0, delay)).catch(() => {});
     }
   }
 

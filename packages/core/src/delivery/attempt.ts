@@ -18,12 +18,12 @@ import type { RateLimitCall } from "../message/rateLimit.ts";
 import { deliveredUnitIndexes, type MessageReceipt } from "../message/receipt.ts";
 import { redactUrls } from "../redact.ts";
 import { sleep } from "../sleep.ts";
-import type { SharedToken } from "../state/sharedLimits.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { backToUnknown, failAttempt, staleKeyReplay } from "./failAttempt.ts";
 import { withFirstDispatch } from "./gate.ts";
 import { MAX_LEAD_MS, writeLeadOf } from "./lead.ts";
 import { callOf } from "./ratelimit/intent.ts";
+import type { SharedTaken } from "./ratelimit/waiters.ts";
 import { deliverUnits, FOLLOW_UP_WAIT_MS } from "./units.ts";
 
 /** Abortable sleep, re-exported for the worker (the one copy is `../sleep.ts`). */
@@ -34,9 +34,9 @@ export { sleep };
  * tokens of one call; the line wakes exactly when the tokens come back (no sleep per attempt).
  * @param taken - told the epoch ms the tokens were taken at (see `RateLimitScheduler.restamp`;
  *   with `leadMs`, up to that far ahead: the call must not start before it), and the tokens
- *   when the buckets are shared in the store.
+ *   and their stamp when the buckets are shared in the store.
  * @param leadMs - take tokens coming back within this many ms (the writes before the call
- *   overlap the wait; `RateLimitScheduler.acquire`). @defaultValue 0
+ *   overlap the wait; `RateLimitScheduler.acquire`); absent: none, also for shared buckets.
  * @param maxWaitMs - the longest wait held in memory (ms). @defaultValue `maxInMemoryWaitMs`
  * @returns 0 when the tokens were taken; otherwise the remaining wait in ms (nothing taken).
  */
@@ -45,8 +45,8 @@ export async function reserveTokens(
   adapter: ChannelMessageAdapter,
   call: RateLimitCall,
   signal: AbortSignal,
-  taken?: (at: number, tokens?: readonly SharedToken[]) => void,
-  leadMs = 0,
+  taken?: (at: number, shared?: SharedTaken) => void,
+  leadMs?: number,
   maxWaitMs = deps.options.maxInMemoryWaitMs,
 ): Promise<number> {
   const got = await deps.scheduler.acquire(adapter.capabilities.rateLimits ?? [], call, {
@@ -54,7 +54,7 @@ export async function reserveTokens(
     signal,
     leadMs,
   });
-  if (got.takenAt !== undefined) taken?.(got.takenAt, got.tokens);
+  if (got.takenAt !== undefined) taken?.(got.takenAt, got.shared);
   return got.waitMs;
 }
 
@@ -154,7 +154,7 @@ export async function runAttempt(
   // attempt: the intent goes back to the queue (`nextAttemptAt`) holding no tokens.
   const firstCall = firstCallOf(adapter, leased, batch);
   let takenAt = 0;
-  let firstTokens: readonly SharedToken[] | undefined;
+  let firstShared: SharedTaken | undefined;
   if (firstCall) {
     // Tokens back within about the time the `sending` write takes are taken now, as of when
     // they come back: the write overlaps the wait, and the call waits out what is left of it.
@@ -164,9 +164,9 @@ export async function runAttempt(
       adapter,
       firstCall,
       signal,
-      (at, tokens) => {
+      (at, shared) => {
         takenAt = at;
-        firstTokens = tokens;
+        firstShared = shared;
       },
       lead,
     );
@@ -208,7 +208,7 @@ export async function runAttempt(
     {
       intent: sending as DurableSendIntent,
       batch,
-      ...(firstCall ? { firstCall: { call: firstCall, takenAt, tokens: firstTokens } } : {}),
+      ...(firstCall ? { firstCall: { call: firstCall, takenAt, shared: firstShared } } : {}),
     },
     signal,
     callsDone,
@@ -225,9 +225,10 @@ export type SendingAttempt = {
   batch: RenderedMessageBatch;
   /**
    * The first platform call's tokens: `takenAt` (epoch ms; the call starts no earlier) and the
-   * tokens when the buckets are shared in the store. Absent when the attempt makes no call.
+   * tokens with their stamp when the buckets are shared in the store. Absent when the attempt
+   * makes no call.
    */
-  firstCall?: { call: RateLimitCall; takenAt: number; tokens?: readonly SharedToken[] | undefined };
+  firstCall?: { call: RateLimitCall; takenAt: number; shared?: SharedTaken | undefined };
 };
 
 /**
@@ -260,7 +261,7 @@ export async function dispatchSending(
   let dispatched = sending.firstDispatchAt;
   const firstCall = started.firstCall?.call;
   const takenAt = started.firstCall?.takenAt ?? 0;
-  const firstTokens = started.firstCall?.tokens;
+  const firstShared = started.firstCall?.shared;
   let reservedFirst = firstCall !== undefined;
 
   // The same rule as live calls: a 429 answered to any call of this route or chat (a preview
@@ -269,7 +270,7 @@ export async function dispatchSending(
   let current: RateLimitCall | undefined; // the call the last tokens were taken for
   let status = "sending" as "sending" | "pending"; // `pending` while waiting between parts
   let startedAt = 0; // when that call started (its tokens' stamp)
-  let shared: { takenAt: number; tokens: readonly SharedToken[] } | undefined; // store-kept tokens
+  let shared: SharedTaken | undefined; // store-kept tokens
   // The parts landed so far, and whether the store has them (`onPart` saves all but the last).
   let landed = leased.partialReceipt;
   let landedSaved = true;
@@ -296,17 +297,17 @@ export async function dispatchSending(
         // ... and count from now, when the call starts, not from the reservation.
         startedAt = Math.max(deps.clock(), takenAt);
         deps.scheduler.restamp(scopes, firstCall, takenAt, startedAt);
-        shared = firstTokens && { takenAt, tokens: firstTokens };
+        shared = firstShared;
         return pausedNow(firstCall);
       }
       current = callOf(adapter, leased, unit, as);
-      const taken = (at: number, tokens?: readonly SharedToken[]) => {
+      const taken = (at: number, tokens?: SharedTaken) => {
         startedAt = at;
-        shared = tokens && { takenAt: at, tokens };
+        shared = tokens;
       };
       const now = await deps.scheduler.tryAcquire(scopes, current);
       if (now.takenAt !== undefined) {
-        taken(now.takenAt, now.tokens);
+        taken(now.takenAt, now.shared);
         return 0;
       }
       // A wait between parts: `sending` would claim a platform call is about to start, and a
@@ -328,7 +329,7 @@ export async function dispatchSending(
       const maxWaitMs = as
         ? Math.max(deps.options.maxInMemoryWaitMs, FOLLOW_UP_WAIT_MS)
         : deps.options.maxInMemoryWaitMs;
-      const wait = await reserveTokens(deps, adapter, current, signal, taken, 0, maxWaitMs);
+      const wait = await reserveTokens(deps, adapter, current, signal, taken, undefined, maxWaitMs);
       if (wait > 0) return wait;
       await store.transitionIntents([
         { id: leased.id, from: "pending", to: "sending", owner, patch: {} },

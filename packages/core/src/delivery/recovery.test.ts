@@ -107,6 +107,11 @@ describe("recovery of what an earlier incarnation of this worker left leased", (
     // Before: both waited out the dead process's 60 s lease.
     expect(platform.visible("chat-1").map((m) => m.text)).toEqual(["in doubt", "next"]);
     expect(Date.now() - t0).toBeLessThan(3_000);
-    expect((await store.getIntent(next?.intent.id as string))?.status).toBe("sent");
+    // The platform shows a message before its `sent` row is written: wait for the row.
+    const status = async () => (await store?.getIntent(next?.intent.id as string))?.status;
+    for (let i = 0; i < 100 && (await status()) !== "sent"; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(await status()).toBe("sent");
   });
 });

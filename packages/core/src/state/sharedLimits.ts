@@ -30,10 +30,23 @@ export type SharedToken = {
   windowMs: number;
 };
 
-/** The outcome of {@link SharedLimitStore.takeTokens}. */
+/**
+ * The outcome of {@link SharedLimitStore.takeTokens}. `aheadMs` (taken with a lead): the
+ * tokens were leased as of that many ms after the store's clock read them — start the call no
+ * earlier than `aheadMs` after the answer arrived.
+ */
 export type SharedTake =
-  | { waitMs: 0; tokens: SharedToken[] }
-  | { waitMs: number; blockedBy: string; tokens?: undefined };
+  | { waitMs: 0; tokens: SharedToken[]; aheadMs?: number | undefined }
+  | { waitMs: number; blockedBy: string; tokens?: undefined; aheadMs?: undefined };
+
+/** Options of {@link SharedLimitStore.takeTokens}. */
+export type SharedTakeOptions = {
+  /**
+   * Take a slot up to this many ms before it frees, when the call that last held it has
+   * answered and been settled (ms). @defaultValue 0
+   */
+  leadMs?: number | undefined;
+};
 
 /** Loop-guard rule of {@link SharedLimitStore.checkLoopPair} (see `LoopGuardOptions`). */
 export type SharedLoopRule = { maxEvents: number; windowMs: number; cooldownMs: number };
@@ -41,15 +54,20 @@ export type SharedLoopRule = { maxEvents: number; windowMs: number; cooldownMs: 
 /** Buckets and loop-guard counts shared through the store. */
 export interface SharedLimitStore {
   /**
-   * Takes one token from every bucket, or none (atomically, across processes).
+   * Takes one token from every bucket, or none (atomically, across processes). With a lead,
+   * a slot that frees within `leadMs` may be taken (only one whose call was settled: a call
+   * still in flight may be re-counted at its answer); all of the call's tokens are then leased
+   * as of when the latest one frees (`aheadMs`).
    *
-   * @returns `{ waitMs: 0, tokens }` when taken; otherwise `waitMs` (≥ 1) until the bucket
-   *   `blockedBy` frees a slot (nothing taken).
+   * @returns `{ waitMs: 0, tokens, aheadMs? }` when taken; otherwise `waitMs` (≥ 1) until the
+   *   bucket `blockedBy` frees a slot, lead deducted (nothing taken).
    */
-  takeTokens(buckets: readonly SharedBucket[]): Promise<SharedTake>;
+  takeTokens(buckets: readonly SharedBucket[], options?: SharedTakeOptions): Promise<SharedTake>;
   /**
-   * Moves taken tokens later: each returns `windowMs` after `delayMs` past the moment it was
-   * taken (the call started, or was answered, that much later). Never moves a token earlier.
+   * Settles taken tokens once their call answered: each returns `windowMs` after `delayMs`
+   * past the moment it was taken (the call started, or was answered, that much later), and
+   * may now be taken ahead of time. Never moves a token earlier (`delayMs` 0 only marks it
+   * answered). A store may send it with its next take (a few ms later; `PostgresStateStore`).
    */
   settleTokens(tokens: readonly SharedToken[], delayMs: number): Promise<void>;
   /**

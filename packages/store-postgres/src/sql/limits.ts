@@ -64,19 +64,41 @@ export function checkBuckets(buckets: readonly SharedBucket[]): void {
   }
 }
 
+/** One call's take: its buckets, and how far ahead (ms) it may take a settled slot. */
+export type TakeCall = { buckets: readonly SharedBucket[]; leadMs: number };
+
+/** Tokens to move later, and by how much (ms; 0: only marks them answered). */
+export type Settle = { tokens: readonly SharedToken[]; delayMs: number };
+
+/** The settles of many calls as the four arrays the statements take. */
+function settleArrays(settles: readonly Settle[]): [string[], number[], number[], number[]] {
+  const rows = settles.flatMap((s) =>
+    s.tokens.map((k) => ({ k, delay: Math.max(0, Math.ceil(s.delayMs)) })),
+  );
+  return [
+    rows.map((r) => enc(r.k.key)),
+    rows.map((r) => r.k.slot),
+    rows.map((r) => r.k.freeAt),
+    rows.map((r) => r.delay),
+  ];
+}
+
 /**
- * Takes the tokens of several calls in one statement, in call order: each call one token from
- * every one of its buckets or none (see the module; `take_tokens` of migration 4). A call
- * without buckets takes nothing and goes.
+ * Settles answered calls' tokens, then takes the tokens of several calls, in one statement
+ * (`settle_and_take_tokens` of migration 9), in call order: each call one token from every one
+ * of its buckets or none. A call may take a slot up to `leadMs` before it frees when the call
+ * that held it has answered (it is then leased as of when it frees: `aheadMs`). A call without
+ * buckets takes nothing and goes.
  */
 export async function takeTokens(
   ctx: Ctx,
   slots: SlotRegistry,
-  calls: ReadonlyArray<readonly SharedBucket[]>,
+  calls: readonly TakeCall[],
+  settles: readonly Settle[] = [],
 ): Promise<SharedTake[]> {
   const { t } = ctx;
-  for (const buckets of calls) checkBuckets(buckets);
-  const missing = slots.missing(calls.flat());
+  for (const c of calls) checkBuckets(c.buckets);
+  const missing = slots.missing(calls.flatMap((c) => c.buckets));
   if (missing.length > 0) {
     const unique = [...new Map(missing.map((b) => [b.key, b])).values()];
     await ctx.db.query(
@@ -92,9 +114,11 @@ export async function takeTokens(
     await ctx.db.query(`DELETE FROM ${t.rateSlots} WHERE free_at < ${NOW_MS} - $1`, [IDLE_SLOT_MS]);
     slots.forget();
   }
-  const entries = calls.flatMap((buckets, call) => buckets.map((b) => ({ call, b })));
+  const entries = calls.flatMap((c, call) =>
+    c.buckets.map((b) => ({ call, b, lead: Math.max(0, Math.floor(c.leadMs)) })),
+  );
   const { rows } =
-    entries.length === 0
+    entries.length === 0 && settles.length === 0
       ? { rows: [] }
       : await ctx.db.query<{
           r_call: number;
@@ -102,23 +126,31 @@ export async function takeTokens(
           r_slot: number | null;
           r_free_at: string | null;
           r_wait: string | null;
-        }>(`SELECT * FROM ${t.takeTokensFn}($1::text[], $2::int[], $3::bigint[], $4::int[])`, [
-          entries.map((e) => enc(e.b.key)),
-          entries.map((e) => e.b.limit),
-          entries.map((e) => Math.ceil(e.b.windowMs)),
-          entries.map((e) => e.call),
-        ]);
+          r_ahead: string | null;
+        }>(
+          `SELECT * FROM ${t.settleTakeFn}($1::text[], $2::int[], $3::bigint[], $4::int[],
+             $5::bigint[], $6::text[], $7::int[], $8::bigint[], $9::bigint[])`,
+          [
+            entries.map((e) => enc(e.b.key)),
+            entries.map((e) => e.b.limit),
+            entries.map((e) => Math.ceil(e.b.windowMs)),
+            entries.map((e) => e.call),
+            entries.map((e) => e.lead),
+            ...settleArrays(settles),
+          ],
+        );
   const byCall = new Map<number, typeof rows>();
   for (const r of rows) {
     const list = byCall.get(r.r_call) ?? [];
     list.push(r);
     byCall.set(r.r_call, list);
   }
-  return calls.map((buckets, call): SharedTake => {
+  return calls.map(({ buckets }, call): SharedTake => {
     if (buckets.length === 0) return { waitMs: 0, tokens: [] };
     const got = byCall.get(call) ?? [];
     if (got.length === buckets.length && got.every((r) => r.r_slot !== null)) {
       const win = new Map(buckets.map((b) => [b.key, Math.ceil(b.windowMs)]));
+      const ahead = Math.max(0, ...got.map((r) => Number(r.r_ahead ?? 0)));
       return {
         waitMs: 0,
         tokens: got.map((r) => ({
@@ -127,6 +159,7 @@ export async function takeTokens(
           freeAt: Number(r.r_free_at),
           windowMs: win.get(dec(r.r_bucket)) ?? 0,
         })),
+        ...(ahead > 0 ? { aheadMs: ahead } : {}),
       };
     }
     // Not every bucket had a free slot: the one that frees last holds the call.
@@ -143,28 +176,17 @@ export async function takeTokens(
   });
 }
 
-/** Tokens to move later, and by how much (ms). */
-export type Settle = { tokens: readonly SharedToken[]; delayMs: number };
-
 /**
- * Moves taken tokens later, several calls' worth in one statement (only slots still holding
- * the lease each token names).
+ * Settles tokens without taking any, several calls' worth in one statement: moves them later
+ * by their delay and marks them answered (only slots still holding the lease each token names).
  */
 export async function settleTokens(ctx: Ctx, settles: readonly Settle[]): Promise<undefined[]> {
-  const rows = settles.flatMap((s) =>
-    s.delayMs > 0 ? s.tokens.map((k) => ({ k, delay: Math.ceil(s.delayMs) })) : [],
-  );
-  if (rows.length > 0) {
+  if (settles.some((s) => s.tokens.length > 0)) {
     await ctx.db.query(
-      `UPDATE ${ctx.t.rateSlots} AS s SET free_at = v.free_at + v.delay
+      `UPDATE ${ctx.t.rateSlots} AS s SET free_at = v.free_at + v.delay, settled = true
        FROM unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[]) AS v(bucket, slot, free_at, delay)
        WHERE s.bucket = v.bucket AND s.slot = v.slot AND s.free_at = v.free_at`,
-      [
-        rows.map((r) => enc(r.k.key)),
-        rows.map((r) => r.k.slot),
-        rows.map((r) => r.k.freeAt),
-        rows.map((r) => r.delay),
-      ],
+      settleArrays(settles),
     );
   }
   return settles.map(() => undefined);

@@ -23,15 +23,28 @@ export type TakeTry = {
   /** The bucket that held the call back (callers behind it in one pass skip asking it). */
   blockedBy?: string | undefined;
   /** Tokens taken from buckets shared in the store (for `RateLimitScheduler.settle`). */
-  tokens?: readonly SharedToken[] | undefined;
-  /** When the tokens were taken as of (epoch ms), when later than the try (a lead). */
+  shared?: SharedTaken | undefined;
+  /**
+   * When the tokens were taken as of (epoch ms), when later than the try (a lead): the call
+   * starts no earlier.
+   */
   at?: number | undefined;
 };
 
-/** What a waiter gets: the tokens (`waitMs` 0, taken at `takenAt`), or the wait it gave up on. */
+/**
+ * Tokens taken from buckets shared in the store, and the epoch ms (this process's clock) their
+ * lease counts from — no later than the store's take: what `RateLimitScheduler.settle` moves
+ * them from.
+ */
+export type SharedTaken = { takenAt: number; tokens: readonly SharedToken[] };
+
+/**
+ * What a waiter gets: the tokens (`waitMs` 0, taken as of `takenAt`: the call starts no
+ * earlier), or the wait it gave up on.
+ */
 export type Acquired =
-  | { waitMs: 0; takenAt: number; tokens?: readonly SharedToken[] | undefined }
-  | { waitMs: number; takenAt?: undefined; tokens?: undefined };
+  | { waitMs: 0; takenAt: number; shared?: SharedTaken | undefined }
+  | { waitMs: number; takenAt?: undefined; shared?: undefined };
 
 /** Timer functions of the line (fake ones in tests). */
 export type WaiterTimers = {
@@ -101,7 +114,7 @@ export class WaiterQueue {
       now = this.#clock();
       // Stamped when the try began (a store's clock took them during the round trip).
       if (first.waitMs <= 0) {
-        return { waitMs: 0, takenAt: first.at ?? before, tokens: first.tokens };
+        return { waitMs: 0, takenAt: first.at ?? before, shared: first.shared };
       }
       if (first.blockedBy !== undefined) this.#hold(first.blockedBy, now + first.waitMs);
       if (first.waitMs > maxWaitMs) return { waitMs: first.waitMs };
@@ -143,7 +156,7 @@ export class WaiterQueue {
     if (held > now) return { waitMs: held - now };
     const r = take(now);
     const result = r instanceof Promise ? await r : r;
-    if (result.waitMs <= 0) return { waitMs: 0, takenAt: result.at ?? now, tokens: result.tokens };
+    if (result.waitMs <= 0) return { waitMs: 0, takenAt: result.at ?? now, shared: result.shared };
     return { waitMs: result.waitMs };
   }
 
@@ -202,7 +215,7 @@ export class WaiterQueue {
         }
         if (result instanceof Promise) this.#settle(w, before, r);
         if (r.waitMs <= 0) {
-          w.resolve({ waitMs: 0, takenAt: r.at ?? before, tokens: r.tokens });
+          w.resolve({ waitMs: 0, takenAt: r.at ?? before, shared: r.shared });
           continue;
         }
         if (w.readyAt > w.deadline) {
