@@ -4,10 +4,13 @@
  * first minute). Planned from those statistics, the lease statement read every pending row
  * through a bitmap scan, anti-joined and sorted them: 20 ms per lease with 7,500 pending, and
  * the queue bench's PostgreSQL rate fell from 1,270 to 790 msgs/s between 2,000 and 10,000
- * messages. The plan inside the lease function (migration 6) is read with `auto_explain`, which
- * needs a superuser (the test database's `postgres` role); otherwise the plan checks are skipped.
+ * messages. And when the chats at the front of the queue are all busy, the lease reads a bounded
+ * number of candidates and takes the heads of the other chats past them (migration 10), instead
+ * of walking the whole backlog behind the busy chats. The plans inside the lease function are
+ * read with `auto_explain`, which needs a superuser (the test database's `postgres` role);
+ * otherwise the plan checks are skipped.
  */
-import { newIntent, outboundMessage } from "@herald/core/testing";
+import { newIntent, outboundMessage, textReceipt } from "@herald/core/testing";
 import type { Client } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -49,7 +52,7 @@ async function leasePlan(client: Client, schema: string): Promise<string> {
   const logged = await logPlans(client);
   const { rows } = await lease(client, schema);
   expect(rows).toHaveLength(16);
-  return logged.find((p) => p.includes("WITH picked AS")) ?? "";
+  return logged.find((p) => p.includes("WITH candidates AS")) ?? "";
 }
 
 /** How many rows the plan's walk of `intents_due` read (actual). */
@@ -115,6 +118,75 @@ describe.runIf(available)("the lease plan", () => {
       expect(walked(plan)).toBeLessThanOrEqual(32);
       // The FIFO check uses intents_unsent_by_key, never a scan of the table.
       expect(plan).not.toMatch(/Hash Anti Join|Seq Scan/);
+    },
+  );
+
+  it.runIf(superuser)(
+    "past chats that are busy, takes the heads of the others without walking the backlog",
+    async () => {
+      const schema = env.schema();
+      const store = env.store(schema);
+      await store.open();
+      // 2,800 messages of four chats first, then one message in each of four other chats.
+      for (let from = 0; from < 2_800; from += 700) {
+        await store.enqueueIntents(
+          Array.from({ length: 700 }, (_, i) =>
+            newIntent(outboundMessage(`m${from + i}`, { target: { id: `busy${(from + i) % 4}` } })),
+          ),
+        );
+      }
+      await store.enqueueIntents(
+        ["a", "b", "c", "d"].map((id) => newIntent(outboundMessage(id, { target: { id } }))),
+      );
+      const now = Date.now();
+      const first = await store.leaseDueIntents({ owner: "w", now, leaseMs: 30_000, limit: 16 });
+      // The busy chats' heads (the first four enqueued) and the four single messages, in due order.
+      expect(first.map((i) => (i.message.body as { markdown?: string }).markdown)).toEqual([
+        "m0",
+        "m1",
+        "m2",
+        "m3",
+        "a",
+        "b",
+        "c",
+        "d",
+      ]);
+      // Every chat busy now: the next lease reads its cap of candidates (64), not the 2,792
+      // behind the busy heads, and takes nothing.
+      const logged = await withClient(async (c) => {
+        const plans = await logPlans(c);
+        const { rows } = await lease(c, schema);
+        expect(rows).toHaveLength(0);
+        return plans;
+      });
+      // No index scan in any of its statements read more than that many rows in all.
+      const scans = [
+        ...logged
+          .join("\n")
+          .matchAll(
+            /Index (?:Only )?Scan using (\S+) on intents[^\n]*actual time=\S+ rows=(\d+) loops=(\d+)/g,
+          ),
+      ].map((m) => ({ index: m[1], rows: Number(m[2]) * Number(m[3]) }));
+      expect(scans.filter((s) => s.index === "intents_due").length).toBeGreaterThanOrEqual(2);
+      for (const scan of scans) expect(scan.rows, scan.index).toBeLessThanOrEqual(64);
+      // The heads were found one ordering key at a time, through intents_unsent_by_key.
+      expect(logged.join("\n")).toContain("intents_unsent_by_key");
+      expect(logged.join("\n")).not.toMatch(/Seq Scan on intents/);
+      // A busy chat's message sent: its next one is leased through the heads, nothing else.
+      const m0 = first[0]?.id ?? "";
+      await store.transitionIntents([
+        { id: m0, from: "pending", to: "sending", owner: "w", patch: { attempt: 1 } },
+        {
+          id: m0,
+          from: "sending",
+          to: "committing",
+          owner: "w",
+          patch: { receipt: textReceipt(["r"]) },
+        },
+        { id: m0, from: "committing", to: "sent", owner: "w", patch: {} },
+      ]);
+      const next = await store.leaseDueIntents({ owner: "w", now, leaseMs: 30_000, limit: 16 });
+      expect(next.map((i) => (i.message.body as { markdown?: string }).markdown)).toEqual(["m4"]);
     },
   );
 

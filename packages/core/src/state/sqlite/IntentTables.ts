@@ -31,6 +31,7 @@ import type {
   ReceiptRecord,
 } from "../types.ts";
 import type { SqliteDb } from "./InboundTables.ts";
+import { leaseRows } from "./leaseQuery.ts";
 import { compact, intentFromRow, json, type Row, toJson } from "./rows.ts";
 
 const SQLITE_JSON_COLUMNS = {
@@ -43,25 +44,6 @@ const SQLITE_JSON_COLUMNS = {
 };
 const UNSENT = UNSENT_STATUSES.map((s) => `'${s}'`).join(",");
 const TERMINAL = TERMINAL_STATUSES.map((s) => `'${s}'`).join(",");
-
-/**
- * The lease query: due, unleased intents first in their ordering key, oldest due first. One
- * `SELECT` per status, merged on `(due_at, seq)`: each walks `intents_due` in order and stops
- * at `limit` (`MERGE (UNION ALL)` in the plan). `status IN (…)` with several statuses instead
- * scanned every row of the table, then sorted, on each lease (1–4 ms per call with a few
- * thousand rows, growing with the sent history; tested in `leaseQuery.test.ts`).
- */
-export function leaseSql(statuses: readonly IntentStatus[]): string {
-  const one = (status: IntentStatus) => `SELECT i.* FROM intents i
-     WHERE i.status = '${status}'
-       AND (i.next_attempt_at IS NULL OR i.next_attempt_at <= :now)
-       AND (i.lease_expires_at IS NULL OR i.lease_expires_at <= :now)
-       AND (:channel IS NULL OR i.channel = :channel)
-       AND NOT EXISTS (
-         SELECT 1 FROM intents e
-         WHERE e.ordering_key = i.ordering_key AND e.seq < i.seq AND e.status IN (${UNSENT}))`;
-  return `${statuses.map(one).join(" UNION ALL ")} ORDER BY due_at, seq LIMIT CAST(:limit AS INTEGER)`;
-}
 
 /**
  * The list query of `listIntents` and its parameters.
@@ -262,11 +244,7 @@ export class IntentTables {
     const statuses = request.statuses ?? ["pending"];
     if (statuses.length === 0) return [];
     return this.#db.tx(() => {
-      const rows = this.#db.stmt(leaseSql(statuses)).all({
-        now: request.now,
-        channel: request.channel ?? null,
-        limit: request.limit,
-      }) as Row[];
+      const rows = leaseRows(this.#db, request, statuses);
       const lease = this.#db.stmt(
         "UPDATE intents SET lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?",
       );

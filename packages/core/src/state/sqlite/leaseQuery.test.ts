@@ -1,7 +1,9 @@
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
-import { newIntent, outboundMessage } from "../../testing/fixtures.ts";
-import { leaseSql, listSql } from "./IntentTables.ts";
+import type { DurableSendIntent } from "../../message/intent.ts";
+import { newIntent, outboundMessage, textReceipt } from "../../testing/fixtures.ts";
+import { listSql } from "./IntentTables.ts";
+import { headsSql, leaseScanCap, leaseSql } from "./leaseQuery.ts";
 import { SQLITE_MIGRATIONS } from "./migrations.ts";
 import { SqliteStateStore } from "./SqliteStateStore.ts";
 
@@ -13,7 +15,7 @@ describe("the SQLite lease query", () => {
       const plan = (
         db
           .prepare(`EXPLAIN QUERY PLAN ${leaseSql(statuses)}`)
-          .all({ now: 0, channel: null, limit: 8 }) as { detail: string }[]
+          .all({ now: 0, channel: null, cap: 64 }) as { detail: string }[]
       ).map((r) => r.detail);
       expect(plan.filter((d) => d.startsWith("SEARCH i USING INDEX intents_due"))).toHaveLength(
         statuses.length,
@@ -80,6 +82,92 @@ describe("the SQLite lease query", () => {
     expect(
       await store.leaseDueIntents({ owner, now, leaseMs: 1, limit: 10, statuses: [] }),
     ).toEqual([]);
+    await store.close();
+  });
+
+  it("finds the heads of the ordering keys one key at a time through intents_unsent_by_key", () => {
+    const db = new DatabaseSync(":memory:");
+    for (const m of SQLITE_MIGRATIONS) db.exec(m.sql);
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${headsSql}`).all() as { detail: string }[]).map(
+      (r) => r.detail,
+    );
+    // The first key (a walk that stops at its first entry), each next key, each key's head.
+    expect(plan).toContain("SCAN intents USING INDEX intents_unsent_by_key");
+    expect(plan).toContain("SEARCH intents USING INDEX intents_unsent_by_key (ordering_key>?)");
+    expect(plan).toContain("SEARCH intents USING INDEX intents_unsent_by_key (ordering_key=?)");
+    expect(plan.some((d) => d.includes("intents_due") || d.includes("TEMP B-TREE"))).toBe(false);
+    db.close();
+  });
+
+  it("past chats that are busy, takes the heads of the others within its cap of candidates", async () => {
+    let now = 1_000;
+    const store = new SqliteStateStore({ path: ":memory:", clock: () => now });
+    const text = (i: DurableSendIntent) => (i.message.body as { markdown: string }).markdown;
+    // 2,800 messages of four chats first, then one message in each of four other chats.
+    for (let from = 0; from < 2_800; from += 700) {
+      await store.enqueueIntents(
+        Array.from({ length: 700 }, (_, i) =>
+          newIntent(outboundMessage(`m${from + i}`, { target: { id: `busy${(from + i) % 4}` } })),
+        ),
+      );
+      now += 1;
+    }
+    await store.enqueueIntents(
+      ["a", "b", "c", "d"].map((id) => newIntent(outboundMessage(id, { target: { id } }))),
+    );
+    now += 1;
+    const first = await store.leaseDueIntents({ owner: "w", now, leaseMs: 30_000, limit: 16 });
+    // The 64 candidates hold the four busy heads; the other four come from the heads of the keys.
+    expect(leaseScanCap(16)).toBe(64);
+    expect(first.map(text)).toEqual(["m0", "m1", "m2", "m3", "a", "b", "c", "d"]);
+    expect(await store.leaseDueIntents({ owner: "w", now, leaseMs: 30_000, limit: 16 })).toEqual(
+      [],
+    );
+    // A busy chat's message sent: its next one is leased, nothing else.
+    const m0 = first[0]?.id ?? "";
+    await store.transitionIntents([
+      { id: m0, from: "pending", to: "sending", owner: "w", patch: { attempt: 1 } },
+    ]);
+    await store.transitionIntents([
+      {
+        id: m0,
+        from: "sending",
+        to: "committing",
+        owner: "w",
+        patch: { receipt: textReceipt(["r"]) },
+      },
+      { id: m0, from: "committing", to: "sent", owner: "w", patch: {} },
+    ]);
+    const next = await store.leaseDueIntents({ owner: "w", now, leaseMs: 30_000, limit: 16 });
+    expect(next.map(text)).toEqual(["m4"]);
+    // Under the cap nothing changes: a limit of 1 takes the oldest head only.
+    now += 60_000;
+    const one = await store.leaseDueIntents({ owner: "w", now, leaseMs: 30_000, limit: 1 });
+    expect(one.map(text)).toEqual(["m1"]);
+    await store.close();
+  });
+
+  it("leases a key's head that is due after the rest of its backlog (a retry)", async () => {
+    let now = 1_000;
+    const store = new SqliteStateStore({ path: ":memory:", clock: () => now });
+    const [a1, a2] = await store.enqueueIntents([
+      newIntent(outboundMessage("a1", { target: { id: "a" } })),
+      newIntent(outboundMessage("a2", { target: { id: "a" } })),
+    ]);
+    const id = a1?.intent.id ?? "";
+    const [leased] = await store.leaseDueIntents({ owner: "w", now, leaseMs: 1_000, limit: 1 });
+    expect(leased?.id).toBe(id);
+    // a1 goes back to the queue with a retry due later than a2 became due.
+    await store.updateIntent(
+      id,
+      { status: "pending", owner: "w" },
+      { nextAttemptAt: now + 500, lease: "release" },
+    );
+    now += 1_000;
+    const next = await store.leaseDueIntents({ owner: "w", now, leaseMs: 1_000, limit: 10 });
+    // Walked in due order a2 comes first, and is behind a1: a1 is leased, a2 is not.
+    expect(next.map((i) => i.id)).toEqual([id]);
+    expect(a2?.intent.id).not.toBe(id);
     await store.close();
   });
 });
