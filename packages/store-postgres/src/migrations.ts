@@ -363,9 +363,10 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // take instead of costing a statement each. take_tokens (migration 4) stays for processes
     // of the previous build still running: it takes nothing ahead and marks what it takes
     // unsettled, which its callers never settle in this sense, so the new build never takes
-    // their slots early.
+    // their slots early. Slots start unsettled (a new one is free anyway), so a slot leased by
+    // such a process before this step ran is not taken early either.
     sql: (t) => `
-      ALTER TABLE ${t.rateSlots} ADD COLUMN settled boolean NOT NULL DEFAULT true;
+      ALTER TABLE ${t.rateSlots} ADD COLUMN settled boolean NOT NULL DEFAULT false;
       CREATE FUNCTION ${t.settleTakeFn}(
         keys text[], lims integer[], wins bigint[], calls integer[], leads bigint[],
         s_keys text[], s_slots integer[], s_free bigint[], s_delays bigint[])
@@ -416,12 +417,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
                 ok := false;
                 failed := i;
                 spent := spent || keys[i];
-                spent_wait := spent_wait || (least(
-                  (SELECT min(s.free_at) FROM ${t.rateSlots} AS s
-                   WHERE s.bucket = keys[i] AND s.slot < lims[i]),
-                  (SELECT min(s.free_at) FROM ${t.rateSlots} AS s
-                   WHERE s.bucket = keys[i] AND s.slot < lims[i] AND s.settled) - leads[i]
-                ) - now_ms);
+                -- The wait is until the bucket's earliest slot frees, the lead earlier when
+                -- that slot's call answered (it may then be taken ahead).
+                spent_wait := spent_wait || (
+                  SELECT s.free_at - CASE WHEN s.settled THEN leads[i] ELSE 0 END - now_ms
+                  FROM ${t.rateSlots} AS s
+                  WHERE s.bucket = keys[i] AND s.slot < lims[i]
+                  ORDER BY s.free_at LIMIT 1);
               ELSE
                 ahead := greatest(ahead, got_at - now_ms);
               END IF;

@@ -81,7 +81,7 @@ describe.runIf(available)("taking a shared bucket's token", () => {
         await Promise.all(Array.from({ length: 50 }, () => store.sharedLimits.takeTokens([bot])));
       }
       const refused = await withClient((c) => takePlans(c, schema, 60_000));
-      const earliest = refused.find((p) => p.includes("min(")) ?? refused.join("\n");
+      const earliest = refused.find((p) => p.includes("spent_wait")) ?? refused.join("\n");
       expect(earliest).toContain("rate_limit_slots_free");
       expect(earliest).not.toMatch(/Sort|Seq Scan/);
     },
