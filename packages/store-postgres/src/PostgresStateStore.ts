@@ -160,7 +160,8 @@ export class PostgresStateStore implements MessageStateStore {
       ride.done();
       return out;
     } catch (error) {
-      ride.done(error);
+      // The settles are not lost with the takes: sent alone.
+      void this.#ride.alone(ride);
       throw error;
     }
   });
@@ -189,7 +190,9 @@ export class PostgresStateStore implements MessageStateStore {
     settleTokens: async (tokens, delayMs) => {
       if (tokens.length === 0) return;
       // Sent alone when the lease it extends ends soon: it must land before the slot frees.
-      const left = Math.min(...tokens.map((k) => k.windowMs)) - Math.max(0, delayMs);
+      // The call answered up to the blanket margin (1 % + 1 ms by default) after take + delay:
+      // 2 % of the window is deducted on top.
+      const left = Math.min(...tokens.map((k) => k.windowMs * 0.98)) - Math.max(0, delayMs);
       await this.#ride.push({ tokens, delayMs }, left < SETTLE_URGENT_MS);
     },
     checkLoopPair: (pair, rule) =>

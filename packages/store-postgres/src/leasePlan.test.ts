@@ -187,6 +187,16 @@ describe.runIf(available)("the lease plan", () => {
       ]);
       const next = await store.leaseDueIntents({ owner: "w", now, leaseMs: 30_000, limit: 16 });
       expect(next.map((i) => (i.message.body as { markdown?: string }).markdown)).toEqual(["m4"]);
+      // Every lease expired, and a lease of 0 ms: each row once (the heads step does not take
+      // the rows the walk just leased, whose lease has already ended).
+      const again = await store.leaseDueIntents({
+        owner: "w2",
+        now: now + 60_000,
+        leaseMs: 0,
+        limit: 16,
+      });
+      expect(new Set(again.map((i) => i.id)).size).toBe(again.length);
+      expect(again.length).toBeGreaterThan(0);
     },
   );
 

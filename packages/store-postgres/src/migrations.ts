@@ -541,7 +541,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         FROM picked WHERE u.id = picked.id
         RETURNING u.*;
         GET DIAGNOSTICS got = ROW_COUNT;
-        IF got >= max_rows OR walked < scan_cap THEN
+        -- (A lease that ends at once would let the heads step take the rows just leased.)
+        IF got >= max_rows OR walked < scan_cap OR expires_ms <= now_ms THEN
           RETURN;
         END IF;
         WITH RECURSIVE keys AS (
@@ -586,7 +587,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
             WHERE i.id = head
               AND i.status IN ('pending', 'unknown_after_send')
               AND i.status = ANY (statuses)
+              AND (i.next_attempt_at IS NULL OR i.next_attempt_at <= now_ms)
               AND (i.lease_expires_at IS NULL OR i.lease_expires_at <= now_ms)
+              AND (channel_filter IS NULL OR i.channel = channel_filter)
             FOR UPDATE OF i SKIP LOCKED) AS p
           WHERE u.id = p.id
           RETURNING u.*;

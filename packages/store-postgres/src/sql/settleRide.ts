@@ -57,8 +57,12 @@ export class SettleRide {
   }
 
   /** Sends what is queued alone now (at close, or when no take came within `rideMs`). */
-  async flush(): Promise<void> {
-    const ride = this.take();
+  flush(): Promise<void> {
+    return this.alone(this.take());
+  }
+
+  /** Sends a ride's settles alone (its take statement failed, or none came). */
+  async alone(ride: Ride): Promise<void> {
     if (ride.settles.length === 0) return;
     try {
       await this.#alone(ride.settles);
