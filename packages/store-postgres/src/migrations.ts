@@ -25,6 +25,16 @@ export type PostgresMigration = {
 
 const list = (statuses: readonly string[]) => statuses.map((s) => `'${s}'`).join(", ");
 
+/**
+ * The lease's conditions on row `a` of the lease function (migration 10): in a leasable and
+ * requested status, due, unleased, of the channel asked for.
+ */
+const leasableNow = (a: string) =>
+  `${a}.status IN ('pending', 'unknown_after_send') AND ${a}.status = ANY (statuses)
+    AND (${a}.next_attempt_at IS NULL OR ${a}.next_attempt_at <= now_ms)
+    AND (${a}.lease_expires_at IS NULL OR ${a}.lease_expires_at <= now_ms)
+    AND (channel_filter IS NULL OR ${a}.channel = channel_filter)`;
+
 /** Every migration, in order. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -504,30 +514,19 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       BEGIN
         SELECT count(*) INTO walked FROM (
           SELECT 1 FROM ${t.intents} AS i
-          WHERE i.status IN ('pending', 'unknown_after_send')
-            AND i.status = ANY (statuses)
-            AND (i.next_attempt_at IS NULL OR i.next_attempt_at <= now_ms)
-            AND (i.lease_expires_at IS NULL OR i.lease_expires_at <= now_ms)
-            AND (channel_filter IS NULL OR i.channel = channel_filter)
+          WHERE ${leasableNow("i")}
           ORDER BY i.due_at, i.seq
           LIMIT scan_cap
         ) AS c;
         RETURN QUERY
         WITH candidates AS (
           SELECT i.id, i.due_at, i.seq FROM ${t.intents} AS i
-          WHERE i.status IN ('pending', 'unknown_after_send')
-            AND i.status = ANY (statuses)
-            AND (i.next_attempt_at IS NULL OR i.next_attempt_at <= now_ms)
-            AND (i.lease_expires_at IS NULL OR i.lease_expires_at <= now_ms)
-            AND (channel_filter IS NULL OR i.channel = channel_filter)
+          WHERE ${leasableNow("i")}
           ORDER BY i.due_at, i.seq
           LIMIT scan_cap
         ), picked AS (
           SELECT i.id FROM candidates AS c JOIN ${t.intents} AS i ON i.id = c.id
-          WHERE i.status IN ('pending', 'unknown_after_send')
-            AND i.status = ANY (statuses)
-            AND (i.next_attempt_at IS NULL OR i.next_attempt_at <= now_ms)
-            AND (i.lease_expires_at IS NULL OR i.lease_expires_at <= now_ms)
+          WHERE ${leasableNow("i")}
             AND NOT EXISTS (
               SELECT 1 FROM ${t.intents} AS e
               WHERE e.ordering_key = i.ordering_key AND e.seq < i.seq
@@ -570,11 +569,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
           CROSS JOIN LATERAL (
             SELECT i.id, i.due_at, i.seq FROM ${t.intents} AS i
             WHERE i.id = h.id
-              AND i.status IN ('pending', 'unknown_after_send')
-              AND i.status = ANY (statuses)
-              AND (i.next_attempt_at IS NULL OR i.next_attempt_at <= now_ms)
-              AND (i.lease_expires_at IS NULL OR i.lease_expires_at <= now_ms)
-              AND (channel_filter IS NULL OR i.channel = channel_filter)
+              AND ${leasableNow("i")}
             OFFSET 0) AS x
           ORDER BY x.due_at, x.seq
         LOOP
@@ -585,11 +580,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
           FROM (
             SELECT i.id FROM ${t.intents} AS i
             WHERE i.id = head
-              AND i.status IN ('pending', 'unknown_after_send')
-              AND i.status = ANY (statuses)
-              AND (i.next_attempt_at IS NULL OR i.next_attempt_at <= now_ms)
-              AND (i.lease_expires_at IS NULL OR i.lease_expires_at <= now_ms)
-              AND (channel_filter IS NULL OR i.channel = channel_filter)
+              AND ${leasableNow("i")}
             FOR UPDATE OF i SKIP LOCKED) AS p
           WHERE u.id = p.id
           RETURNING u.*;

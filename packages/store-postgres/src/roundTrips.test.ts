@@ -7,11 +7,11 @@
  */
 import { IntentConflictError } from "@herald/core";
 import { newIntent, outboundMessage, textReceipt } from "@herald/core/testing";
-import pg from "pg";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { PostgresStateStore } from "./PostgresStateStore.ts";
 import {
   postgresAvailable,
+  recordStatements,
   requirePostgresOrSkip,
   throwawaySchemas,
 } from "./testing/postgresTest.ts";
@@ -20,19 +20,8 @@ const available = requirePostgresOrSkip(await postgresAvailable());
 const env = throwawaySchemas();
 afterAll(() => env.dispose());
 
-/** Statements sent by any `pg` client of this process since the last reset. */
-let sent: string[] = [];
-const query = pg.Client.prototype.query;
-beforeEach(() => {
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
-    sent.push(String(text).trim().split(/\s+/)[0] ?? "");
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
-});
-afterEach(() => {
-  pg.Client.prototype.query = query;
-});
+/** The statements this process sends (first word of each), since the last reset. */
+const statements = recordStatements();
 
 async function leasedIntent(): Promise<{ store: PostgresStateStore; id: string }> {
   const store = env.store(env.schema());
@@ -50,12 +39,12 @@ async function leasedIntent(): Promise<{ store: PostgresStateStore; id: string }
 describe.skipIf(!available)("PostgresStateStore round trips", () => {
   it("writes sending in one statement, and committing + sent with its registry rows in one", async () => {
     const { store, id } = await leasedIntent();
-    sent = [];
+    statements.reset();
     await store.transitionIntents([
       { id, from: "pending", to: "sending", owner: "w1", patch: { attempt: 1 } },
     ]);
-    expect(sent).toHaveLength(1);
-    sent = [];
+    expect(statements.sent).toHaveLength(1);
+    statements.reset();
     const [committing, done] = await store.transitionIntents([
       {
         id,
@@ -66,7 +55,7 @@ describe.skipIf(!available)("PostgresStateStore round trips", () => {
       },
       { id, from: "committing", to: "sent", owner: "w1", patch: { partialReceipt: null } },
     ]);
-    expect(sent).toHaveLength(1);
+    expect(statements.sent).toHaveLength(1);
     expect(committing).toMatchObject({ status: "committing", leaseOwner: "w1", attempt: 1 });
     expect(done).toMatchObject({ status: "sent", attempt: 1 });
     expect(done?.leaseOwner).toBeUndefined();
@@ -83,14 +72,14 @@ describe.skipIf(!available)("PostgresStateStore round trips", () => {
   it("enqueues a batch in one statement, and concurrent enqueues of one process share one", async () => {
     const store = env.store(env.schema());
     await store.open();
-    sent = [];
+    statements.reset();
     const batch = Array.from({ length: 5 }, (_, i) =>
       newIntent(outboundMessage(`b${i}`, { target: { id: "c1" } })),
     );
     const first = await store.enqueueIntents(batch);
-    expect(sent).toEqual(["SELECT"]);
+    expect(statements.sent).toEqual(["SELECT"]);
     expect(first.map((r) => r.created)).toEqual([true, true, true, true, true]);
-    sent = [];
+    statements.reset();
     // Eight calls in one tick, the last repeating the first's key: one statement, seq in call
     // order, the repeated key answered with the intent the same statement inserted.
     const calls = Array.from({ length: 8 }, (_, i) =>
@@ -101,7 +90,7 @@ describe.skipIf(!available)("PostgresStateStore round trips", () => {
       ]),
     );
     const results = (await Promise.all(calls)).map(([r]) => r);
-    expect(sent).toEqual(["SELECT"]);
+    expect(statements.sent).toEqual(["SELECT"]);
     const seqs = results.slice(0, 7).map((r) => r?.intent.seq ?? 0);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(seqs[0]).toBeGreaterThan(first.at(-1)?.intent.seq ?? 0);
@@ -140,7 +129,7 @@ describe.skipIf(!available)("PostgresStateStore round trips", () => {
     });
     expect(leased).toHaveLength(6);
     const ids = leased.map((l) => l.id);
-    sent = [];
+    statements.reset();
     // Five callers in one tick; the fourth names a wrong owner for its second intent.
     const outcomes = await Promise.allSettled([
       store.transitionIntents([{ id: ids[0] ?? "", from: "pending", to: "sending", owner: "w1" }]),
@@ -164,7 +153,7 @@ describe.skipIf(!available)("PostgresStateStore round trips", () => {
         { id: ids[5] ?? "", from: "committing", to: "sent", owner: "w1" },
       ]),
     ]);
-    expect(sent).toEqual(["WITH"]);
+    expect(statements.sent).toEqual(["WITH"]);
     expect(outcomes.map((o) => o.status)).toEqual([
       "fulfilled",
       "fulfilled",
@@ -194,12 +183,12 @@ describe.skipIf(!available)("PostgresStateStore round trips", () => {
 
   it("keeps two calls on one intent in separate statements, in call order", async () => {
     const { store, id } = await leasedIntent();
-    sent = [];
+    statements.reset();
     const [sending, committing] = await Promise.all([
       store.transitionIntents([{ id, from: "pending", to: "sending", owner: "w1" }]),
       store.transitionIntents([{ id, from: "sending", to: "committing", owner: "w1" }]),
     ]);
-    expect(sent).toEqual(["WITH", "WITH"]);
+    expect(statements.sent).toEqual(["WITH", "WITH"]);
     expect(sending?.[0]?.status).toBe("sending");
     expect(committing?.[0]?.status).toBe("committing");
   });

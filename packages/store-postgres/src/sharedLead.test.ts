@@ -7,10 +7,10 @@
  * its lease ends soon. And `take_tokens` (migration 4), which processes of the previous build
  * still call, takes nothing ahead and leaves what it takes to be taken only once free.
  */
-import pg from "pg";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   postgresAvailable,
+  recordStatements,
   requirePostgresOrSkip,
   throwawaySchemas,
   withClient,
@@ -20,19 +20,8 @@ const available = requirePostgresOrSkip(await postgresAvailable());
 const env = throwawaySchemas();
 afterAll(() => env.dispose());
 
-/** The first word of every statement any `pg` client of this process sent since the reset. */
-let sent: string[] = [];
-const query = pg.Client.prototype.query;
-beforeEach(() => {
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
-    sent.push(String(text).trim().split(/\s+/).slice(0, 4).join(" "));
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
-});
-afterEach(() => {
-  pg.Client.prototype.query = query;
-});
+/** The statements this process sends (first 4 words of each), since the last reset. */
+const statements = recordStatements(4);
 
 async function openStore() {
   const schema = env.schema();
@@ -106,12 +95,12 @@ describe.runIf(available)("shared buckets taken ahead (migration 9)", () => {
     const b = { key: "b", limit: 1, windowMs: 60_000 };
     const got = await limits.takeTokens([a]);
     if (!got.tokens) throw new Error("not taken");
-    sent = [];
+    statements.reset();
     const settling = limits.settleTokens(got.tokens, 250);
     const next = limits.takeTokens([b]);
     await Promise.all([settling, next]);
     // (b's slot row is created first: the first take of a bucket.)
-    expect(sent.filter((s) => !s.startsWith("INSERT"))).toEqual([
+    expect(statements.sent.filter((s) => !s.startsWith("INSERT"))).toEqual([
       expect.stringContaining("settle_and_take_tokens"),
     ]);
     expect(await slotRow(schema, "a")).toMatchObject({
@@ -125,11 +114,11 @@ describe.runIf(available)("shared buckets taken ahead (migration 9)", () => {
     const a = { key: "a", limit: 1, windowMs: 60_000 };
     const got = await limits.takeTokens([a]);
     if (!got.tokens) throw new Error("not taken");
-    sent = [];
+    statements.reset();
     const t0 = performance.now();
     await limits.settleTokens(got.tokens, 100);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(8);
-    expect(sent).toEqual([expect.stringMatching(/^UPDATE/)]);
+    expect(statements.sent).toEqual([expect.stringMatching(/^UPDATE/)]);
     expect((await slotRow(schema, "a")).settled).toBe(true);
     // A 150 ms lease settled 100 ms late has 50 left: no waiting for a take to ride on.
     const short = { key: "short", limit: 1, windowMs: 150 };

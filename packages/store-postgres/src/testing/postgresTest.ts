@@ -5,7 +5,8 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { Client } from "pg";
+import pg, { Client } from "pg";
+import { afterEach, beforeEach } from "vitest";
 import { PostgresStateStore, type PostgresStateStoreOptions } from "../PostgresStateStore.ts";
 
 /** The test database. @defaultValue `postgres://postgres@127.0.0.1:5432/test` */
@@ -145,4 +146,30 @@ export async function logPlans(client: Client): Promise<string[]> {
     await client.query(setting);
   }
   return logged;
+}
+
+/**
+ * Records the statements every `pg` client of this process sends during each test of the
+ * file (the first `words` words of each), for tests that count round trips. Call at the top
+ * level of a test file; `reset()` starts a new count.
+ */
+export function recordStatements(words = 1): { readonly sent: string[]; reset(): void } {
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query;
+  beforeEach(() => {
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
+      sent.push(String(text).trim().split(/\s+/).slice(0, words).join(" "));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+  });
+  afterEach(() => {
+    pg.Client.prototype.query = query;
+  });
+  return {
+    sent,
+    reset: () => {
+      sent.length = 0;
+    },
+  };
 }
