@@ -106,6 +106,12 @@ export function listSql(query: IntentQuery): {
 /** A row read or written in the current transaction, and its mapping. */
 type Written = { row: Row; intent: DurableSendIntent };
 
+/**
+ * A row as the guard read it: mapped only when this transaction wrote it (a row read to be
+ * patched is mapped once, after the patch: its JSON columns are parsed once, not twice).
+ */
+type Read = { row: Row; intent?: DurableSendIntent | undefined };
+
 /** Intent and registry operations. */
 export class IntentTables {
   readonly #db: SqliteDb;
@@ -286,23 +292,26 @@ export class IntentTables {
     id: string,
     expect: { status: IntentStatus; owner?: string | undefined },
     written?: Written,
-  ): Written {
+  ): Read {
     const row = written?.row ?? this.#getIntentRow(id);
-    const actual = row
-      ? compact({ status: String(row.status) as IntentStatus, owner: row.lease_owner ?? undefined })
-      : undefined;
     if (
       !row ||
       row.status !== expect.status ||
       (expect.owner !== undefined && row.lease_owner !== expect.owner)
     ) {
+      const actual = row
+        ? compact({
+            status: String(row.status) as IntentStatus,
+            owner: row.lease_owner ?? undefined,
+          })
+        : undefined;
       throw new IntentConflictError(
         id,
         compact({ status: expect.status, owner: expect.owner }) as { status: IntentStatus },
         actual as { status: IntentStatus; owner?: string } | undefined,
       );
     }
-    return written ?? { row, intent: intentFromRow(row) };
+    return written ?? { row };
   }
 
   /**
@@ -310,31 +319,39 @@ export class IntentTables {
    * row with the columns set (the table has no triggers and STRICT columns store what they are
    * given), so it is not read back; JSON columns left as they were are not parsed again.
    */
-  #applyPatch(read: Written, status: IntentStatus, patch: IntentPatch): Written {
+  #applyPatch(read: Read, status: IntentStatus, patch: IntentPatch): Written {
     const next = this.#patched(read, status, patch);
-    this.#update(read.intent.id, next.cols);
+    this.#update(next.intent.id, next.cols);
     if (patch.receipt || patch.partialReceipt) this.#index(next.intent);
     return next;
   }
 
   /** `read` with `patch` and `status` applied, in memory: the row, and the columns changed. */
   #patched(
-    read: Written,
+    read: Read,
     status: IntentStatus,
     patch: IntentPatch,
   ): Written & { cols: Record<string, string | number | null> } {
-    const cols = patchColumns(patch, read.intent, SQLITE_JSON_COLUMNS);
+    const cols = patchColumns(
+      patch,
+      { createdAt: Number(read.row.created_at) },
+      SQLITE_JSON_COLUMNS,
+    );
+    // A column the patch sets to what the row holds is left out of the UPDATE: fewer values to
+    // bind, and an index on it is not rewritten (the row is the same either way).
+    for (const name in cols) if (cols[name] === read.row[name]) delete cols[name];
     cols.status = status;
     cols.updated_at = this.#db.clock();
     const row: Row = { ...read.row, ...cols };
-    return { row, intent: intentFromRow(row, read), cols };
+    const prev = read.intent ? { row: read.row, intent: read.intent } : undefined;
+    return { row, intent: intentFromRow(row, prev), cols };
   }
 
   #update(id: string, cols: Record<string, string | number | null>): void {
     const names = Object.keys(cols);
     this.#db
-      .stmt(`UPDATE intents SET ${names.map((n) => `${n} = :${n}`).join(", ")} WHERE id = :id`)
-      .run({ ...cols, id });
+      .stmt(`UPDATE intents SET ${names.map((n) => `${n} = ?`).join(", ")} WHERE id = ?`)
+      .run(...names.map((n) => cols[n] as string | number | null), id);
   }
 
   #index(intent: DurableSendIntent): void {
