@@ -37,6 +37,8 @@ export function isBusy(error: unknown): boolean {
 /** What the group committer needs of the connection. */
 export type GroupDb = {
   exec(sql: string): void;
+  /** Prepares a statement (the member savepoints run prepared: no parse per member). */
+  prepare?(sql: string): { run(): unknown };
   readonly isTransaction: boolean;
 };
 
@@ -79,9 +81,21 @@ export class GroupCommit {
   /** Transactions committed and members they carried (for the bench and tests). */
   readonly stats = { groups: 0, members: 0 };
 
+  /** Opens and releases a member's savepoint (prepared once when the connection can). */
+  readonly #savepoint: { open(): void; release(): void };
+
   constructor(db: GroupDb, options: GroupCommitOptions) {
     this.#db = db;
     this.#options = { maxMembers: 256, maxGroupMs: 4, ...options };
+    const open = db.prepare?.("SAVEPOINT herald_member");
+    const release = db.prepare?.("RELEASE herald_member");
+    this.#savepoint =
+      open && release
+        ? { open: () => open.run(), release: () => release.run() }
+        : {
+            open: () => db.exec("SAVEPOINT herald_member"),
+            release: () => db.exec("RELEASE herald_member"),
+          };
   }
 
   /**
@@ -187,10 +201,10 @@ export class GroupCommit {
         }
         // A group of one needs no savepoint: the transaction is the member's.
         const savepoint = group.length > 1;
-        if (savepoint) db.exec("SAVEPOINT herald_member");
+        if (savepoint) this.#savepoint.open();
         try {
           const value = m.fn();
-          if (savepoint) db.exec("RELEASE herald_member");
+          if (savepoint) this.#savepoint.release();
           outcomes.push({ ok: true, value });
         } catch (error) {
           // SQLite rolled the whole transaction back by itself (SQLITE_FULL, IOERR, …): the

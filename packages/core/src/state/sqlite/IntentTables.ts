@@ -255,15 +255,13 @@ export class IntentTables {
         "UPDATE intents SET lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?",
       );
       return rows.map((r) => {
-        const written = {
-          ...r,
-          lease_owner: request.owner,
-          lease_expires_at: request.now + request.leaseMs,
-          updated_at: this.#db.clock(),
-        };
-        lease.run(written.lease_owner, written.lease_expires_at, written.updated_at, String(r.id));
-        // The row as written (see #applyPatch): not read back.
-        return intentFromRow(written);
+        // The row as written (see #applyPatch): not read back. `r` was read for this lease
+        // alone, so it is updated in place.
+        r.lease_owner = request.owner;
+        r.lease_expires_at = request.now + request.leaseMs;
+        r.updated_at = this.#db.clock();
+        lease.run(r.lease_owner, r.lease_expires_at, r.updated_at, String(r.id));
+        return intentFromRow(r);
       });
     });
   }
@@ -342,9 +340,14 @@ export class IntentTables {
     for (const name in cols) if (cols[name] === read.row[name]) delete cols[name];
     cols.status = status;
     cols.updated_at = this.#db.clock();
+    if (!read.intent) {
+      // A row read for this write alone (not mapped, not kept): updated in place.
+      const row = Object.assign(read.row, cols);
+      return { row, intent: intentFromRow(row), cols };
+    }
+    // A row this transaction wrote before: its mapping compares against it, so it is copied.
     const row: Row = { ...read.row, ...cols };
-    const prev = read.intent ? { row: read.row, intent: read.intent } : undefined;
-    return { row, intent: intentFromRow(row, prev), cols };
+    return { row, intent: intentFromRow(row, { row: read.row, intent: read.intent }), cols };
   }
 
   #update(id: string, cols: Record<string, string | number | null>): void {
