@@ -71,11 +71,15 @@ export function registryEntries(
 
 /**
  * Drops keys whose value is undefined, so a row mapped to a domain object has no
- * `undefined`-valued optional fields (`exactOptionalPropertyTypes`). Mutates and returns `value`.
+ * `undefined`-valued optional fields (`exactOptionalPropertyTypes`). Returns `value` itself when
+ * no key is undefined, otherwise a copy without them (`value` is left as it was: deleting keys
+ * would turn it into a slow dictionary object, and this runs for every row a store maps). Use
+ * the return value.
  */
 export function compact<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as Array<keyof T>) {
-    if (value[key] === undefined) delete value[key];
-  }
-  return value;
+  const keys = Object.keys(value) as Array<keyof T>;
+  if (!keys.some((key) => value[key] === undefined)) return value;
+  const out = {} as T;
+  for (const key of keys) if (value[key] !== undefined) out[key] = value[key];
+  return out;
 }
