@@ -31,15 +31,10 @@
 import type { RateLimitCall, RateLimitFeedback, RateLimitScope } from "../message/rateLimit.ts";
 import type { SharedLimitStore } from "../state/sharedLimits.ts";
 import { MAX_LEAD_MS } from "./lead.ts";
-import {
-  applies,
-  bucketKey,
-  observedKey,
-  type RateLimitScopeKind,
-  routeKey,
-  scopeKey,
-} from "./ratelimit/keys.ts";
-import { hasWindow, ObservedBucket } from "./ratelimit/observed.ts";
+import { applies, bucketKey, type RateLimitScopeKind } from "./ratelimit/keys.ts";
+import type { ObservedBucket } from "./ratelimit/observed.ts";
+import { ReportedLimits } from "./ratelimit/reported.ts";
+import { SharedTaker } from "./ratelimit/sharedTake.ts";
 import {
   type Acquired,
   type SharedTaken,
@@ -106,10 +101,8 @@ const SWEEP_EVERY = 512;
  */
 export class RateLimitScheduler {
   readonly #windows = new Map<string, SlidingWindow>();
-  readonly #observed = new Map<string, ObservedBucket>();
-  /** route key → the platform bucket it was last reported in. */
-  readonly #routeBucket = new Map<string, string>();
-  readonly #pausedUntil = new Map<string, number>();
+  /** Header feedback and 429 pauses (per process). */
+  readonly #reported = new ReportedLimits();
   /** The last tokens {@link reserve} took for a call object, until {@link settleReserved}. */
   readonly #reserved = new WeakMap<
     RateLimitCall,
@@ -119,11 +112,11 @@ export class RateLimitScheduler {
   readonly #answerMargin: number;
   readonly #line: WaiterQueue;
   readonly #shared: SharedLimitStore | undefined;
+  /** The take of shared tokens, when the buckets are in the store. */
+  readonly #sharedTaker: SharedTaker | undefined;
   readonly #clock: () => number;
   /** The lead (ms) of the last {@link acquire} that asked for one: waiters wake that early. */
   #lead = 0;
-  /** Moving average of a shared take's round trip (ms): part of a shared take's lead. */
-  #takeRtt = 0;
   #ops = 0;
 
   constructor(options: RateLimitSchedulerOptions = {}) {
@@ -132,6 +125,9 @@ export class RateLimitScheduler {
     this.#clock = options.clock ?? Date.now;
     this.#line = new WaiterQueue(this.#clock, options.timers ?? defaultTimers);
     this.#shared = options.shared;
+    this.#sharedTaker = options.shared
+      ? new SharedTaker(options.shared, this.#reported, this.#margin, this.#clock)
+      : undefined;
   }
 
   /** True when declared buckets are kept in the store (shared by every process on it). */
@@ -171,7 +167,8 @@ export class RateLimitScheduler {
     // lead (passed one, 0 included).
     const lead =
       this.#shared && options.leadMs !== undefined
-        ? Math.min(MAX_LEAD_MS, asked) + Math.min(MAX_LEAD_MS, Math.floor(this.#takeRtt))
+        ? Math.min(MAX_LEAD_MS, asked) +
+          Math.min(MAX_LEAD_MS, Math.floor(this.#sharedTaker?.rttMs ?? 0))
         : asked;
     if (!this.#shared && (lead > 0 || this.#lead > 0)) this.#lead = lead;
     const { take, buckets } = this.#taker(scopes, call, lead);
@@ -195,11 +192,14 @@ export class RateLimitScheduler {
   ): { take: (now: number) => TakeTry | Promise<TakeTry>; buckets: string[] } {
     const buckets = [
       ...scopes.filter((s) => applies(s, call)).map((s) => bucketKey(s, call)),
-      this.#bucketOf(call),
+      this.#reported.bucketOf(call),
     ];
-    const shared = this.#shared;
+    const shared = this.#sharedTaker;
     const take = shared
-      ? (now: number) => this.#takeShared(shared, scopes, call, now, leadMs)
+      ? (now: number) => {
+          this.#tick(now);
+          return shared.take(scopes, call, now, leadMs);
+        }
       : (now: number): TakeTry => {
           this.#tick(now);
           const { wait, windows, observed, blockedBy, hard } = this.#wait(scopes, call, now);
@@ -325,52 +325,8 @@ export class RateLimitScheduler {
       const w = this.#windows.get(bucketKey(scope, call));
       w?.untake(takenAt + w.intervalMs + this.#margin(w.intervalMs));
     }
-    this.#observed.get(this.#bucketOf(call))?.untake(takenAt);
+    this.#reported.observed(this.#reported.bucketOf(call))?.untake(takenAt);
     this.#line.wake();
-  }
-
-  /**
-   * Takes the call's declared tokens from the store. With a lead the store may lease them as
-   * of up to `leadMs` ahead (`aheadMs` after its clock read them): the call starts no earlier
-   * than that long after the answer arrived (`at`), and their settle counts from that long
-   * after the try began (`shared.takenAt`) — both bounds hold whenever in the round trip the
-   * store's clock was read.
-   */
-  async #takeShared(
-    shared: SharedLimitStore,
-    scopes: readonly RateLimitScope[],
-    call: RateLimitCall,
-    now: number,
-    leadMs: number,
-  ): Promise<TakeTry> {
-    this.#tick(now);
-    const bucket = this.#bucketOf(call);
-    let wait = this.#pausedMs(call, bucket, now);
-    const observed = this.#observed.size > 0 ? this.#observed.get(bucket) : undefined;
-    if (observed) wait = Math.max(wait, observed.waitMs(now));
-    if (wait > 0) return { waitMs: wait };
-    const buckets = scopes
-      .filter((scope) => applies(scope, call))
-      .map((scope) => ({
-        key: bucketKey(scope, call),
-        limit: scope.limit,
-        windowMs: scope.intervalMs + this.#margin(scope.intervalMs),
-      }));
-    if (buckets.length === 0) {
-      observed?.take(now);
-      return { waitMs: 0 };
-    }
-    const got = await shared.takeTokens(buckets, leadMs > 0 ? { leadMs } : undefined);
-    const answered = this.#clock();
-    this.#takeRtt = this.#takeRtt * 0.8 + Math.max(0, answered - now) * 0.2;
-    if (got.tokens === undefined) return { waitMs: got.waitMs, blockedBy: got.blockedBy };
-    observed?.take(now);
-    const ahead = got.aheadMs ?? 0;
-    return {
-      waitMs: 0,
-      shared: { takenAt: now + ahead, tokens: got.tokens },
-      ...(ahead > 0 ? { at: answered + ahead } : {}),
-    };
   }
 
   /**
@@ -432,35 +388,15 @@ export class RateLimitScheduler {
    */
   observe(call: RateLimitCall, feedback: RateLimitFeedback, now: number): void {
     this.#tick(now);
-    if (feedback.bucket) this.#routeBucket.set(routeKey(call), feedback.bucket);
-    if (!hasWindow(feedback)) return;
-    const key = this.#bucketOf(call);
-    const resetAt = now + feedback.resetAfterMs + this.#margin(feedback.resetAfterMs);
-    const remaining = Math.max(0, Math.floor(feedback.remaining));
-    const known = this.#observed.get(key);
-    if (known) known.update(remaining, resetAt, now, this.#margin(feedback.resetAfterMs));
-    else this.#observed.set(key, new ObservedBucket(remaining, resetAt));
-    if (this.#line.size > 0) this.#line.wake(); // a new window may let waiters go sooner
+    // A new window may let waiters go sooner.
+    if (this.#reported.observe(call, feedback, now, this.#margin) && this.#line.size > 0) {
+      this.#line.wake();
+    }
   }
 
   /** How long (ms) the call is paused by a 429, 0 when not paused. */
   pausedMs(call: RateLimitCall, now: number): number {
-    return this.#pausedMs(call, this.#bucketOf(call), now);
-  }
-
-  #pausedMs(call: RateLimitCall, bucket: string, now: number): number {
-    if (this.#pausedUntil.size === 0) return 0;
-    let wait = 0;
-    for (const key of [
-      scopeKey("account", call),
-      scopeKey("chat", call),
-      scopeKey("thread", call),
-      `pause:${bucket}`,
-    ]) {
-      const until = this.#pausedUntil.get(key);
-      if (until !== undefined) wait = Math.max(wait, until - now);
-    }
-    return wait;
+    return this.#reported.pausedMs(call, this.#reported.bucketOf(call), now);
   }
 
   /**
@@ -470,13 +406,7 @@ export class RateLimitScheduler {
    * @param untilMs - epoch ms when calls may resume.
    */
   pause(kind: RateLimitScopeKind, call: RateLimitCall, untilMs: number): void {
-    const key = kind === "route" ? `pause:${this.#bucketOf(call)}` : scopeKey(kind, call);
-    this.#pausedUntil.set(key, Math.max(this.#pausedUntil.get(key) ?? 0, untilMs));
-  }
-
-  #bucketOf(call: RateLimitCall): string {
-    const reported = this.#routeBucket.size > 0 ? this.#routeBucket.get(routeKey(call)) : undefined;
-    return observedKey(call, reported ?? `route:${call.route}`);
+    this.#reported.pause(kind, call, untilMs);
   }
 
   #wait(
@@ -491,8 +421,8 @@ export class RateLimitScheduler {
     /** The part of `wait` that is a 429 pause or a reported bucket (no lead applies to it). */
     hard: number;
   } {
-    const bucket = this.#bucketOf(call);
-    let wait = this.#pausedMs(call, bucket, now);
+    const bucket = this.#reported.bucketOf(call);
+    let wait = this.#reported.pausedMs(call, bucket, now);
     let hard = wait;
     let blockedBy: string | undefined;
     const windows: SlidingWindow[] = [];
@@ -511,7 +441,7 @@ export class RateLimitScheduler {
       }
       windows.push(w);
     }
-    const observed = this.#observed.size > 0 ? this.#observed.get(bucket) : undefined;
+    const observed = this.#reported.observed(bucket);
     if (observed) {
       const w2 = observed.waitMs(now);
       hard = Math.max(hard, w2);
@@ -528,14 +458,6 @@ export class RateLimitScheduler {
     this.#ops += 1;
     if (this.#ops % SWEEP_EVERY !== 0) return;
     for (const [key, w] of this.#windows) if (w.idle(now)) this.#windows.delete(key);
-    for (const [key, b] of this.#observed) if (b.expired(now)) this.#observed.delete(key);
-    for (const [key, until] of this.#pausedUntil) if (until <= now) this.#pausedUntil.delete(key);
-    for (const [route, bucket] of this.#routeBucket) {
-      const [, channel = "", accountId = ""] = route.split("\u0000");
-      const key = observedKey({ channel, accountId }, bucket);
-      if (!this.#observed.has(key) && !this.#pausedUntil.has(`pause:${key}`)) {
-        this.#routeBucket.delete(route);
-      }
-    }
+    this.#reported.sweep(now);
   }
 }
