@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compact, patchColumns, registryEntries } from "./storeHelpers.ts";
+import { compact, type IntentJsonColumns, patchColumns, registryEntries } from "./storeHelpers.ts";
 
 describe("compact", () => {
   it("returns the object itself when no key is undefined", () => {
@@ -17,14 +17,13 @@ describe("compact", () => {
 });
 
 describe("patchColumns", () => {
-  const json = {
-    failure: "failure_json",
-    receipt: "receipt_json",
-    partialReceipt: "partial_receipt_json",
-    liveState: "live_state_json",
-    batch: "batch_json",
-    firstDispatchAt: "first_dispatch_json",
-  } as const;
+  // Column names of a store that names its JSON columns after the fields.
+  const json = Object.fromEntries(
+    ["failure", "receipt", "partialReceipt", "liveState", "batch", "firstDispatchAt"].map((f) => [
+      f,
+      f,
+    ]),
+  ) as unknown as IntentJsonColumns;
 
   it("a cleared next attempt makes the intent due since its creation; release clears the lease", () => {
     expect(patchColumns({ nextAttemptAt: null, lease: "release" }, { createdAt: 7 }, json)).toEqual(
