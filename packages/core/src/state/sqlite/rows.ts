@@ -87,8 +87,8 @@ export function intentFromRow(
     : never = true;
   void covered;
   const target = required as Record<string, unknown>;
-  for (const key in optional) {
-    const value = optional[key as keyof typeof optional];
+  for (const key of Object.keys(optional) as Array<keyof typeof optional>) {
+    const value = optional[key];
     if (value !== undefined) target[key] = value;
   }
   return required as DurableSendIntent;
