@@ -11,7 +11,7 @@ import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { newIntent, outboundMessage } from "../../testing/fixtures.ts";
 import { IntentConflictError, StoreUnavailableError } from "../errors.ts";
-import { GroupCommit } from "./GroupCommit.ts";
+import { defaultGroupBudgetMs, GroupCommit } from "./GroupCommit.ts";
 import { SqliteStateStore } from "./SqliteStateStore.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "herald-group-commit-"));
@@ -145,6 +145,53 @@ describe("SqliteStateStore group commit", () => {
     const reopened = new SqliteStateStore({ path, groupCommit: {} });
     expect(await reopened.getIntentByIdempotencyKey("late")).toBeDefined();
     await reopened.close();
+  });
+});
+
+describe("the default work budget of a group", () => {
+  it("is twice the recent COMMIT time, between 2 and 4 ms", () => {
+    expect(defaultGroupBudgetMs(0.2)).toBe(2); // a fast fsync: short groups, the loop held less
+    expect(defaultGroupBudgetMs(1.5)).toBe(3);
+    expect(defaultGroupBudgetMs(9)).toBe(4); // a slow disk: at most 4 ms of work
+  });
+
+  it("follows the commits of the store: a slow COMMIT lets the next group take more members", async () => {
+    const d = new DatabaseSync(freshPath());
+    d.exec("CREATE TABLE t (v INTEGER)");
+    let commitMs = 0;
+    const busy = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end) {}
+    };
+    const slowCommits = {
+      exec(sql: string) {
+        if (sql === "COMMIT") busy(commitMs);
+        d.exec(sql);
+      },
+      get isTransaction() {
+        return d.isTransaction;
+      },
+    };
+    const group = new GroupCommit(slowCommits, { busyTimeoutMs: 100, closed: () => false });
+    // Members of 0.5 ms each, queued at once: a group takes as many as its budget allows.
+    const burst = async () => {
+      const before = { ...group.stats };
+      await Promise.all(
+        Array.from({ length: 40 }, () =>
+          group.run("write", () => {
+            busy(0.5);
+            d.prepare("INSERT INTO t (v) VALUES (1)").run();
+          }),
+        ),
+      );
+      return (group.stats.members - before.members) / (group.stats.groups - before.groups);
+    };
+    const fast = await burst();
+    commitMs = 5; // a slow disk: the moving average climbs past 2 ms within a few commits
+    await burst();
+    const slow = await burst();
+    expect(slow).toBeGreaterThan(fast);
+    d.close();
   });
 });
 

@@ -17,7 +17,10 @@
  * - **Call order.** Members run in the order they were called; a later member sees an earlier
  *   one's writes. Groups run one at a time.
  * - **Bounded.** A group stops taking members after `maxMembers` or `maxGroupMs` of work so a
- *   burst cannot hold the event loop for long; the rest go into the next group.
+ *   burst cannot hold the event loop for long; the rest go into the next group. Unless set, the
+ *   work budget follows the disk: twice the recent `COMMIT` time, between 2 and 4 ms (a fast
+ *   fsync gets short groups, so the loop is held less; a slow one longer groups, so its cost is
+ *   shared by more members).
  *
  * @module
  */
@@ -42,13 +45,26 @@ export type GroupDb = {
   readonly isTransaction: boolean;
 };
 
+/**
+ * The default work budget of a group, ms: twice the recent `COMMIT` time, between 2 and 4. A
+ * fast fsync gets short groups (the event loop is held less, at the cost of a cheap commit more);
+ * a slow one longer groups (its cost is shared by more members).
+ * @param commitMs - moving average of a `COMMIT`'s time, ms.
+ */
+export function defaultGroupBudgetMs(commitMs: number): number {
+  return Math.min(4, Math.max(2, 2 * commitMs));
+}
+
 /** Options of {@link GroupCommit}. */
 export type GroupCommitOptions = {
   /** Longest wait for another process's write lock, ms. */
   busyTimeoutMs: number;
   /** Most members in one transaction. @defaultValue 256 */
   maxMembers?: number;
-  /** Work time after which a group takes no more members, ms. @defaultValue 4 */
+  /**
+   * Work time after which a group takes no more members, ms.
+   * @defaultValue twice the recent `COMMIT` time (a moving average), between 2 and 4
+   */
   maxGroupMs?: number;
   /** True once the store is closed: queued members then reject. */
   closed(): boolean;
@@ -73,8 +89,10 @@ class BusyAbort extends Error {
 /** Queues write operations and commits each tick's operations in one transaction. */
 export class GroupCommit {
   readonly #db: GroupDb;
-  readonly #options: Required<Omit<GroupCommitOptions, "closed">> &
-    Pick<GroupCommitOptions, "closed">;
+  readonly #options: Required<Omit<GroupCommitOptions, "closed" | "maxGroupMs">> &
+    Pick<GroupCommitOptions, "closed" | "maxGroupMs">;
+  /** Moving average of a `COMMIT`'s time, ms (the default work budget follows it). */
+  #commitMs = 1;
   #queue: Member[] = [];
   #scheduled = false;
   #running: Promise<void> | undefined;
@@ -86,7 +104,7 @@ export class GroupCommit {
 
   constructor(db: GroupDb, options: GroupCommitOptions) {
     this.#db = db;
-    this.#options = { maxMembers: 256, maxGroupMs: 4, ...options };
+    this.#options = { maxMembers: 256, ...options };
     const open = db.prepare?.("SAVEPOINT herald_member");
     const release = db.prepare?.("RELEASE herald_member");
     this.#savepoint =
@@ -191,11 +209,12 @@ export class GroupCommit {
     db.exec("BEGIN IMMEDIATE");
     const outcomes: Outcome[] = [];
     const started = performance.now();
+    const budgetMs = this.#options.maxGroupMs ?? defaultGroupBudgetMs(this.#commitMs);
     try {
       for (const m of group) {
         if (
           outcomes.length >= this.#options.maxMembers ||
-          (outcomes.length > 0 && performance.now() - started > this.#options.maxGroupMs)
+          (outcomes.length > 0 && performance.now() - started > budgetMs)
         ) {
           break;
         }
@@ -233,9 +252,11 @@ export class GroupCommit {
           });
         }
       }
+      const committing = performance.now();
       // Tests arm `delay:<ms>` here to stand for a slow disk (a long fsync in COMMIT).
       failpoint("store.commit");
       db.exec("COMMIT");
+      this.#commitMs = this.#commitMs * 0.8 + (performance.now() - committing) * 0.2;
       return outcomes;
     } catch (error) {
       if (db.isTransaction) db.exec("ROLLBACK");

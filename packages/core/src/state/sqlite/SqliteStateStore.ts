@@ -74,7 +74,10 @@ export type SqliteStateStoreOptions = {
     | {
         /** Most operations in one transaction. @defaultValue 256 */
         maxMembers?: number;
-        /** Work time after which a transaction takes no more operations, in ms. @defaultValue 4 */
+        /**
+         * Work time after which a transaction takes no more operations, in ms.
+         * @defaultValue twice the recent `COMMIT` time, between 2 and 4 (follows the disk)
+         */
         maxGroupMs?: number;
       };
   /** Stop migrating at this version (tests of the migration path only). */
