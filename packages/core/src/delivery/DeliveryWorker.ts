@@ -177,6 +177,7 @@ export class DeliveryWorker {
       this.#abort.abort();
       await drained;
     }
+    this.#leases.clearWakes();
   }
 
   /**
@@ -244,8 +245,17 @@ export class DeliveryWorker {
     )
       .then(
         (result) => {
-          // Not settled (a retry is scheduled, parked, aborted): it is leasable work again.
-          if (!result || !isSettled(result)) this.#leases.markBacklog();
+          // Not settled (a retry is scheduled, parked, aborted): it is leasable work again, and
+          // one due again later is leased when it is due.
+          if (!result || !isSettled(result)) {
+            this.#leases.markBacklog();
+            if (
+              result?.nextAttemptAt !== undefined &&
+              (result.status === "pending" || result.status === "unknown_after_send")
+            ) {
+              this.#leases.wakeAt(result.nextAttemptAt);
+            }
+          }
           return result;
         },
         (error: unknown) => {

@@ -89,4 +89,34 @@ describe("the delivery loop leases when something may be due", () => {
     );
     expect(platform.calls.filter((c) => c.op === "send" && c.outcome !== "ok").length).toBe(1);
   });
+
+  it("a retry due after its backoff is leased when it is due, not at the next poll", async () => {
+    // A 150 ms backoff: the lease the failed attempt's end sets off runs before the retry is
+    // due and finds nothing; without a wake at the retry's time the loop slept its 60 s poll.
+    const store = new CountingStore({ path: ":memory:" });
+    const platform = new FakePlatform();
+    const runtime = createMessageRuntime({
+      store,
+      adapters: [createFakeAdapter({ transport: inProcessTransport(platform) })],
+      delivery: {
+        concurrency: 4,
+        pollIntervalMs: 60_000,
+        backoff: { baseMs: 150, maxMs: 150, jitter: 0 },
+      },
+    });
+    open = { runtime, store };
+    await runtime.start();
+    await runtime.send(outboundMessage("warm-up"));
+    platform.failNext({ type: "refuse" }, 1, "send");
+    const t0 = Date.now();
+    await runtime.enqueue(outboundMessage("r", { target: { id: "chat-r" } }));
+    await eventually(
+      () => platform.visible("chat-r").some((m) => m.text === "r"),
+      (seen) => seen,
+    );
+    const took = Date.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(150);
+    expect(took).toBeLessThan(4_000);
+    expect(platform.calls.filter((c) => c.op === "send" && c.outcome !== "ok").length).toBe(1);
+  });
 });

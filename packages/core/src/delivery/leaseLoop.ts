@@ -19,6 +19,9 @@ import type { DeliveryDeps } from "./deps.ts";
  */
 const PREFETCH = 1;
 
+/** Retry times the loop keeps a wake for (the later ones are found by the poll). */
+const MAX_WAKES = 1024;
+
 /** What the loop reads of the worker and hands to it. */
 export type LeaseLoopHost = {
   /** False once the worker is stopping: the loop ends. */
@@ -58,6 +61,9 @@ export class LeaseLoop {
   /** `kick()` calls so far: a lease that began before the last one cannot clear `#backlog`. */
   #kicks = 0;
   #lastLeaseAt = 0;
+  /** When attempts here are due again (epoch ms on `deps.clock`), earliest first. */
+  readonly #wakes: number[] = [];
+  #wakeTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(deps: DeliveryDeps, host: LeaseLoopHost) {
     this.#deps = deps;
@@ -79,6 +85,50 @@ export class LeaseLoop {
   /** An attempt did not settle (a retry is scheduled, parked, aborted): leasable work again. */
   markBacklog(): void {
     this.#backlog = true;
+  }
+
+  /**
+   * An attempt here left its intent due again at `at` (epoch ms on `deps.clock`: a retry after
+   * its backoff, an unknown send's next check): the loop leases then, not at its next poll. (The
+   * lease its end set off ran before `at` and found nothing; left to itself the loop would sleep a
+   * whole `pollIntervalMs`.) One timer, for the earliest time kept; at most {@link MAX_WAKES}.
+   */
+  wakeAt(at: number): void {
+    if (!Number.isFinite(at)) return;
+    let i = this.#wakes.length;
+    while (i > 0 && (this.#wakes[i - 1] as number) > at) i--;
+    if (i >= MAX_WAKES) return;
+    this.#wakes.splice(i, 0, at);
+    if (this.#wakes.length > MAX_WAKES) this.#wakes.pop();
+    if (i === 0) this.#armWake();
+  }
+
+  /** Drops the wake timer (the worker stopped). */
+  clearWakes(): void {
+    this.#wakes.length = 0;
+    if (this.#wakeTimer) clearTimeout(this.#wakeTimer);
+    this.#wakeTimer = undefined;
+  }
+
+  #armWake(): void {
+    if (this.#wakeTimer) clearTimeout(this.#wakeTimer);
+    this.#wakeTimer = undefined;
+    const next = this.#wakes[0];
+    if (next === undefined) return;
+    this.#wakeTimer = setTimeout(
+      () => {
+        this.#wakeTimer = undefined;
+        const now = this.#deps.clock();
+        let due = 0;
+        while (due < this.#wakes.length && (this.#wakes[due] as number) <= now) due++;
+        this.#wakes.splice(0, due);
+        if (due > 0) this.kick();
+        this.#armWake();
+      },
+      // At least 1 ms: a timer that fires a little before the clock reaches `next` re-arms.
+      Math.max(1, next - this.#deps.clock()),
+    );
+    this.#wakeTimer.unref?.();
   }
 
   #wakeLoop(): void {
