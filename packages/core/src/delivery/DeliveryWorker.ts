@@ -157,6 +157,15 @@ export class DeliveryWorker {
   }
 
   /**
+   * Leases at `at` (epoch ms on the runtime's clock) too: for an intent enqueued here that is due
+   * only then (a live final held back by its preview's rate limit), so it goes out when due, not
+   * at the loop's next poll.
+   */
+  wakeAt(at: number): void {
+    this.#leases.wakeAt(at);
+  }
+
+  /**
    * Stops leasing, lets in-flight sends finish (up to `drainMs`), then aborts what is left and
    * releases leases.
    */

@@ -197,7 +197,13 @@ export async function deliverFinal(
     settled = await within(worker.deliverLeased(intent), deadline, deps.clock, (err) =>
       deps.logger.error({ intentId: intent.id, err }, "inline final delivery failed"),
     );
-  } else worker.kick();
+  } else {
+    worker.kick();
+    // Held back (`notBefore`): the lease the kick sets off finds it not due yet.
+    if (intent.status === "pending" && (intent.nextAttemptAt ?? 0) > deps.clock()) {
+      worker.wakeAt(intent.nextAttemptAt as number);
+    }
+  }
   const final = await worker.waitFor(intent.id, Math.max(0, deadline - deps.clock()), settled);
   if (!final) throw new DeliveryFailedError(undefined, intent.id);
   if (final.status === "sent")
