@@ -31,7 +31,8 @@ afterEach(async () => {
   open = undefined;
 });
 
-function setup(platform = new FakePlatform()) {
+/** A runtime with a 60 s poll; `backoffMs` is every retry's backoff. */
+function setup(platform = new FakePlatform(), backoffMs = 1) {
   const store = new CountingStore({ path: ":memory:" });
   const runtime = createMessageRuntime({
     store,
@@ -39,7 +40,7 @@ function setup(platform = new FakePlatform()) {
     delivery: {
       concurrency: 4,
       pollIntervalMs: 60_000,
-      backoff: { baseMs: 1, maxMs: 1, jitter: 0 },
+      backoff: { baseMs: backoffMs, maxMs: backoffMs, jitter: 0 },
     },
   });
   open = { runtime, store };
@@ -93,18 +94,7 @@ describe("the delivery loop leases when something may be due", () => {
   it("a retry due after its backoff is leased when it is due, not at the next poll", async () => {
     // A 150 ms backoff: the lease the failed attempt's end sets off runs before the retry is
     // due and finds nothing; without a wake at the retry's time the loop slept its 60 s poll.
-    const store = new CountingStore({ path: ":memory:" });
-    const platform = new FakePlatform();
-    const runtime = createMessageRuntime({
-      store,
-      adapters: [createFakeAdapter({ transport: inProcessTransport(platform) })],
-      delivery: {
-        concurrency: 4,
-        pollIntervalMs: 60_000,
-        backoff: { baseMs: 150, maxMs: 150, jitter: 0 },
-      },
-    });
-    open = { runtime, store };
+    const { runtime, platform } = setup(new FakePlatform(), 150);
     await runtime.start();
     await runtime.send(outboundMessage("warm-up"));
     platform.failNext({ type: "refuse" }, 1, "send");
