@@ -110,7 +110,8 @@ export class LeaseLoop {
     this.#wakeTimer = undefined;
   }
 
-  #armWake(): void {
+  /** @param minMs - the shortest delay (a timer that fired before the clock got there waits longer). */
+  #armWake(minMs = 1): void {
     if (this.#wakeTimer) clearTimeout(this.#wakeTimer);
     this.#wakeTimer = undefined;
     const next = this.#wakes[0];
@@ -123,10 +124,11 @@ export class LeaseLoop {
         while (due < this.#wakes.length && (this.#wakes[due] as number) <= now) due++;
         this.#wakes.splice(0, due);
         if (due > 0) this.kick();
-        this.#armWake();
+        // Fired before the clock reached the earliest (ms rounding, or a clock that is not the
+        // timers' own, as in tests on manual time): wait a little longer, not a 1 ms spin.
+        this.#armWake(due > 0 ? 1 : 20);
       },
-      // At least 1 ms: a timer that fires a little before the clock reaches `next` re-arms.
-      Math.max(1, next - this.#deps.clock()),
+      Math.max(minMs, next - this.#deps.clock()),
     );
     this.#wakeTimer.unref?.();
   }
