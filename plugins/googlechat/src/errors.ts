@@ -62,6 +62,14 @@ export class GoogleChatApiError extends PlatformApiError {
     this.grpcStatus = body.status ?? `http_${status}`;
   }
 
+  /**
+   * A 409 `ALREADY_EXISTS`: a create named a client-assigned message id (`client-…`) that is
+   * already taken in the space (C41). On an idempotent create it proves the message exists.
+   */
+  get alreadyExists(): boolean {
+    return this.status === 409 && this.grpcStatus === "ALREADY_EXISTS";
+  }
+
   /** A 400 about the thread name (C35): the platform refused `thread.name`. */
   get invalidThread(): boolean {
     return this.status === 400 && /thread/i.test(this.message);

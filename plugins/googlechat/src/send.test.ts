@@ -87,6 +87,30 @@ describe("the fake Chat API", () => {
     expect(texts(t, space)).toEqual(["first"]);
   });
 
+  it("C41 switch: after requestIdRetentionMs a repeated create is no longer matched by requestId; its taken client id answers 409 ALREADY_EXISTS in the AIP-193 shape", async () => {
+    let now = 1_000_000;
+    const t = await start({ fake: { requestIdRetentionMs: 60_000, clock: () => now } });
+    const api = apiOf(t);
+    const space = t.fake.createSpace().name;
+    const create = () =>
+      api.create({
+        parent: space,
+        requestId: "r-41",
+        messageId: "client-c41",
+        requestBody: { text: "once" },
+      });
+    const first = await create();
+    now += 59_999;
+    expect((await create()).name).toBe(first.name);
+    now += 1;
+    const late = await create().catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(GoogleChatApiError);
+    expect(late).toMatchObject({ status: 409, grpcStatus: "ALREADY_EXISTS", alreadyExists: true });
+    const [answer] = t.fake.server.calls.slice(-1);
+    expect(answer?.outcome).toBe("ok 409");
+    expect(texts(t, space)).toEqual(["once"]);
+  });
+
   it("a thread name without the reply option starts a new thread; a message name as thread name is a 400", async () => {
     const t = await start();
     const api = apiOf(t);
@@ -313,6 +337,50 @@ describe("send", () => {
     );
     expect((await t.run.settled("c37b", 15_000)).status).toBe("sent");
     expect(texts(t, space)).toEqual(["chunk-one aaaa", "chunk-two bbbb", "chunk-three cc"]);
+  });
+
+  it("C41: part 1 of 2 created, its answer lost, its requestId forgotten: the replay's 409 ALREADY_EXISTS commits part 1 by lookup, part 2 is sent; one message each", async () => {
+    // Google documents no requestId retention: the fake remembers none, so only the
+    // client-assigned messageId (unique in the space) recognises the replay.
+    const t = await start({ fake: { requestIdRetentionMs: 0 }, config: { maxTextLength: 20 } });
+    const space = t.fake.createSpace().name;
+    t.fake.faults.failNext({ kind: "reset_after_accept" }, { op: "send" });
+    await t.run.runtime.enqueue(
+      t.run.message("googlechat", { kind: "group", id: space }, "chunk-one aaaa chunk-two bbbb"),
+      { idempotencyKey: "c41" },
+    );
+    const intent = await t.run.settled("c41", 15_000);
+    expect(intent.status).toBe("sent");
+    expect(texts(t, space)).toEqual(["chunk-one aaaa", "chunk-two bbbb"]);
+    // The replay of part 1 really met the 409 (and nothing else did).
+    expect(t.fake.server.calls.filter((c) => c.outcome === "ok 409")).toHaveLength(1);
+    const stored = t.fake.store.messages({ space }).map((m) => m.name);
+    expect(intent.receipt?.platformMessageIds).toEqual(stored);
+    expect(t.run.logLines.some((l) => l.includes("committed by lookup (C41)"))).toBe(true);
+  });
+
+  it("C41: a 409 ALREADY_EXISTS whose message can no longer be read (deleted since) is a conflict, never posted again", async () => {
+    const t = await start({ fake: { requestIdRetentionMs: 0 } });
+    const space = t.fake.createSpace().name;
+    const api = apiOf(t);
+    const key = "c41-gone#0";
+    const made = await api.create({
+      parent: space,
+      requestId: requestIdOf(key),
+      messageId: clientMessageId(key),
+      requestBody: { text: "deleted by a person" },
+    });
+    await api.delete(String(made.name));
+    await t.run.runtime
+      .send(t.run.message("googlechat", { kind: "group", id: space }, "again"), {
+        idempotencyKey: "c41-gone",
+      })
+      .catch(() => {});
+    const intent = await t.run.settled("c41-gone");
+    expect(intent.status).toBe("failed");
+    expect(intent.failure).toMatchObject({ kind: "conflict" });
+    expect(intent.failure?.message).toContain("cannot be read");
+    expect(texts(t, space)).toEqual([]);
   });
 
   it("edits with an updateMask and deletes; a message already gone is deleted", async () => {

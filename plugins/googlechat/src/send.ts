@@ -5,6 +5,10 @@
  * (`client-…`), both derived from the unit's idempotency key with the SDK's `platformKey`, so a
  * replay after a reset, a timeout or a crash returns the stored message instead of posting
  * again, and reconciliation can `GET spaces/S/messages/client-…` directly (PLATFORMS.md §2, §8).
+ * Google documents no retention for `requestId`; the client id is unique in the space for as
+ * long as the message exists. So a replay that Google no longer matches by `requestId` is
+ * answered `409 ALREADY_EXISTS` for the client id — proof that the unit's message exists: it is
+ * read back by that id and committed, and the later parts are sent (C41, PLATFORMS.md §9).
  *
  * **Threads.** The thread is the target's `threadId` (else the reply relation's): the
  * inbound's `thread.name`, validated as `spaces/*\/threads/*` before anything is sent, and sent
@@ -37,7 +41,7 @@ import {
   renderGoogleChat,
   unitIdempotencyKey,
 } from "@herald/plugin-sdk/channel-message";
-import type { ChatApi, ChatMessage } from "./client.ts";
+import type { ChatApi, ChatMessage, CreateMessageParams } from "./client.ts";
 import { GOOGLE_CHAT_TEXT_LIMIT } from "./config.ts";
 import { classifyError, GoogleChatApiError } from "./errors.ts";
 import { spaceNameOf, threadNameProblem } from "./names.ts";
@@ -173,6 +177,40 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
     }
   }
 
+  /**
+   * `spaces.messages.create`, where a `409 ALREADY_EXISTS` for the unit's own client id is the
+   * evidence that an earlier attempt created the message (its answer was lost and Google no
+   * longer matches the `requestId`): the message is read by `spaces/S/messages/client-…` and
+   * returned as if the create had answered (C41). A message under that id that can no longer be
+   * read (deleted since) is a `conflict`: never posted again.
+   */
+  async function createOrFind(
+    ctx: MessageSendContext,
+    params: CreateMessageParams,
+  ): Promise<ChatMessage> {
+    try {
+      return await api.create(params, ctx.signal);
+    } catch (error) {
+      if (!(error instanceof GoogleChatApiError && error.alreadyExists)) throw error;
+      const name = `${params.parent}/messages/${params.messageId}`;
+      let found: ChatMessage;
+      try {
+        found = await api.get(name, ctx.signal);
+      } catch (lookup) {
+        if (!(lookup instanceof GoogleChatApiError && lookup.status === 404)) throw lookup;
+        throw new GoogleChatApiError("spaces.messages.create", 409, {
+          status: "ALREADY_EXISTS",
+          message: `${error.message} — but ${name} cannot be read (deleted since?): not posted again`,
+        });
+      }
+      ctx.log.info(
+        { messageId: params.messageId, name: found.name },
+        "googlechat: create answered 409 ALREADY_EXISTS for this unit's client id: the message exists; committed by lookup (C41)",
+      );
+      return found;
+    }
+  }
+
   async function deliver(
     ctx: MessageSendContext,
     unit: RenderedMessageUnit,
@@ -189,14 +227,11 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
     let fallback = wanted === undefined ? undefined : threadNameProblem(wanted, space);
     if (wanted !== undefined && fallback === undefined) {
       try {
-        const created = await api.create(
-          {
-            ...ids,
-            messageReplyOption: REPLY_OPTION,
-            requestBody: { ...base, ...quoted, thread: { name: wanted } },
-          },
-          ctx.signal,
-        );
+        const created = await createOrFind(ctx, {
+          ...ids,
+          messageReplyOption: REPLY_OPTION,
+          requestBody: { ...base, ...quoted, thread: { name: wanted } },
+        });
         return partOf(created, unit, { thread: true, ...(replyToId ? { replyToId } : {}) });
       } catch (error) {
         if (!(error instanceof GoogleChatApiError && error.invalidThread)) throw error;
@@ -209,7 +244,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         "googlechat: thread target refused; posting top-level once (C35)",
       );
     }
-    const created = await api.create({ ...ids, requestBody: { ...base, ...quoted } }, ctx.signal);
+    const created = await createOrFind(ctx, { ...ids, requestBody: { ...base, ...quoted } });
     return partOf(created, unit, {
       ...(replyToId ? { replyToId } : {}),
       ...(fallback !== undefined ? { fallback } : {}),

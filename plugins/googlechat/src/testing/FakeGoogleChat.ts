@@ -58,6 +58,16 @@ export type FakeGoogleChatOptions = {
   audience?: FakeAudience;
   /** Message writes allowed per space per second (C37). @defaultValue no limit */
   writesPerSecondPerSpace?: number;
+  /**
+   * How long a `requestId` is remembered, in ms of {@link FakeGoogleChatOptions.clock}: after
+   * it, a repeated create is no longer matched by its `requestId`, and its client-assigned
+   * `messageId`, still taken, answers `409 ALREADY_EXISTS` (C41). Google documents no retention
+   * for `requestId` (spaces.messages.create; PLATFORMS.md §9), so a client must not rely on one;
+   * `0` remembers none. @defaultValue forever
+   */
+  requestIdRetentionMs?: number;
+  /** Epoch-ms clock of the `requestId` retention. @defaultValue Date.now */
+  clock?: () => number;
 };
 
 /** A webhook delivery: what the fake posted and what the app answered. */
@@ -81,6 +91,8 @@ export class FakeGoogleChat {
   audience: FakeAudience;
   /** Message writes allowed per space per second (C37); undefined = no limit. */
   writesPerSecondPerSpace: number | undefined;
+  /** How long a `requestId` is remembered, in ms (C41); undefined = forever. */
+  requestIdRetentionMs: number | undefined;
   readonly #afterStore: Array<{ fault: AfterStoreFault; skip: number }> = [];
   /** The webhook of each app (by app user name): every event goes to each. */
   readonly #webhooks = new Map<string, (request: Request) => Promise<Response>>();
@@ -90,11 +102,14 @@ export class FakeGoogleChat {
   private constructor(options: FakeGoogleChatOptions) {
     this.audience = options.audience ?? { type: "endpoint_url", url: FAKE_ENDPOINT_URL };
     this.writesPerSecondPerSpace = options.writesPerSecondPerSpace;
+    this.requestIdRetentionMs = options.requestIdRetentionMs;
     this.server = new FakePlatformServer({ wire: { errorBody: googleErrorBody } });
     registerChatRoutes(this.server, {
       store: this.store,
       apps: this.apps,
       writesPerSecondPerSpace: () => this.writesPerSecondPerSpace,
+      requestIdRetentionMs: () => this.requestIdRetentionMs,
+      clock: options.clock ?? Date.now,
       onCreate: (request) => this.creates.push(request),
       onUpdate: (request) => this.updates.push(request),
       takeAfterStore: () => {

@@ -3,8 +3,12 @@
  * `spaces.list`), with the platform's semantics:
  *
  * - **requestId**: a repeated `requestId` in a space returns the stored message unchanged,
- *   whatever the new body says (from another app it is a 400); a client-assigned `messageId` must be `client-[a-z0-9-]`
- *   (≤ 63) and unique in the space — reused by another request it is a 409 `ALREADY_EXISTS`.
+ *   whatever the new body says (from another app it is a 400) — for as long as the fake
+ *   remembers it (`requestIdRetentionMs`; Google documents no retention, PLATFORMS.md §9). A
+ *   client-assigned `messageId` must be `client-[a-z0-9-]` (≤ 63) and unique in the space
+ *   (spaces.messages.create, "messageId"): taken — by another request, or by this one once its
+ *   `requestId` is forgotten — it is a 409 `ALREADY_EXISTS` in the AIP-193 shape
+ *   `{ error: { code: 409, message, status: "ALREADY_EXISTS" } }` (C41).
  * - **threads**: `thread.name` must be `spaces/*\/threads/*` (a message name is a 400
  *   `INVALID_ARGUMENT`, C35); a thread (name or key) without `messageReplyOption` starts a new
  *   thread; `REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD` joins it or starts a new one;
@@ -33,6 +37,10 @@ export type FakeRouteDeps = {
   apps: ReadonlyMap<string, FakeChatUser>;
   /** Message writes per space per second; undefined = no limit. */
   writesPerSecondPerSpace(): number | undefined;
+  /** How long a `requestId` is remembered, in ms; undefined = forever (C41). */
+  requestIdRetentionMs(): number | undefined;
+  /** Epoch-ms clock of the retention. */
+  clock(): number;
   /** Takes the next after-store fault of creates, if one is due. */
   takeAfterStore(): AfterStoreFault | undefined;
   /** Called with every create request that passed authentication, before it is applied. */
@@ -56,6 +64,18 @@ type Ctx = Context<FakePlatformEnv>;
 export function registerChatRoutes(server: FakePlatformServer, deps: FakeRouteDeps): void {
   const { store } = deps;
   const writes = new Map<string, number[]>();
+  /** When each `space\nrequestId` was first used (the retention starts there). */
+  const requestSeen = new Map<string, number>();
+  /** The message an earlier create with `requestId` made, while the fake still remembers it. */
+  const remembered = (space: string, requestId: string): FakeStoredMessage | undefined => {
+    const key = `${space}\n${requestId}`;
+    const retention = deps.requestIdRetentionMs();
+    const seen = requestSeen.get(key);
+    if (retention !== undefined && seen !== undefined && deps.clock() - seen >= retention) {
+      return undefined;
+    }
+    return store.byRequest(space, requestId);
+  };
 
   const appOf = (c: Ctx): FakeChatUser | undefined => {
     const header = c.req.header("authorization") ?? "";
@@ -110,7 +130,7 @@ export function registerChatRoutes(server: FakePlatformServer, deps: FakeRouteDe
         : {}),
     });
     if (requestId) {
-      const earlier = store.byRequest(space, requestId);
+      const earlier = remembered(space, requestId);
       // Reusing a requestId as another authenticated user is an error (spaces.messages.create).
       if (earlier && earlier.sender.name !== app.name) {
         return googleError(
@@ -173,6 +193,7 @@ export function registerChatRoutes(server: FakePlatformServer, deps: FakeRouteDe
       }
     }
     if (!admit(space)) return exhausted(space);
+    if (requestId) requestSeen.set(`${space}\n${requestId}`, deps.clock());
     const stored = store.add({
       space,
       thread: threadName ?? store.newThread(space),
