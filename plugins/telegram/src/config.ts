@@ -41,7 +41,18 @@ export const telegramPollingSchema = z.strictObject({
    * an update finishes) before it asks again, in ms. @defaultValue 1_000
    */
   pinnedPollIntervalMs: z.number().int().positive().default(1_000),
-  /** Wait after a failed `getUpdates` (network, 5xx, 409), doubled up to 30 s, in ms. @defaultValue 1_000 */
+  /**
+   * Least time from the start of a `getUpdates` that came back empty to the start of the next,
+   * in ms. Telegram holds a long poll until an update arrives or `pollTimeoutSeconds` pass (and
+   * raises the timeout of a repeated short poll to 3 s itself), so against it this never
+   * waits; a proxy, a local Bot API emulator or a misconfigured server that answers `[]` at once
+   * would otherwise be asked again at once, in a loop (CASES C42). @defaultValue 1_000
+   */
+  emptyPollGapMs: z.number().int().min(0).default(1_000),
+  /**
+   * Wait after a failed `getUpdates` (network, 5xx, 409), doubled after each failure in a row
+   * up to 30 s, in ms; a 429's `retry_after` is waited when it is longer. @defaultValue 1_000
+   */
   retryDelayMs: z.number().int().positive().default(1_000),
   /**
    * Call `deleteWebhook` before polling (Telegram answers 409 to `getUpdates` while a webhook

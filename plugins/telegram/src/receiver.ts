@@ -12,6 +12,16 @@
  * updates are handed over once per process. Unlike grammY's `bot.stop()`, `stop()` confirms
  * nothing.
  *
+ * **Pacing** (CASES C42). A poll answered empty is followed by the next one no sooner than
+ * `emptyPollGapMs` after it started: Telegram holds the long poll, so this never waits there,
+ * but a server that answers `[]` at once (a proxy, an emulator) would otherwise be asked in a hot
+ * loop. A failed poll waits `retryDelayMs`, doubled for each failure in a row up to 30 s, or the
+ * 429's `retry_after` when longer (as grammY's own polling loop honours it).
+ *
+ * grammY's `bot.start()` / `@grammyjs/runner` cannot be used: they confirm an update by
+ * advancing the offset as soon as it is handed to the middleware, not when herald's work on it
+ * is durable.
+ *
  * Source: https://core.telegram.org/bots/api#getupdates
  *
  * @module
@@ -46,8 +56,13 @@ export type PollingReceiverOptions = {
   api: Api;
   sink: ChannelReceiverSink;
   config: TelegramPollingConfig;
-  /** Epoch-ms clock of the health timestamps. @defaultValue Date.now */
+  /** Epoch-ms clock of the health timestamps and the poll pacing. @defaultValue Date.now */
   clock?: () => number;
+  /**
+   * Waits `ms` milliseconds or until `signal` aborts (tests pass one that moves a manual
+   * clock). @defaultValue the SDK's abortable `sleep`
+   */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
 };
 
 /**
@@ -59,6 +74,8 @@ export function createPollingReceiver(options: PollingReceiverOptions): ChannelR
   let controller: AbortController | undefined;
   let loop: Promise<void> | undefined;
   const health = receiverHealth(options.clock);
+  const clock = options.clock ?? Date.now;
+  const wait = options.sleep ?? sleep;
 
   async function run(tracker: WatermarkTracker, signal: AbortSignal): Promise<void> {
     /** Update ids handed to herald in this process and not yet below the watermark. */
@@ -69,14 +86,22 @@ export function createPollingReceiver(options: PollingReceiverOptions): ChannelR
     const pause = async (ms: number) => {
       const woken = new AbortController();
       wake = () => woken.abort();
-      await sleep(ms, AbortSignal.any([signal, woken.signal]));
+      await wait(ms, AbortSignal.any([signal, woken.signal]));
       wake = undefined;
     };
+    /** When the last poll that came back empty started (epoch ms), if the last one did. */
+    let emptyPollAt: number | undefined;
 
     while (!signal.aborted) {
       const after = tracker.resumeAfter();
       for (const id of handed) if (after !== undefined && BigInt(id) <= after) handed.delete(id);
       const pinned = tracker.pending().length > 0;
+      if (emptyPollAt !== undefined) {
+        const gapMs = emptyPollAt + config.emptyPollGapMs - clock();
+        if (gapMs > 0) await wait(gapMs, signal);
+        if (signal.aborted) break;
+      }
+      const polledAt = clock();
       let updates: unknown[];
       try {
         updates = await api.getUpdates(
@@ -111,11 +136,17 @@ export function createPollingReceiver(options: PollingReceiverOptions): ChannelR
             ? "telegram: getUpdates conflict (409): another poller or a webhook is active for this bot"
             : "telegram: getUpdates failed; retrying",
         );
-        await pause(delayMs);
+        const retryAfterMs =
+          error instanceof TelegramApiError && error.parameters.retry_after !== undefined
+            ? error.parameters.retry_after * 1_000
+            : 0;
+        emptyPollAt = undefined;
+        await pause(Math.max(delayMs, retryAfterMs));
         delayMs = Math.min(delayMs * 2, MAX_RETRY_DELAY_MS);
         continue;
       }
       delayMs = config.retryDelayMs;
+      emptyPollAt = updates.length === 0 ? polledAt : undefined;
       health.set("up");
       // Everything Telegram hands over goes to herald (dedupe stops replays): an id at or below
       // the offset asked for means the id sequence restarted, and the watermark follows it.

@@ -2,10 +2,10 @@
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createTelegramApi } from "../client.ts";
 import { TelegramApiError } from "../errors.ts";
-import { FAKE_BOT, FakeTelegram } from "./FakeTelegram.ts";
+import { FAKE_BOT, FakeTelegram, type FakeTelegramOptions } from "./FakeTelegram.ts";
 
-async function open() {
-  const fake = await FakeTelegram.start();
+async function open(options: FakeTelegramOptions = {}) {
+  const fake = await FakeTelegram.start(options);
   onTestFinished(() => fake.close());
   return { fake, api: createTelegramApi({ token: FAKE_BOT.token, apiRoot: fake.apiRoot }) };
 }
@@ -73,6 +73,35 @@ describe("fake Bot API", () => {
     setTimeout(() => fake.userPost({ chat: chat.id, text: "two" }), 50);
     expect((await waiting).map((u) => u.update_id)).toEqual([first + 1]);
     expect(fake.queue().confirmedBelow).toBe(first + 1);
+  });
+
+  it("follows the reference server's offsets: up to next id + 10 confirms everything below (later arrivals too), beyond that nothing; -N keeps the last N", async () => {
+    const { fake, api } = await open();
+    const chat = fake.createChat({ type: "private" });
+    const ids = [1, 2, 3].map(
+      (n) => fake.userPost({ chat: chat.id, text: `m${n}` }).update.update_id,
+    );
+    const next = (ids.at(-1) as number) + 1;
+    // "In the future": answered from the oldest update, nothing confirmed.
+    expect((await api.getUpdates({ offset: next + 11 })).map((u) => u.update_id)).toEqual(ids);
+    expect(fake.queue().pending).toHaveLength(3);
+    // -N: only the last N are kept.
+    expect((await api.getUpdates({ offset: -2 })).map((u) => u.update_id)).toEqual(ids.slice(1));
+    // Next id + 10: everything below is deleted, and so is an update that arrives under it.
+    expect(await api.getUpdates({ offset: next + 10 })).toEqual([]);
+    fake.userPost({ chat: chat.id, text: "arrives under the offset" });
+    expect(await api.getUpdates({ offset: next + 10 })).toEqual([]);
+    expect(fake.queue().pending).toHaveLength(0);
+  });
+
+  it("answerPollsAtOnce: an empty long poll is answered [] at once, as an emulator or proxy may (C42)", async () => {
+    const { fake, api } = await open({ answerPollsAtOnce: true });
+    const answered = await Promise.race([
+      api.getUpdates({ timeout: 30 }),
+      new Promise<"held">((resolve) => setTimeout(() => resolve("held"), 5_000).unref()),
+    ]);
+    expect(answered).toEqual([]);
+    expect(fake.queue().answerAtOnce).toBe(true);
   });
 });
 

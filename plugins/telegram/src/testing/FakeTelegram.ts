@@ -79,6 +79,13 @@ export type FakeTelegramOptions = {
   /** The first message id handed out (ids count up across chats). @defaultValue 100 */
   firstMessageId?: number;
   /**
+   * Answer every `getUpdates` at once (`[]` when nothing is queued) instead of holding the long
+   * poll: what an emulator or a proxy may do (CASES C42). @defaultValue false
+   */
+  answerPollsAtOnce?: boolean;
+  /** Epoch-ms clock of the recorded calls' `at` (`server.calls`). @defaultValue Date.now */
+  clock?: () => number;
+  /**
    * Port on 127.0.0.1, so a config started separately can point `apiRoot` at
    * `http://127.0.0.1:<port>`. @defaultValue 0 (any free port; read it from `apiRoot`)
    */
@@ -94,6 +101,7 @@ export class FakeTelegram implements FakeTelegramCore {
   /** Stored messages by `message_id` (ids are unique across chats here). */
   readonly stored = new Map<number, FakeStoredMessage>();
   #queues = new Map<number, UpdateQueue>();
+  readonly #answerPollsAtOnce: boolean;
   #nextGroupId = 1_000_000_001;
   #nextUserId = 5_000_001;
   #answerWithoutId = 0;
@@ -109,7 +117,9 @@ export class FakeTelegram implements FakeTelegramCore {
       wire: { errorBody: telegramErrorBody },
       ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
       ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.clock !== undefined ? { clock: options.clock } : {}),
     });
+    this.#answerPollsAtOnce = options.answerPollsAtOnce === true;
     this.state = new VisibleState({
       typingLapseMs: options.typingLapseMs ?? 5_000,
       firstId: options.firstMessageId ?? 100,
@@ -150,6 +160,7 @@ export class FakeTelegram implements FakeTelegramCore {
     let q = this.#queues.get(botId);
     if (!q) {
       q = new UpdateQueue(1);
+      q.answerAtOnce = this.#answerPollsAtOnce;
       this.#queues.set(botId, q);
     }
     return q;

@@ -25,7 +25,8 @@ import {
 } from "@herald/plugin-sdk/testing";
 import { onTestFinished } from "vitest";
 import type { TelegramConfig, TelegramConfigInput } from "../config.ts";
-import { createTelegramAdapter, createTelegramReceiver } from "../index.ts";
+import { createTelegramAdapter, createTelegramApi, createTelegramReceiver } from "../index.ts";
+import { createPollingReceiver, type PollingReceiverOptions } from "../receiver.ts";
 import { FAKE_BOT, type FakeChat, FakeTelegram, type FakeTelegramOptions } from "./FakeTelegram.ts";
 import { testConfig } from "./harness.ts";
 
@@ -65,8 +66,11 @@ export type Bench = {
   intent(key: string): Promise<DurableSendIntent | undefined>;
   /** Waits until an intent is sent, failed, cancelled or held for an operator. */
   settled(key: string, timeoutMs?: number): Promise<DurableSendIntent>;
-  /** Starts the configured receiver (polling by default) into the runtime. */
-  startReceiver(): Promise<ChannelReceiver>;
+  /**
+   * Starts the configured receiver (polling by default) into the runtime; `pacing` gives the
+   * polling receiver a clock and a sleep (manual time, CASES C42).
+   */
+  startReceiver(pacing?: Pick<PollingReceiverOptions, "clock" | "sleep">): Promise<ChannelReceiver>;
 };
 
 /** Fast delivery settings for tests (the SDK's test-run defaults). */
@@ -121,13 +125,22 @@ export async function openBench(options: BenchOptions = {}): Promise<Bench> {
     message: (target, markdown, extra = {}) => run.message(adapter.id, target, markdown, extra),
     intent: run.intent,
     settled: run.settled,
-    async startReceiver() {
-      receiver = createTelegramReceiver(
-        config,
-        FAKE_BOT.token,
-        run.sink(adapter.id),
-        "webhook-secret_token-123",
-      );
+    async startReceiver(pacing) {
+      const receive = config.receive;
+      receiver =
+        pacing && receive.mode === "polling"
+          ? createPollingReceiver({
+              api: createTelegramApi({ token: FAKE_BOT.token, apiRoot: config.apiRoot }),
+              sink: run.sink(adapter.id),
+              config: receive,
+              ...pacing,
+            })
+          : createTelegramReceiver(
+              config,
+              FAKE_BOT.token,
+              run.sink(adapter.id),
+              "webhook-secret_token-123",
+            );
       await receiver.start?.();
       return receiver;
     },

@@ -4,6 +4,16 @@
  * seconds for a new one; while a webhook is set, updates are POSTed to it instead (retried on a
  * non-2xx answer) and `getUpdates` answers 409.
  *
+ * Offsets follow the reference server (tdlib/telegram-bot-api `Client::do_get_updates` over
+ * td's `TQueue::get`, PLATFORMS.md §9): an `offset` up to the next update id + 10 confirms and
+ * deletes every update below it — also ones that arrive later under it; a larger one is "in the
+ * future": the answer starts at the oldest kept update and nothing is confirmed; a negative
+ * `offset` -N keeps only the last N updates. With {@link UpdateQueue.answerAtOnce} the queue
+ * answers `[]` at once instead of holding the long poll, as an emulator or a proxy may (C42).
+ *
+ * Not modelled: the reference server raises the `timeout` of a repeated short poll (same offset
+ * within 3 s) to 3 s and its `limit` to 1 within 0.5 s (`Client::process_get_updates_query`).
+ *
  * Source: https://core.telegram.org/bots/api#getting-updates
  *
  * @module
@@ -32,6 +42,11 @@ export class UpdateQueue {
   registered: { url: string; secretToken?: string } | undefined;
   /** Webhook deliveries, oldest first: update id and the HTTP status the bot answered. */
   readonly deliveries: Array<{ updateId: number; status: number }> = [];
+  /**
+   * Answer `getUpdates` at once, `[]` when nothing is queued, whatever its `timeout` (a server
+   * that does not hold long polls: an emulator, a proxy; CASES C42). @defaultValue false
+   */
+  answerAtOnce = false;
 
   constructor(firstUpdateId = 1) {
     this.#nextId = firstUpdateId;
@@ -78,18 +93,21 @@ export class UpdateQueue {
 
   /** `getUpdates`: confirms below `offset`, then answers or waits up to `timeoutSeconds`. */
   async getUpdates(request: { offset?: number; limit?: number; timeoutSeconds?: number }) {
-    if (
-      request.offset !== undefined &&
-      request.offset > this.#confirmedBelow &&
-      request.offset <= this.#nextId
-    ) {
-      this.#confirmedBelow = request.offset;
-      while ((this.#pending[0]?.update_id ?? Number.POSITIVE_INFINITY) < request.offset) {
-        this.#pending.shift();
+    const offset = request.offset ?? 0;
+    if (offset < 0) {
+      // The last -offset updates are kept, every earlier one is forgotten (TQueue::clear).
+      this.#pending.splice(0, Math.max(0, this.#pending.length + offset));
+    } else if (offset > 0 && offset <= this.#nextId + 10) {
+      // Up to the next id + 10: everything below `offset` is confirmed and deleted, including
+      // updates that arrived since under it (TQueue::get, forget_previous). Beyond that the
+      // offset is "in the future" and confirms nothing.
+      this.#confirmedBelow = Math.max(this.#confirmedBelow, offset);
+      for (let i = this.#pending.length - 1; i >= 0; i--) {
+        if ((this.#pending[i]?.update_id ?? offset) < offset) this.#pending.splice(i, 1);
       }
     }
     const limit = request.limit ?? 100;
-    if (this.#pending.length === 0 && (request.timeoutSeconds ?? 0) > 0) {
+    if (this.#pending.length === 0 && (request.timeoutSeconds ?? 0) > 0 && !this.answerAtOnce) {
       await new Promise<void>((resolve) => {
         const wake = () => {
           clearTimeout(timer);
