@@ -19,8 +19,9 @@
  *   inline message); herald does not read an edit's result.
  * - It knows 9 methods; any other (`sendChatAction`, media) answers HTTP 500 `{ message }`, not a
  *   Bot API error body. These tests call none of them.
- * - It never answers an error (no length limit, no 429, no "message is not modified"), so only
- *   the happy path is checked here; the errors are our own fake's job.
+ * - Apart from `deleteMessage` of an unknown message (`ok: false`, 400, but with HTTP 200) it
+ *   never answers an error (no length limit, no 429, no "message is not modified"), so only the
+ *   happy path is checked here; the errors are our own fake's job.
  * - User updates carry the emulator's `botToken` field inside `message`; herald's update schema
  *   lets unknown fields through.
  */
