@@ -4,6 +4,7 @@
  * deletes, reconciliation by GET, cards.
  */
 import type { MessageTarget } from "@herald/plugin-sdk/channel-message";
+import { eventually } from "@herald/plugin-sdk/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { accessTokenCredentials } from "./auth.ts";
 import { createChatApi } from "./client.ts";
@@ -359,28 +360,56 @@ describe("send", () => {
     expect(t.run.logLines.some((l) => l.includes("committed by lookup (C41)"))).toBe(true);
   });
 
-  it("C41: a 409 ALREADY_EXISTS whose message can no longer be read (deleted since) is a conflict, never posted again", async () => {
+  it("C41: a replayed part whose message was deleted since counts as sent (not posted again); the later part is sent", async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const t = await start({
+      fake: { requestIdRetentionMs: 0 },
+      config: { maxTextLength: 20 },
+      run: { clock: () => now },
+    });
+    const space = t.fake.createSpace().name;
+    t.fake.faults.failNext({ kind: "reset_after_accept" }, { op: "send" });
+    await t.run.runtime.enqueue(
+      t.run.message("googlechat", { kind: "group", id: space }, "chunk-one aaaa chunk-two bbbb"),
+      { idempotencyKey: "c41-gone" },
+    );
+    // Part 1 is stored, its answer lost; the replay waits for the (manual) clock.
+    await eventually(
+      async () => (await t.run.intent("c41-gone"))?.status,
+      (s) => s === "unknown_after_send",
+      { what: "part 1 in doubt" },
+    );
+    const [part1] = t.fake.store.messages({ space });
+    t.fake.store.state.delete(String(part1?.id)); // a person deleted it meanwhile
+    now += 120_000;
+    const intent = await t.run.settled("c41-gone", 15_000);
+    expect(intent.status).toBe("sent");
+    expect(texts(t, space)).toEqual(["chunk-two bbbb"]);
+    expect(intent.receipt?.platformMessageIds[0]).toBe(
+      `${space}/messages/${clientMessageId("c41-gone#0")}`,
+    );
+    expect(t.run.logLines.some((l) => l.includes("deleted since: counted as sent"))).toBe(true);
+  });
+
+  it("C41: a 409 ALREADY_EXISTS on a first attempt is a conflict: nothing of ours can hold the id yet", async () => {
     const t = await start({ fake: { requestIdRetentionMs: 0 } });
     const space = t.fake.createSpace().name;
-    const api = apiOf(t);
-    const key = "c41-gone#0";
-    const made = await api.create({
+    const key = "c41-first#0";
+    await apiOf(t).create({
       parent: space,
-      requestId: requestIdOf(key),
+      requestId: "someone-else",
       messageId: clientMessageId(key),
-      requestBody: { text: "deleted by a person" },
+      requestBody: { text: "not ours" },
     });
-    await api.delete(String(made.name));
     await t.run.runtime
-      .send(t.run.message("googlechat", { kind: "group", id: space }, "again"), {
-        idempotencyKey: "c41-gone",
+      .send(t.run.message("googlechat", { kind: "group", id: space }, "ours"), {
+        idempotencyKey: "c41-first",
       })
       .catch(() => {});
-    const intent = await t.run.settled("c41-gone");
+    const intent = await t.run.settled("c41-first");
     expect(intent.status).toBe("failed");
     expect(intent.failure).toMatchObject({ kind: "conflict" });
-    expect(intent.failure?.message).toContain("cannot be read");
-    expect(texts(t, space)).toEqual([]);
+    expect(texts(t, space)).toEqual(["not ours"]);
   });
 
   it("edits with an updateMask and deletes; a message already gone is deleted", async () => {

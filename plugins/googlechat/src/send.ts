@@ -8,7 +8,8 @@
  * Google documents no retention for `requestId`; the client id is unique in the space for as
  * long as the message exists. So a replay that Google no longer matches by `requestId` is
  * answered `409 ALREADY_EXISTS` for the client id — proof that the unit's message exists: it is
- * read back by that id and committed, and the later parts are sent (C41, PLATFORMS.md §9).
+ * read back by that id and committed, and the later parts are sent (C41, PLATFORMS.md §9); one
+ * deleted since counts as sent and is not posted again.
  *
  * **Threads.** The thread is the target's `threadId` (else the reply relation's): the
  * inbound's `thread.name`, validated as `spaces/*\/threads/*` before anything is sent, and sent
@@ -178,11 +179,13 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
   }
 
   /**
-   * `spaces.messages.create`, where a `409 ALREADY_EXISTS` for the unit's own client id is the
-   * evidence that an earlier attempt created the message (its answer was lost and Google no
-   * longer matches the `requestId`): the message is read by `spaces/S/messages/client-…` and
-   * returned as if the create had answered (C41). A message under that id that can no longer be
-   * read (deleted since) is a `conflict`: never posted again.
+   * `spaces.messages.create`, where a `409 ALREADY_EXISTS` for the unit's own client id on a
+   * replay (attempt 2 or later) is the evidence that an earlier attempt created the message —
+   * its answer was lost and Google no longer matches the `requestId` (C41). The message is read
+   * by `spaces/S/messages/client-…` and returned as if the create had answered. One that can no
+   * longer be read was deleted since: it was sent, and is not posted again (as Discord's 10008
+   * on a nonce replay); its part names it by the client name. On a first attempt nothing of
+   * ours can hold the id yet, so the 409 stays a `conflict`.
    */
   async function createOrFind(
     ctx: MessageSendContext,
@@ -191,23 +194,25 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
     try {
       return await api.create(params, ctx.signal);
     } catch (error) {
-      if (!(error instanceof GoogleChatApiError && error.alreadyExists)) throw error;
+      if (!(error instanceof GoogleChatApiError && error.alreadyExists && ctx.attempt > 1)) {
+        throw error;
+      }
       const name = `${params.parent}/messages/${params.messageId}`;
-      let found: ChatMessage;
       try {
-        found = await api.get(name, ctx.signal);
+        const found = await api.get(name, ctx.signal);
+        ctx.log.info(
+          { messageId: params.messageId, name: found.name },
+          "googlechat: create answered 409 ALREADY_EXISTS for this unit's client id: the message exists; committed by lookup (C41)",
+        );
+        return found;
       } catch (lookup) {
         if (!(lookup instanceof GoogleChatApiError && lookup.status === 404)) throw lookup;
-        throw new GoogleChatApiError("spaces.messages.create", 409, {
-          status: "ALREADY_EXISTS",
-          message: `${error.message} — but ${name} cannot be read (deleted since?): not posted again`,
-        });
+        ctx.log.warn(
+          { messageId: params.messageId, name },
+          "googlechat: create answered 409 ALREADY_EXISTS for this unit's client id, but the message was deleted since: counted as sent, not posted again (C41)",
+        );
+        return { name };
       }
-      ctx.log.info(
-        { messageId: params.messageId, name: found.name },
-        "googlechat: create answered 409 ALREADY_EXISTS for this unit's client id: the message exists; committed by lookup (C41)",
-      );
-      return found;
     }
   }
 
