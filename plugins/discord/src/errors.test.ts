@@ -91,7 +91,7 @@ describe("classifyError", () => {
     [404, 10003, "Unknown Channel", "not_found"],
     [403, 50013, "Missing Permissions", "permission"],
     [403, 50001, "Missing Access", "permission"],
-    [400, 50008, "Cannot send messages in a non-text channel", "permission"],
+    [400, 50008, "Cannot send messages in a non-text channel", "invalid_payload"],
     [400, 40058, "Cannot send messages in a forum channel", "invalid_payload"],
     [401, 0, "401: Unauthorized", "auth"],
   ];

@@ -177,7 +177,6 @@ export function asDiscordApiError(error: unknown, call?: string): DiscordApiErro
 const PERMISSION = new Set<number>([
   DISCORD_CODES.missingAccess,
   DISCORD_CODES.cannotSendToUser,
-  DISCORD_CODES.cannotSendInNonTextChannel,
   DISCORD_CODES.missingPermissions,
   DISCORD_CODES.cannotReplyWithoutReadHistory,
   DISCORD_CODES.sendMessagesTemporarilyDisabled,
@@ -239,10 +238,11 @@ function classifyAnswer(error: DiscordApiError): ClassifiedFailure {
  * - **502** → `transient`, `not_dispatched` (never reached the API); **500, 503, 504** →
  *   `transient`, `maybe_sent`;
  * - **40062**, **130000** (resource overloaded) → `transient`, `not_dispatched`, a short wait;
- * - **401** → `auth`; **50001, 50007, 50008, 50013, 160002, 40004** and other 403s →
+ * - **401** → `auth`; **50001, 50007, 50013, 160002, 40004** and other 403s →
  *   `permission`; **10003, 10008** and other 404s → `not_found`; **50035** (field errors
- *   flattened into the message), **40058** (a forum channel takes posts, not messages) and other
- *   4xx → `invalid_payload` — all `not_dispatched`;
+ *   flattened into the message), **50008** (not a text channel: what Discord answers for a
+ *   forum, media or category channel — no grant fixes it), **40058** and other 4xx →
+ *   `invalid_payload` — all `not_dispatched`;
  * - no answer: refused / DNS / connect timeout → `transient`, `not_dispatched`; reset, timeout,
  *   abort → `transient`, `maybe_sent`;
  * - a remote attachment herald could not fetch (`RemoteMediaError`, nothing reached Discord):

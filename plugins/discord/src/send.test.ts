@@ -306,17 +306,38 @@ describe("header feedback", () => {
   });
 });
 
-describe("forum channels", () => {
-  it("a send to a forum channel itself is not built (no nonce covers a new post): NotImplementedError, failed, nothing posted", async () => {
-    const b = await openBench();
-    const forum = b.fake.createChannel({ type: "forum" });
-    await b.runtime.enqueue(b.message({ kind: "group", id: forum.id }, "new post?"), {
-      idempotencyKey: "forum",
+describe("C43 · a send into a forum channel without a thread", () => {
+  // The fake answers what Discord answers there: 400 50008, not the documented 40058.
+  for (const type of ["forum", "media"] as const) {
+    it(`${type}: Discord's 50008 is read as "a channel of posts" — NotImplementedError, failed, nothing posted`, async () => {
+      const b = await openBench();
+      const forum = b.fake.createChannel({ type });
+      await b.runtime.enqueue(b.message({ kind: "group", id: forum.id }, "new post?"), {
+        idempotencyKey: type,
+      });
+      const intent = await b.settled(type);
+      expect(intent.status).toBe("failed");
+      expect(intent.failure).toMatchObject({ kind: "invalid_payload", evidence: "not_dispatched" });
+      expect(intent.failure?.message).toContain(`${type} channel (creating a forum post`);
+      expect(intent.failure?.message).toContain("50008");
+      expect(intent.attempt).toBe(1);
+      expect(b.fake.messages(forum.id)).toEqual([]);
     });
-    const intent = await b.settled("forum");
+  }
+
+  it("a category (not a text channel either) keeps Discord's 50008: invalid_payload, no grant fixes it", async () => {
+    const b = await openBench();
+    const category = b.fake.createChannel({ type: "category" });
+    await b.runtime.enqueue(b.message({ kind: "group", id: category.id }, "here?"), {
+      idempotencyKey: "category",
+    });
+    const intent = await b.settled("category");
     expect(intent.status).toBe("failed");
-    expect(intent.failure).toMatchObject({ kind: "invalid_payload", evidence: "not_dispatched" });
-    expect(intent.failure?.message).toContain("forum post");
-    expect(b.fake.messages(forum.id)).toEqual([]);
+    expect(intent.failure).toMatchObject({
+      kind: "invalid_payload",
+      evidence: "not_dispatched",
+      platformCode: "50008",
+    });
+    expect(b.fake.messages(category.id)).toEqual([]);
   });
 });

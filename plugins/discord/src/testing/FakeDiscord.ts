@@ -5,9 +5,9 @@
  * (what each channel and thread shows). It behaves like Discord where herald depends on it:
  * enforced nonces within a window (a replay returns the original; a replay after the original
  * was deleted answers 10008), `message_reference` with `fail_if_not_exists`, content and embed
- * limits (50035), per-channel buckets with `X-RateLimit-*` headers and 429s, forum channels
- * (40058), missing permissions (50013), unknown channels (10003), and threads started from a
- * message (the thread's id is the message's).
+ * limits (50035), per-channel buckets with `X-RateLimit-*` headers and 429s, forum, media and
+ * category channels (400 50008, as the live API answers), missing permissions (50013), unknown
+ * channels (10003), and threads started from a message (the thread's id is the message's).
  *
  * @example
  * const discord = await FakeDiscord.start();
