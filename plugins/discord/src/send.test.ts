@@ -4,7 +4,12 @@
  * window), replies to a deleted message (C28), a 429 in the middle of a reply (C27), threads
  * started from an anchor, and header feedback to the scheduler.
  */
-import { eventually, isHeldForOperator, type MessageRuntime } from "@herald/plugin-sdk/testing";
+import {
+  eventually,
+  isHeldForOperator,
+  type MessageRuntime,
+  TEST_RUN_DELIVERY,
+} from "@herald/plugin-sdk/testing";
 import { describe, expect, it } from "vitest";
 import { channelOf, NONCE_MAX_LENGTH, nonceOf } from "./send.ts";
 import { openBench } from "./testing/bench.ts";
@@ -339,5 +344,65 @@ describe("C43 · a send into a forum channel without a thread", () => {
       platformCode: "50008",
     });
     expect(b.fake.messages(category.id)).toEqual([]);
+  });
+});
+
+describe("C45 · a global 429 pauses every route of the account", () => {
+  const sends = (b: Awaited<ReturnType<typeof openBench>>) =>
+    b.fake.server.calls.filter((c) => c.op === "send");
+
+  it("global: true in the body only (no scope header), retry_after 1.25 s: another channel's send waits it out too", async () => {
+    const b = await openBench();
+    const a = b.channel();
+    const other = b.channel();
+    b.fake.rateLimitNext("global_body_only", 1.25, { op: "send" });
+    await b.runtime.enqueue(b.message(a.target, "first"), { idempotencyKey: "a" });
+    await eventually(
+      () => b.intent("a"),
+      (i) => i?.failure?.kind === "rate_limit",
+    );
+    await b.runtime.enqueue(b.message(other.target, "elsewhere"), { idempotencyKey: "b" });
+    expect((await b.settled("b")).status).toBe("sent");
+    expect((await b.settled("a")).status).toBe("sent");
+    const calls = sends(b);
+    const limited = calls.find((c) => c.outcome === "status 429");
+    const elsewhere = calls.filter((c) => c.outcome === "ok 200").map((c) => c.at);
+    expect(limited).toBeDefined();
+    // Nothing of the account was sent before Discord's wait was over.
+    for (const at of elsewhere) expect(at - (limited?.at ?? 0)).toBeGreaterThanOrEqual(1_200);
+    expect(b.fake.messages(other.channel.id).map((m) => m.text)).toEqual(["elsewhere"]);
+    expect(b.fake.messages(a.channel.id).map((m) => m.text)).toEqual(["first"]);
+  });
+
+  it("Cloudflare's 429 (HTML, no Discord headers) holds the whole account: one refused call, not one per channel", async () => {
+    const b = await openBench();
+    const a = b.channel();
+    const other = b.channel();
+    b.fake.restrictAddress(1);
+    await b.runtime.enqueue(b.message(a.target, "first"), { idempotencyKey: "a" });
+    await eventually(
+      () => b.intent("a"),
+      (i) => i?.failure?.kind === "rate_limit",
+    );
+    await b.runtime.enqueue(b.message(other.target, "elsewhere"), { idempotencyKey: "b" });
+    expect((await b.settled("b")).status).toBe("sent");
+    expect((await b.settled("a")).status).toBe("sent");
+    expect(b.fake.edgeRefusals).toHaveLength(1);
+    expect(b.fake.messages(other.channel.id).map((m) => m.text)).toEqual(["elsewhere"]);
+  });
+
+  it("a 429 naming no wait is retried after herald's backoff, not at once", async () => {
+    const b = await openBench({
+      delivery: { ...TEST_RUN_DELIVERY, backoff: { baseMs: 1_000, maxMs: 1_000, maxAttempts: 8 } },
+    });
+    const { channel, target } = b.channel();
+    b.fake.rateLimitNext("no_wait", 0, { op: "send" });
+    await b.runtime.enqueue(b.message(target, "hello"), { idempotencyKey: "k" });
+    expect((await b.settled("k")).status).toBe("sent");
+    const calls = sends(b);
+    expect(calls.map((c) => c.outcome)).toEqual(["status 429", "ok 200"]);
+    // Backoff 1 s with jitter 0.5 at random 0.5: 750 ms.
+    expect((calls[1]?.at ?? 0) - (calls[0]?.at ?? 0)).toBeGreaterThanOrEqual(700);
+    expect(b.fake.messages(channel.id).map((m) => m.text)).toEqual(["hello"]);
   });
 });
