@@ -3,8 +3,9 @@
  * `rejectOnRateLimit` so a 429 — or a bucket discord.js knows is spent — throws instead of
  * sleeping), so herald's durable queue is the one place that retries. Discord's per-route
  * buckets still reach herald's scheduler: every response's `X-RateLimit-*` headers are handed
- * to `onRateLimit` (header feedback), and a 429's body `retry_after` (seconds, a float, more
- * precise than the whole-second `Retry-After` header) becomes the error's wait.
+ * to `onRateLimit` (header feedback), and a 429 of any shape Discord or its edge sends becomes a
+ * {@link DiscordApiError} with its wait and scope ({@link answer429}): discord.js reads only the
+ * headers, so the body's `global: true` and float `retry_after` are read here.
  *
  * discord.js clears its token after a 401 (`manager.setToken(null)`); {@link DiscordRest} sets
  * it again before every call, so one rejected call does not turn every later one into a
@@ -16,7 +17,7 @@
  */
 import { type RawFile, REST, RESTEvents, type RequestData } from "@discordjs/rest";
 import { networkFailureOf, type RateLimitFeedback } from "@herald/plugin-sdk/channel-message";
-import { asDiscordApiError, DiscordApiError, DiscordNetworkError } from "./errors.ts";
+import { answer429, asDiscordApiError, DiscordNetworkError } from "./errors.ts";
 
 /** Options of {@link createDiscordRest}. */
 export type DiscordRestOptions = {
@@ -155,24 +156,7 @@ export class DiscordRest {
 
   async #convert(name: string, error: unknown, pending: Pending): Promise<Error> {
     if (pending.status === 429 && pending.body429) {
-      const body = (await pending.body429) as
-        | { retry_after?: unknown; global?: unknown; message?: unknown; code?: unknown }
-        | undefined;
-      const seconds = typeof body?.retry_after === "number" ? body.retry_after : undefined;
-      const headerWait = asDiscordApiError(error, name)?.retryAfterMs;
-      return new DiscordApiError(
-        name,
-        {
-          status: 429,
-          ...(typeof body?.code === "number" ? { code: body.code } : {}),
-          description: typeof body?.message === "string" ? body.message : "rate limited",
-          // The body's seconds (a float) converted once; else discord.js's header-based ms.
-          retryAfterMs: seconds !== undefined ? Math.ceil(seconds * 1_000) : headerWait,
-          global: body?.global === true || pending.headers?.has("x-ratelimit-global") === true,
-          scope: pending.headers?.get("x-ratelimit-scope") ?? undefined,
-        },
-        { cause: error },
-      );
+      return answer429(name, await pending.body429, pending.headers, error);
     }
     const api = asDiscordApiError(error, name);
     if (api) return api;

@@ -8,14 +8,16 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { DiscordRest } from "./client.ts";
 import { classifyError, DiscordApiError, DiscordNetworkError } from "./errors.ts";
 import { FAKE_BOT, FakeDiscord } from "./testing/FakeDiscord.ts";
+import { type FakeRateLimitShape, rateLimitFault } from "./testing/fakeRateLimits.ts";
 
-async function failureOf(fault: PlatformFault | "refused", timeoutMs = 5_000) {
+async function failureOf(fault: PlatformFault | "refused" | "edge", timeoutMs = 5_000) {
   const fake = await FakeDiscord.start();
   onTestFinished(() => fake.close());
   const channel = fake.createChannel({ type: "text" });
   const rest = new DiscordRest({ token: FAKE_BOT.token, apiBase: fake.apiBase, timeoutMs });
   let restore: (() => Promise<void>) | undefined;
   if (fault === "refused") restore = await fake.faults.refuseConnections();
+  else if (fault === "edge") fake.restrictAddress(3);
   else fake.failNext(fault, { op: "send" });
   try {
     await rest.call({
@@ -69,6 +71,50 @@ describe("classifyError", () => {
     });
   });
 
+  describe("C45 · every 429 shape Discord and its edge send", () => {
+    const shapes: Array<
+      [FakeRateLimitShape, number, "account" | "route", number | undefined, string]
+    > = [
+      ["user", 0.3, "route", 300, "the documented per-route 429"],
+      ["shared", 1.337, "route", 1_337, "a resource's limit (scope shared) holds that route only"],
+      ["global", 1.5, "account", 1_500, "the documented global 429 (headers and body)"],
+      [
+        "global_body_only",
+        1.25,
+        "account",
+        1_250,
+        "global: true with no X-RateLimit-Scope or -Global header, retry_after a float",
+      ],
+      ["header_only", 2, "route", 2_000, "only a Retry-After header carries the wait"],
+      ["no_wait", 0, "route", undefined, "no wait anywhere: herald backs off (never a 0 ms retry)"],
+    ];
+    for (const [shape, seconds, scope, waitMs, what] of shapes) {
+      it(`${shape}: ${what}`, async () => {
+        const { failure } = await failureOf(
+          rateLimitFault(shape as Exclude<FakeRateLimitShape, "edge">, seconds),
+        );
+        expect(failure).toMatchObject({
+          kind: "rate_limit",
+          evidence: "not_dispatched",
+          rateLimitScope: scope,
+        });
+        expect(failure.retryAfterMs).toBe(waitMs);
+      });
+    }
+
+    it("edge: Cloudflare's HTML 429 restricts the address, so the whole account waits its Retry-After", async () => {
+      const { failure, fake } = await failureOf("edge");
+      expect(failure).toMatchObject({
+        kind: "rate_limit",
+        evidence: "not_dispatched",
+        rateLimitScope: "account",
+        retryAfterMs: 3_000,
+      });
+      expect(failure.message).toContain("Cloudflare");
+      expect(fake.edgeRefusals).toHaveLength(1);
+    });
+  });
+
   it("502 never reached the API: transient, not_dispatched", async () => {
     const { failure } = await failureOf({
       kind: "status",
@@ -91,7 +137,7 @@ describe("classifyError", () => {
     [404, 10003, "Unknown Channel", "not_found"],
     [403, 50013, "Missing Permissions", "permission"],
     [403, 50001, "Missing Access", "permission"],
-    [400, 50008, "Cannot send messages in a non-text channel", "permission"],
+    [400, 50008, "Cannot send messages in a non-text channel", "invalid_payload"],
     [400, 40058, "Cannot send messages in a forum channel", "invalid_payload"],
     [401, 0, "401: Unauthorized", "auth"],
   ];

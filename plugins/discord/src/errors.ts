@@ -22,6 +22,7 @@ import {
   networkFailureOf,
   PlatformApiError,
   PlatformNetworkError,
+  parseRetryAfter,
   RemoteMediaError,
   redactSecrets,
 } from "@herald/plugin-sdk/channel-message";
@@ -54,6 +55,11 @@ export type DiscordAnswer = {
   global?: boolean | undefined;
   /** For a 429: `X-RateLimit-Scope` (`user`, `global`, `shared`). */
   scope?: string | undefined;
+  /**
+   * For a 429: it came from Discord's edge (Cloudflare: not JSON, no `X-RateLimit-*` header),
+   * which restricts the whole address, every route.
+   */
+  edge?: boolean | undefined;
   /** Nested `errors` of a 50035, flattened into `path: message` lines. */
   fieldErrors?: readonly string[] | undefined;
 };
@@ -68,6 +74,8 @@ export class DiscordApiError extends PlatformApiError {
   readonly discordCode: number | undefined;
   readonly global: boolean;
   readonly scope: string | undefined;
+  /** A 429 from Discord's edge (Cloudflare), not the API: the address is restricted. */
+  readonly edge: boolean;
   readonly fieldErrors: readonly string[];
 
   /** @param call - the REST call, e.g. `POST /channels/123/messages`. */
@@ -93,6 +101,7 @@ export class DiscordApiError extends PlatformApiError {
     this.discordCode = answer.code;
     this.global = answer.global ?? false;
     this.scope = answer.scope;
+    this.edge = answer.edge ?? false;
     this.fieldErrors = fields;
   }
 }
@@ -134,6 +143,61 @@ export function flattenFieldErrors(errors: unknown, path = ""): string[] {
   return out;
 }
 
+/**
+ * A 429 as herald reads it, whatever its shape (PLATFORMS.md §9, CASES C45):
+ * - the wait: the body's `retry_after` (seconds, a float) converted once; else `Retry-After`;
+ *   else `X-RateLimit-Reset-After`; none, or none above 0 → no wait, so herald backs off on its
+ *   own instead of retrying at once;
+ * - global: the body's `global: true` (the OpenAPI description promises no header), or
+ *   `X-RateLimit-Global`, or `X-RateLimit-Scope: global`;
+ * - edge: a 429 that is not Discord's JSON and carries no `X-RateLimit-*` header comes from
+ *   Cloudflare, which restricts the whole address (docs topics/rate-limits, "Invalid Request Limit").
+ *
+ * @param body - the parsed JSON body, `undefined` when it was not JSON.
+ */
+export function answer429(
+  call: string,
+  body: unknown,
+  headers: Headers | undefined,
+  cause: unknown,
+): DiscordApiError {
+  const json =
+    body !== null && typeof body === "object"
+      ? (body as { retry_after?: unknown; global?: unknown; message?: unknown; code?: unknown })
+      : undefined;
+  const scope = headers?.get("x-ratelimit-scope") ?? undefined;
+  const fromDiscord =
+    typeof json?.message === "string" ||
+    [...(headers?.keys() ?? [])].some((h) => h.toLowerCase().startsWith("x-ratelimit-"));
+  const resetAfter = headers?.get("x-ratelimit-reset-after");
+  const waits = [
+    typeof json?.retry_after === "number" ? Math.ceil(json.retry_after * 1_000) : undefined,
+    parseRetryAfter(headers?.get("retry-after")),
+    resetAfter ? parseRetryAfter(resetAfter) : undefined,
+  ];
+  const retryAfterMs = waits.find((w) => w !== undefined);
+  return new DiscordApiError(
+    call,
+    {
+      status: 429,
+      ...(typeof json?.code === "number" ? { code: json.code } : {}),
+      description:
+        typeof json?.message === "string"
+          ? json.message
+          : fromDiscord
+            ? "rate limited"
+            : "rate limited by Discord's edge (Cloudflare): the address is restricted",
+      ...(retryAfterMs !== undefined && retryAfterMs > 0 ? { retryAfterMs } : {}),
+      global: json?.global === true || headers?.has("x-ratelimit-global") === true,
+      scope,
+      edge: !fromDiscord,
+    },
+    { cause },
+  );
+}
+
+const waitOf = (ms: number) => (ms > 0 ? { retryAfterMs: ms } : {});
+
 /** discord.js's own errors (and ours) as a {@link DiscordApiError}, or undefined. */
 export function asDiscordApiError(error: unknown, call?: string): DiscordApiError | undefined {
   if (error instanceof DiscordApiError) return error;
@@ -143,8 +207,9 @@ export function asDiscordApiError(error: unknown, call?: string): DiscordApiErro
       {
         status: 429,
         description: "You are being rate limited.",
-        // discord.js: Retry-After (or the bucket's reset) in ms, offset included.
-        retryAfterMs: Math.max(0, error.retryAfter || error.timeToReset),
+        // discord.js: Retry-After (or the bucket's reset) in ms, offset included; none → herald
+        // backs off on its own (a 0 would retry at once).
+        ...waitOf(error.retryAfter || error.timeToReset),
         global: error.global,
         scope: error.scope,
       },
@@ -177,7 +242,6 @@ export function asDiscordApiError(error: unknown, call?: string): DiscordApiErro
 const PERMISSION = new Set<number>([
   DISCORD_CODES.missingAccess,
   DISCORD_CODES.cannotSendToUser,
-  DISCORD_CODES.cannotSendInNonTextChannel,
   DISCORD_CODES.missingPermissions,
   DISCORD_CODES.cannotReplyWithoutReadHistory,
   DISCORD_CODES.sendMessagesTemporarilyDisabled,
@@ -199,7 +263,7 @@ function classifyAnswer(error: DiscordApiError): ClassifiedFailure {
       ...base,
       kind: "rate_limit",
       evidence: "not_dispatched",
-      rateLimitScope: error.global || error.scope === "global" ? "account" : "route",
+      rateLimitScope: error.global || error.scope === "global" || error.edge ? "account" : "route",
       ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
     };
   }
@@ -234,15 +298,18 @@ function classifyAnswer(error: DiscordApiError): ClassifiedFailure {
 /**
  * Classifies what a Discord call threw:
  * - **429** (our {@link DiscordApiError}, or discord.js's `RateLimitError`) → `rate_limit`,
- *   `not_dispatched`, `retryAfterMs` (the body's `retry_after` seconds × 1000, or discord.js's
- *   ms), scope `account` for the global limit, else the route;
+ *   `not_dispatched`, `retryAfterMs` (the body's `retry_after` seconds × 1000, else
+ *   `Retry-After`, else discord.js's ms; absent when the 429 named no wait, so herald backs off),
+ *   scope `account` for the global limit (body `global: true`, `X-RateLimit-Global` or scope
+ *   `global`) and for Cloudflare's restriction of the address, else the route (`user`, `shared`);
  * - **502** → `transient`, `not_dispatched` (never reached the API); **500, 503, 504** →
  *   `transient`, `maybe_sent`;
  * - **40062**, **130000** (resource overloaded) → `transient`, `not_dispatched`, a short wait;
- * - **401** → `auth`; **50001, 50007, 50008, 50013, 160002, 40004** and other 403s →
+ * - **401** → `auth`; **50001, 50007, 50013, 160002, 40004** and other 403s →
  *   `permission`; **10003, 10008** and other 404s → `not_found`; **50035** (field errors
- *   flattened into the message), **40058** (a forum channel takes posts, not messages) and other
- *   4xx → `invalid_payload` — all `not_dispatched`;
+ *   flattened into the message), **50008** (not a text channel: what Discord answers for a
+ *   forum, media or category channel — no grant fixes it), **40058** and other 4xx →
+ *   `invalid_payload` — all `not_dispatched`;
  * - no answer: refused / DNS / connect timeout → `transient`, `not_dispatched`; reset, timeout,
  *   abort → `transient`, `maybe_sent`;
  * - a remote attachment herald could not fetch (`RemoteMediaError`, nothing reached Discord):

@@ -4,7 +4,12 @@
  * window), replies to a deleted message (C28), a 429 in the middle of a reply (C27), threads
  * started from an anchor, and header feedback to the scheduler.
  */
-import { eventually, isHeldForOperator, type MessageRuntime } from "@herald/plugin-sdk/testing";
+import {
+  eventually,
+  isHeldForOperator,
+  type MessageRuntime,
+  TEST_RUN_DELIVERY,
+} from "@herald/plugin-sdk/testing";
 import { describe, expect, it } from "vitest";
 import { channelOf, NONCE_MAX_LENGTH, nonceOf } from "./send.ts";
 import { openBench } from "./testing/bench.ts";
@@ -306,17 +311,98 @@ describe("header feedback", () => {
   });
 });
 
-describe("forum channels", () => {
-  it("a send to a forum channel itself is not built (no nonce covers a new post): NotImplementedError, failed, nothing posted", async () => {
-    const b = await openBench();
-    const forum = b.fake.createChannel({ type: "forum" });
-    await b.runtime.enqueue(b.message({ kind: "group", id: forum.id }, "new post?"), {
-      idempotencyKey: "forum",
+describe("C43 · a send into a forum channel without a thread", () => {
+  // The fake answers what Discord answers there: 400 50008, not the documented 40058.
+  for (const type of ["forum", "media"] as const) {
+    it(`${type}: Discord's 50008 is read as "a channel of posts" — NotImplementedError, failed, nothing posted`, async () => {
+      const b = await openBench();
+      const forum = b.fake.createChannel({ type });
+      await b.runtime.enqueue(b.message({ kind: "group", id: forum.id }, "new post?"), {
+        idempotencyKey: type,
+      });
+      const intent = await b.settled(type);
+      expect(intent.status).toBe("failed");
+      expect(intent.failure).toMatchObject({ kind: "invalid_payload", evidence: "not_dispatched" });
+      expect(intent.failure?.message).toContain(`${type} channel (creating a forum post`);
+      expect(intent.failure?.message).toContain("50008");
+      expect(intent.attempt).toBe(1);
+      expect(b.fake.messages(forum.id)).toEqual([]);
     });
-    const intent = await b.settled("forum");
+  }
+
+  it("a category (not a text channel either) keeps Discord's 50008: invalid_payload, no grant fixes it", async () => {
+    const b = await openBench();
+    const category = b.fake.createChannel({ type: "category" });
+    await b.runtime.enqueue(b.message({ kind: "group", id: category.id }, "here?"), {
+      idempotencyKey: "category",
+    });
+    const intent = await b.settled("category");
     expect(intent.status).toBe("failed");
-    expect(intent.failure).toMatchObject({ kind: "invalid_payload", evidence: "not_dispatched" });
-    expect(intent.failure?.message).toContain("forum post");
-    expect(b.fake.messages(forum.id)).toEqual([]);
+    expect(intent.failure).toMatchObject({
+      kind: "invalid_payload",
+      evidence: "not_dispatched",
+      platformCode: "50008",
+    });
+    expect(b.fake.messages(category.id)).toEqual([]);
+  });
+});
+
+describe("C45 · a global 429 pauses every route of the account", () => {
+  const sends = (b: Awaited<ReturnType<typeof openBench>>) =>
+    b.fake.server.calls.filter((c) => c.op === "send");
+
+  it("global: true in the body only (no scope header), retry_after 1.25 s: another channel's send waits it out too", async () => {
+    const b = await openBench();
+    const a = b.channel();
+    const other = b.channel();
+    b.fake.rateLimitNext("global_body_only", 1.25, { op: "send" });
+    await b.runtime.enqueue(b.message(a.target, "first"), { idempotencyKey: "a" });
+    await eventually(
+      () => b.intent("a"),
+      (i) => i?.failure?.kind === "rate_limit",
+    );
+    await b.runtime.enqueue(b.message(other.target, "elsewhere"), { idempotencyKey: "b" });
+    expect((await b.settled("b")).status).toBe("sent");
+    expect((await b.settled("a")).status).toBe("sent");
+    const calls = sends(b);
+    const limited = calls.find((c) => c.outcome === "status 429");
+    const elsewhere = calls.filter((c) => c.outcome === "ok 200").map((c) => c.at);
+    expect(limited).toBeDefined();
+    // Nothing of the account was sent before Discord's wait was over.
+    for (const at of elsewhere) expect(at - (limited?.at ?? 0)).toBeGreaterThanOrEqual(1_200);
+    expect(b.fake.messages(other.channel.id).map((m) => m.text)).toEqual(["elsewhere"]);
+    expect(b.fake.messages(a.channel.id).map((m) => m.text)).toEqual(["first"]);
+  });
+
+  it("Cloudflare's 429 (HTML, no Discord headers) holds the whole account: one refused call, not one per channel", async () => {
+    const b = await openBench();
+    const a = b.channel();
+    const other = b.channel();
+    b.fake.restrictAddress(1);
+    await b.runtime.enqueue(b.message(a.target, "first"), { idempotencyKey: "a" });
+    await eventually(
+      () => b.intent("a"),
+      (i) => i?.failure?.kind === "rate_limit",
+    );
+    await b.runtime.enqueue(b.message(other.target, "elsewhere"), { idempotencyKey: "b" });
+    expect((await b.settled("b")).status).toBe("sent");
+    expect((await b.settled("a")).status).toBe("sent");
+    expect(b.fake.edgeRefusals).toHaveLength(1);
+    expect(b.fake.messages(other.channel.id).map((m) => m.text)).toEqual(["elsewhere"]);
+  });
+
+  it("a 429 naming no wait is retried after herald's backoff, not at once", async () => {
+    const b = await openBench({
+      delivery: { ...TEST_RUN_DELIVERY, backoff: { baseMs: 1_000, maxMs: 1_000, maxAttempts: 8 } },
+    });
+    const { channel, target } = b.channel();
+    b.fake.rateLimitNext("no_wait", 0, { op: "send" });
+    await b.runtime.enqueue(b.message(target, "hello"), { idempotencyKey: "k" });
+    expect((await b.settled("k")).status).toBe("sent");
+    const calls = sends(b);
+    expect(calls.map((c) => c.outcome)).toEqual(["status 429", "ok 200"]);
+    // Backoff 1 s with jitter 0.5 at random 0.5: 750 ms.
+    expect((calls[1]?.at ?? 0) - (calls[0]?.at ?? 0)).toBeGreaterThanOrEqual(700);
+    expect(b.fake.messages(channel.id).map((m) => m.text)).toEqual(["hello"]);
   });
 });

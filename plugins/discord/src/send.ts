@@ -16,8 +16,11 @@
  * 50013, which stays a permission failure. Threads are channels on Discord: a target with a
  * `threadId` posts into that channel; when it does not exist yet (10003) and the id is a message
  * of the parent channel (a thread anchor), a thread is started from that message first. A forum
- * channel itself takes posts, not messages (40058): creating a forum post is not implemented
- * (Discord's nonce does not cover it) and throws `NotImplementedError`.
+ * or media channel itself takes posts, not messages — Discord answers 400 50008 "Cannot send
+ * messages in a non-text channel" (not the documented 40058; PLATFORMS.md §9): the channel's type
+ * is read, and for a forum or media channel creating a post is not implemented (Discord's nonce
+ * does not cover it) and throws `NotImplementedError`; any other non-text channel (a category)
+ * keeps Discord's 50008, an `invalid_payload`.
  *
  * Source: https://discord.com/developers/docs/resources/message#create-message,
  * https://discord.com/developers/docs/resources/channel#start-thread-from-message
@@ -44,6 +47,20 @@ import type { DiscordConfig } from "./config.ts";
 import { classifyError, DISCORD_CODES, DiscordApiError, DiscordRenderError } from "./errors.ts";
 import type { OutboundRegistry } from "./origin.ts";
 import type { DiscordFileSource, DiscordUnitPayload } from "./render.ts";
+
+/** Channel types that take posts (threads) only: `GUILD_FORUM` (15), `GUILD_MEDIA` (16). */
+const GUILD_MEDIA = 16;
+const POSTS_ONLY_TYPES = new Set<number>([15, GUILD_MEDIA]);
+
+/**
+ * The answers to a message sent where messages cannot go: 50008 is what Discord answers for a
+ * forum channel (checked against the live API, PLATFORMS.md §9); 40058 is the documented forum
+ * code, handled the same should Discord ever answer it.
+ */
+const NO_MESSAGES_HERE = new Set<number | undefined>([
+  DISCORD_CODES.cannotSendInNonTextChannel,
+  DISCORD_CODES.cannotSendInForumChannel,
+]);
 
 /** Discord's limit on a `nonce`, in characters. */
 export const NONCE_MAX_LENGTH = 25;
@@ -183,6 +200,33 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
     }
   }
 
+  /**
+   * Why a channel refused a message (50008, or 40058): a forum or media channel takes posts only
+   * — creating a post has no nonce, so it is not built (`NotImplementedError`, never resent) —
+   * and any other channel is not a text channel (Discord's own error, `invalid_payload`). The
+   * channel's type is read once to tell them apart; if that read fails, Discord's error stands.
+   */
+  async function whyNoMessages(
+    ctx: MessageSendContext,
+    channel: string,
+    error: DiscordApiError,
+  ): Promise<Error> {
+    const info = await rest
+      .call<{ type?: unknown }>({
+        method: "GET",
+        route: `/channels/${channel}`,
+        signal: ctx.signal,
+      })
+      .catch(() => undefined);
+    if (typeof info?.type === "number" && POSTS_ONLY_TYPES.has(info.type)) {
+      return new NotImplementedError(
+        `posting into a Discord ${info.type === GUILD_MEDIA ? "media" : "forum"} channel (creating a forum post; Discord answered ${error.platformCode})`,
+        "send to one of its posts (a thread target) instead",
+      );
+    }
+    return error;
+  }
+
   return {
     async send(ctx, unit) {
       const target = ctx.message.target;
@@ -226,15 +270,8 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         ) {
           await startThread(ctx, target.parentId ?? target.id, target.threadId);
           sent = await create(ctx, channel, body, files);
-        } else if (
-          error instanceof DiscordApiError &&
-          error.discordCode === DISCORD_CODES.cannotSendInForumChannel
-        ) {
-          // Creating a forum post has no nonce: not built, so never resent blindly.
-          throw new NotImplementedError(
-            "posting into a Discord forum channel (creating a forum post)",
-            "send to one of its posts (a thread target) instead",
-          );
+        } else if (error instanceof DiscordApiError && NO_MESSAGES_HERE.has(error.discordCode)) {
+          throw await whyNoMessages(ctx, channel, error);
         } else {
           throw error;
         }

@@ -151,6 +151,9 @@ export const slackConfigSchema = z.strictObject({
    * Rate limits the scheduler enforces (https://docs.slack.dev/apis/web-api/rate-limits):
    * `chat.postMessage` about 1 per second per channel, `chat.update` Tier 3 (50+/min),
    * `chat.delete` Tier 3, `chat.appendStream` Tier 4 (100+/min), `chat.stopStream` Tier 2 (20+/min).
+   * Keep `postsPerChannelPerSecond` at 1: Slack may answer a faster burst `ok: true` and still
+   * never store or show some of it ("Posting messages", CASES C44), so herald would count as sent
+   * what nobody sees.
    */
   rateLimits: z
     .strictObject({

@@ -8,12 +8,12 @@ import { openSlackRun, type SlackTestRun } from "./testkit.ts";
 
 const APP_TOKEN = "xapp-1-A0000000001-1234567890-socketmodetesttoken";
 
-async function socketRun(): Promise<{
+async function socketRun(handler?: () => Promise<void>): Promise<{
   run: SlackTestRun;
   socket: FakeSocketMode;
   receiver: () => ChannelReceiver;
 }> {
-  const run = await openSlackRun(onTestFinished);
+  const run = await openSlackRun(onTestFinished, {}, {}, handler ? { handler } : {});
   const socket = new FakeSocketMode(run.fake, [{ appToken: APP_TOKEN, botToken: FAKE_BOT.token }]);
   await socket.listen();
   const receivers: ChannelReceiver[] = [];
@@ -89,6 +89,59 @@ describe("Socket Mode receiver (@slack/socket-mode against FakeSocketServer)", (
     );
     expect(run.handled).toHaveLength(1);
     expect(socket.socket.connections).toHaveLength(2);
+  });
+
+  it("C44 (a): Slack sends an acked envelope again (retry_attempt 1, retry_reason timeout, new envelope id): handled once, acked again", async () => {
+    const { run, socket, receiver } = await socketRun();
+    await receiver().start?.();
+    const channel = run.fake.createChannel().id;
+    const m = run.fake.addMessage({ channel, text: "just once", user: ALICE.id });
+    const first = socket.deliver(payloadOf(run, channel, m.ts));
+    await eventually(
+      () => socket.acked,
+      (a) => a.includes(first),
+    );
+    const again = socket.redeliver(first, "timeout");
+    await eventually(
+      () => socket.acked,
+      (a) => a.includes(again),
+    );
+    await eventually(
+      () => run.outcomes.map((o) => o.status),
+      (s) => s.includes("duplicate"),
+    );
+    expect(run.handled.map((h) => h.input.body?.markdown)).toEqual(["just once"]);
+  });
+
+  it("C44 (a): redeliveries while the first delivery is still being handled (retry_attempt 1, then 2): one turn; Slack's try after the turn is acked", async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    onTestFinished(() => release());
+    const { run, socket, receiver } = await socketRun(() => gate);
+    await receiver().start?.();
+    const channel = run.fake.createChannel().id;
+    const m = run.fake.addMessage({ channel, text: "slow handler", user: ALICE.id });
+    const first = socket.deliver(payloadOf(run, channel, m.ts));
+    await eventually(
+      () => run.handled.length,
+      (n) => n === 1,
+    );
+    const second = socket.redeliver(first, "timeout");
+    release();
+    await eventually(
+      () => socket.acked,
+      (a) => a.includes(first),
+    );
+    // Slack keeps sending what it saw no ack for; the last try finds the turn done.
+    const third = socket.redeliver(second, "timeout");
+    await eventually(
+      () => socket.acked,
+      (a) => a.includes(third),
+    );
+    expect(run.handled).toHaveLength(1);
+    expect(run.handled[0]?.input.body?.markdown).toBe("slow handler");
   });
 
   it("a rejected app-level token fails the start and leaves the receiver down", async () => {

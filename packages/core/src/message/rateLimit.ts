@@ -52,8 +52,9 @@ export const RATE_LIMIT_OPERATIONS: readonly RateLimitOperation[] = [
 export type RateLimitScope = {
   /**
    * What the bucket is keyed by (always within one channel and account): the whole bot/account,
-   * one chat (target id), one thread, or one route (the adapter's `rateLimitRoute` key, e.g.
-   * Discord `POST /channels/123/messages`; by default operation, unit kind and chat).
+   * one chat (the platform's: `target.nativeChannelId`, else `target.id`), one thread, or one
+   * route (the adapter's `rateLimitRoute` key, e.g. Discord `POST /channels/123/messages`; by
+   * default operation, unit kind and chat).
    */
   scope: "account" | "chat" | "thread" | "route";
   /** Calls allowed per window. */

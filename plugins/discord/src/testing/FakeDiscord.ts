@@ -5,9 +5,9 @@
  * (what each channel and thread shows). It behaves like Discord where herald depends on it:
  * enforced nonces within a window (a replay returns the original; a replay after the original
  * was deleted answers 10008), `message_reference` with `fail_if_not_exists`, content and embed
- * limits (50035), per-channel buckets with `X-RateLimit-*` headers and 429s, forum channels
- * (40058), missing permissions (50013), unknown channels (10003), and threads started from a
- * message (the thread's id is the message's).
+ * limits (50035), per-channel buckets with `X-RateLimit-*` headers and 429s, forum, media and
+ * category channels (400 50008, as the live API answers), missing permissions (50013), unknown
+ * channels (10003), and threads started from a message (the thread's id is the message's).
  *
  * @example
  * const discord = await FakeDiscord.start();
@@ -26,6 +26,11 @@ import {
   VisibleState,
 } from "@herald/plugin-sdk/testing";
 import { FakeGateway } from "./fakeGateway.ts";
+import {
+  edgeRateLimitResponse,
+  type FakeRateLimitShape,
+  rateLimitFault,
+} from "./fakeRateLimits.ts";
 import { registerRest } from "./fakeRest.ts";
 import type {
   FakeBotAccount,
@@ -38,6 +43,7 @@ import type {
 } from "./fakeTypes.ts";
 import { discordErrorBody, readBody } from "./fakeWire.ts";
 
+export type { FakeRateLimitShape } from "./fakeRateLimits.ts";
 export type {
   FakeBotAccount,
   FakeBucketLimits,
@@ -112,6 +118,11 @@ export class FakeDiscord implements FakeDiscordCore {
     channelId: string;
     body: Record<string, unknown>;
   }> = [];
+  /** When each REST call refused by {@link restrictAddress} arrived (epoch ms, the fake's clock). */
+  readonly edgeRefusals: number[] = [];
+  /** Until when (epoch ms) Discord's edge refuses every REST call (see {@link restrictAddress}). */
+  #restrictedUntil = 0;
+  #restrictedSeconds = 0;
   /** Where `GET /gateway/bot` points (set by the gateway fake). */
   gatewayUrl = "ws://127.0.0.1:9/unset";
   /** Listeners of message changes (the gateway fake dispatches them). */
@@ -134,6 +145,13 @@ export class FakeDiscord implements FakeDiscordCore {
       clock: this.clock,
       firstId: FIRST_MESSAGE_ID,
       typingLapseMs: 10_000,
+    });
+    // Cloudflare in front of the API: a restricted address gets its HTML 429 on every call.
+    this.server.app.use("/api/*", async (c, next) => {
+      const now = this.clock();
+      if (now >= this.#restrictedUntil) return next();
+      this.edgeRefusals.push(now);
+      c.res = edgeRateLimitResponse(this.#restrictedSeconds);
     });
     // Every create and edit body as sent, before faults apply (tests read nonces, references).
     this.server.app.use("/api/v10/channels/:channel/messages/*", (c, next) =>
@@ -175,6 +193,29 @@ export class FakeDiscord implements FakeDiscordCore {
   /** Scripts a fault (shorthand for `faults.failNext`). */
   failNext(fault: PlatformFault, target?: FaultTarget): void {
     this.server.faults.failNext(fault, target);
+  }
+
+  /**
+   * Answers the next call (of `target`) with one of the 429 shapes Discord sends (see
+   * `fakeRateLimits.ts` for each shape's source). The `edge` shape restricts the whole address
+   * instead (see {@link restrictAddress}).
+   *
+   * @param retryAfterSeconds - the wait, in seconds (a float).
+   */
+  rateLimitNext(shape: FakeRateLimitShape, retryAfterSeconds: number, target?: FaultTarget): void {
+    if (shape === "edge") this.restrictAddress(retryAfterSeconds);
+    else this.failNext(rateLimitFault(shape, retryAfterSeconds), target);
+  }
+
+  /**
+   * Restricts this client's address for `seconds`, as Cloudflare does after too many invalid
+   * requests: every REST call, on any route, answers HTML `429` "error code: 1015" with a
+   * `Retry-After` and no Discord headers (docs topics/rate-limits "Invalid Request Limit";
+   * discord-api-docs#1771). Refusals are counted in {@link edgeRefusals}.
+   */
+  restrictAddress(seconds: number): void {
+    this.#restrictedSeconds = seconds;
+    this.#restrictedUntil = this.clock() + seconds * 1_000;
   }
 
   /** Ends the nonce window now: a nonce sent again creates a new message. */

@@ -15,6 +15,12 @@ const V = "/api/v10";
 
 type Bucket = { times: number[] };
 
+/** Channels that hold no messages of their own: forum and media channels (posts only), categories. */
+const TAKES_NO_MESSAGES = new Set(["forum", "media", "category"]);
+
+/** Discord's channel type numbers (https://discord.com/developers/docs/resources/channel#channel-object-channel-types). */
+const CHANNEL_TYPE = { text: 0, dm: 1, category: 4, thread: 11, forum: 15, media: 16 } as const;
+
 /** Per-channel buckets: at most `limit` message calls per `windowMs`. */
 class Buckets {
   readonly #buckets = new Map<string, Bucket>();
@@ -121,8 +127,13 @@ export function registerRest(fake: FakeDiscordCore): void {
       const channel = channelOf(c);
       const headers = buckets.take(channel.id);
       const { json: body, files } = await readBody(c);
-      if (channel.type === "forum") {
-        throw new FakeDiscordError(400, 40058, "Cannot send messages in a forum channel");
+      if (TAKES_NO_MESSAGES.has(channel.type)) {
+        // What Discord answers, checked against the live API: `POST /channels/{forum}/messages`
+        // → 400 {"code": 50008, "message": "Cannot send messages in a non-text channel"}
+        // (appwrite/grafana-oncall#26, 2026-08-14; PLATFORMS.md §9, CASES C43). Discord's docs say
+        // only "Messages cannot be sent directly in forum channels" (topics/threads, "Forums") and
+        // list 40058 "Cannot send a message in a forum channel", which this route does not answer.
+        throw new FakeDiscordError(400, 50008, "Cannot send messages in a non-text channel");
       }
       if (channel.denied.has(bot.id)) throw new FakeDiscordError(403, 50013, "Missing Permissions");
       const input = validateCreate(fake, channel.id, body, files.length);
@@ -261,7 +272,7 @@ export function registerRest(fake: FakeDiscordCore): void {
 export function channelJson(fake: FakeDiscordCore, id: string): Record<string, unknown> {
   const channel = fake.channels.get(id);
   if (!channel) return {};
-  const type = { text: 0, dm: 1, thread: 11, forum: 15 }[channel.type];
+  const type = CHANNEL_TYPE[channel.type];
   return {
     id: channel.id,
     type,

@@ -20,10 +20,13 @@ export type FakeBotAccount = {
 /** A Discord user. */
 export type FakeUser = { id: string; username: string; bot?: boolean };
 
-/** A channel on the fake: guild text, DM, thread, or forum. */
+/**
+ * A channel on the fake: guild text, DM, thread; or one that takes no messages itself — a forum
+ * or media channel (only posts, which are threads) or a category.
+ */
 export type FakeChannel = {
   id: string;
-  type: "text" | "dm" | "thread" | "forum";
+  type: "text" | "dm" | "thread" | "forum" | "media" | "category";
   name: string;
   guildId?: string;
   /** A thread's parent channel. */

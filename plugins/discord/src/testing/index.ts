@@ -1,7 +1,8 @@
 /**
  * `@herald/plugin-discord/testing`: a fake Discord for tests ({@link FakeDiscord}: REST routes
  * with enforced nonces, `message_reference`, content and embed limits, per-channel buckets with
- * `X-RateLimit-*` headers, threads, visible state and fault injection) and the channel's
+ * `X-RateLimit-*` headers, the 429 shapes Discord and its edge send, threads, visible state and
+ * fault injection) and the channel's
  * `contractHarness` for the shared contract suite.
  *
  * @example
@@ -19,6 +20,11 @@ export {
   OTHER_FAKE_BOT,
   SECOND_FAKE_BOT,
 } from "./FakeDiscord.ts";
+export {
+  edgeRateLimitResponse,
+  type FakeRateLimitShape,
+  rateLimitFault,
+} from "./fakeRateLimits.ts";
 export type {
   FakeBotAccount,
   FakeBucketLimits,

@@ -7,7 +7,8 @@
  * (a `thread_ts` that is not a root is refused), message `metadata` stored and returned by
  * history only with `include_all_metadata`, history read limits (15 a page, one read per
  * `historyIntervalMs` per token and method, else 429), an optional post limit per channel
- * (`postsPerChannelPerSecond`, else 429), bots editing only their own messages.
+ * (`postsPerChannelPerSecond`, else 429), an optional burst that is accepted but not shown
+ * (`postsShownPerChannelPerSecond`), bots editing only their own messages.
  *
  * @example
  * const slack = await FakeSlack.start();
@@ -103,6 +104,15 @@ export type FakeSlackOptions = {
    * second per channel, PLATFORMS.md §3b). @defaultValue no limit
    */
   postsPerChannelPerSecond?: number;
+  /**
+   * Bot posts **shown** per channel in any second; a post over it is answered `ok: true` with a
+   * `ts` but is neither stored nor shown (not in the channel, not in history): Slack's "Posting
+   * messages — 1 per second. Short bursts >1 allowed. If you attempt bursts, there is no
+   * guarantee that messages will be stored or displayed to users" (api.slack.com/apis/rate-limits,
+   * PLATFORMS.md §8–9, CASES C44). Hidden posts are listed in `postsHidden`.
+   * @defaultValue no limit (every accepted post is shown)
+   */
+  postsShownPerChannelPerSecond?: number;
   /** Port on 127.0.0.1. @defaultValue 0 (any free port) */
   port?: number;
   /** Delay before every call, in ms. @defaultValue 0 */
@@ -129,6 +139,12 @@ export class FakeSlack implements FakeSlackCore {
   postsRateLimited = 0;
   /** @internal Accepted post times (epoch ms) per channel, for the per-second limit. */
   readonly postTimes = new Map<string, number[]>();
+  /** Bot posts shown per channel per second (`options.postsShownPerChannelPerSecond`). */
+  readonly postsShownPerChannelPerSecond: number | undefined;
+  /** Posts answered `ok: true` but never shown (a burst over {@link postsShownPerChannelPerSecond}). */
+  readonly postsHidden: Array<{ channel: string; ts: string; text: string }> = [];
+  /** @internal Shown post times (epoch ms) per channel. */
+  readonly shownTimes = new Map<string, number[]>();
   /** Uploaded files by id. */
   readonly files = new Map<string, FakeFile>();
   /** Native streams by `channel:ts`. */
@@ -146,6 +162,7 @@ export class FakeSlack implements FakeSlackCore {
     this.historyIntervalMs = options.historyIntervalMs ?? 0;
     this.historyPageLimit = options.historyPageLimit ?? 15;
     this.postsPerChannelPerSecond = options.postsPerChannelPerSecond;
+    this.postsShownPerChannelPerSecond = options.postsShownPerChannelPerSecond;
     this.streamLifetimeMs = options.streamLifetimeMs ?? 300_000;
     this.server = new FakePlatformServer({
       wire: {

@@ -52,12 +52,14 @@ export function postAsBot(
   const threadTs =
     typeof args.thread_ts === "string" && args.thread_ts ? args.thread_ts : undefined;
   const replyBroadcast = boolField(args.reply_broadcast);
+  const at = Date.now();
   const record = (outcome: string) =>
     fake.posts.push({
       method: methodName,
       channel: channelId,
       replyBroadcast,
       outcome,
+      at,
       ...(threadTs ? { threadTs } : {}),
     });
   const refuse = (error: string) => {
@@ -95,8 +97,30 @@ export function postAsBot(
     ...(threadTs ? { threadTs } : {}),
     ...(metadata && typeof metadata === "object" ? { metadata } : {}),
   });
-  record("ok");
+  if (overShownLimit(fake, channelId, at)) {
+    // Accepted, answered ok, never shown: the burst Slack does not store or display.
+    fake.state.delete(stored.visibleId);
+    fake.postsHidden.push({ channel: channelId, ts: stored.ts, text });
+    record("ok_hidden");
+  } else {
+    record("ok");
+  }
   return { ts: stored.ts, channel: channelId };
+}
+
+/**
+ * True when a post to `channel` at `at` is one more than Slack shows in a second
+ * (`postsShownPerChannelPerSecond`, PLATFORMS.md §9: "no guarantee that messages will be stored
+ * or displayed"); a shown post is counted.
+ */
+function overShownLimit(fake: FakeSlackCore, channel: string, at: number): boolean {
+  const limit = fake.postsShownPerChannelPerSecond;
+  if (limit === undefined) return false;
+  const recent = (fake.shownTimes.get(channel) ?? []).filter((t) => at - t < 1_000);
+  fake.shownTimes.set(channel, recent);
+  if (recent.length >= limit) return true;
+  recent.push(at);
+  return false;
 }
 
 /** A 429 when a post to `channel` now would exceed the per-channel limit; else counts it. */

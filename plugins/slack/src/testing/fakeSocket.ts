@@ -3,7 +3,13 @@
  * (app-level `xapp-` tokens) answers a `ws://127.0.0.1` URL; every connection gets `hello`, then
  * envelopes `{ envelope_id, type: "events_api", payload, retry_attempt }`; the client's acks
  * (`{ envelope_id }`) are recorded. An envelope not acked is kept for {@link FakeSocketMode.redeliverUnacked}
- * (Slack redelivers it, with a higher `retry_attempt`).
+ * (Slack redelivers it, with a higher `retry_attempt`), and any envelope — acked too, as when
+ * the ack reached Slack late or the connection was replaced — can be sent again with
+ * {@link FakeSocketMode.redeliver}: `retry_attempt` > 0 and a `retry_reason`, the same `payload`
+ * (its `event_id` unchanged) under a new `envelope_id`. Source: Slack's Socket Mode envelopes carry
+ * `retry_attempt` / `retry_reason` beside `payload` (`@slack/socket-mode` SocketModeClient reads
+ * them as `retry_num` / `retry_reason`; slackapi/bolt-python#1484 shows a redelivered envelope
+ * with `retry_attempt: 2`, `retry_reason: "http_timeout"`); PLATFORMS.md §9; CASES C44.
  *
  * @module
  */
@@ -16,12 +22,22 @@ export type FakeAppToken = { appToken: string; botToken: string };
 
 type Pending = { envelope_id: string; payload: unknown; retry_attempt: number };
 
+/** Why Slack sends an event again (the Events API's retry reasons). */
+export type FakeRetryReason =
+  | "timeout"
+  | "http_timeout"
+  | "connection_failed"
+  | "http_error"
+  | "unknown_error";
+
 /** Socket Mode for a {@link FakeSlack}. */
 export class FakeSocketMode {
   readonly socket = new FakeSocketServer();
   /** Envelope ids the client acked, in order. */
   readonly acked: string[] = [];
   readonly #pending = new Map<string, Pending>();
+  /** Every envelope sent, by id (redeliveries too). */
+  readonly #sent = new Map<string, Pending>();
   readonly #fake: FakeSlack;
   #next = 1;
 
@@ -60,6 +76,7 @@ export class FakeSocketMode {
     const envelope_id = `env-${this.#next++}`;
     const pending = { envelope_id, payload, retry_attempt: 0 };
     this.#pending.set(envelope_id, pending);
+    this.#sent.set(envelope_id, pending);
     this.socket.broadcast({ ...pending, type: "events_api", accepts_response_payload: false });
     return envelope_id;
   }
@@ -73,6 +90,32 @@ export class FakeSocketMode {
       n += 1;
     }
     return n;
+  }
+
+  /**
+   * Sends the envelope `envelopeId` again, acked or not, as Slack does when it did not see the
+   * ack in time: the same payload under a new envelope id, `retry_attempt` one more than the last
+   * delivery of it, and `reason`.
+   * @returns the new envelope's id.
+   * @throws Error when no envelope of that id was sent.
+   */
+  redeliver(envelopeId: string, reason: FakeRetryReason = "timeout"): string {
+    const before = this.#sent.get(envelopeId);
+    if (!before) throw new Error(`fake socket mode: no envelope ${envelopeId}`);
+    const again = {
+      envelope_id: `env-${this.#next++}`,
+      payload: before.payload,
+      retry_attempt: before.retry_attempt + 1,
+    };
+    this.#pending.set(again.envelope_id, again);
+    this.#sent.set(again.envelope_id, again);
+    this.socket.broadcast({
+      ...again,
+      type: "events_api",
+      accepts_response_payload: false,
+      retry_reason: reason,
+    });
+    return again.envelope_id;
   }
 
   /** The fake this belongs to. */

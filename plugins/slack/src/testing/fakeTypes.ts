@@ -61,8 +61,10 @@ export type FakePostRecord = {
   channel: string;
   threadTs?: string;
   replyBroadcast: boolean;
-  /** How the call ended: `ok`, or Slack's error code. */
+  /** How the call ended: `ok`, `ok_hidden` (accepted, not shown), or Slack's error code. */
   outcome: string;
+  /** When it arrived (epoch ms). */
+  at: number;
 };
 
 /** A file on the fake. */
@@ -105,6 +107,15 @@ export interface FakeSlackCore {
   readonly postsPerChannelPerSecond: number | undefined;
   /** Posts answered 429 by the per-channel limit. */
   postsRateLimited: number;
+  /**
+   * Bot posts shown per channel per second; a faster post is answered `ok: true` but neither
+   * stored nor shown. @defaultValue undefined (every accepted post is shown)
+   */
+  readonly postsShownPerChannelPerSecond: number | undefined;
+  /** Posts accepted (`ok: true`) but not shown, by {@link postsShownPerChannelPerSecond}. */
+  readonly postsHidden: Array<{ channel: string; ts: string; text: string }>;
+  /** Shown post times (epoch ms) per channel, for the shown-per-second window. */
+  readonly shownTimes: Map<string, number[]>;
   /** Accepted post times (epoch ms) per channel, for the per-second limit. */
   readonly postTimes: Map<string, number[]>;
   botOfToken(token: string | undefined): FakeSlackBot | undefined;

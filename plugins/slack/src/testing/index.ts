@@ -24,7 +24,7 @@ export {
   type FakeWebhook,
   signSlackRequest,
 } from "./fakeEvents.ts";
-export { type FakeAppToken, FakeSocketMode } from "./fakeSocket.ts";
+export { type FakeAppToken, type FakeRetryReason, FakeSocketMode } from "./fakeSocket.ts";
 export type {
   FakeChannel,
   FakePostRecord,

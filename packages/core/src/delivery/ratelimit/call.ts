@@ -10,9 +10,9 @@ import type { ChannelMessageAdapter } from "../../adapter/types.ts";
 import type { DeliveryFailure } from "../../message/failure.ts";
 import type { RateLimitCall, RateLimitRouteInput } from "../../message/rateLimit.ts";
 
-/** The default route key: `${operation}:${unitKind}:${target.id}` (one route per chat). */
+/** The default route key: `${operation}:${unitKind}:${chat}` (one route per chat; the chat is `target.nativeChannelId` when set, else `target.id`). */
 export function defaultRateLimitRoute(input: RateLimitRouteInput): string {
-  return `${input.operation}:${input.unitKind ?? "text"}:${input.target.id}`;
+  return `${input.operation}:${input.unitKind ?? "text"}:${input.target.nativeChannelId ?? input.target.id}`;
 }
 
 /**

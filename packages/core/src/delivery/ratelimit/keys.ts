@@ -12,13 +12,18 @@ export type RateLimitScopeKind = RateLimitScope["scope"];
 
 const SEP = "\u0000";
 
-/** The key of one scope kind for a call: `chat` → channel + account + chat id, etc. */
+/**
+ * The key of one scope kind for a call: `chat` → channel + account + chat id, etc. The chat is
+ * the platform's own (`target.nativeChannelId` when set, else `target.id`): a DM named by the
+ * person and by its channel is one chat on the platform, and one bucket (CASES C44).
+ */
 export function scopeKey(kind: RateLimitScopeKind, call: RateLimitCall): string {
   const base = `${kind}${SEP}${call.channel}${SEP}${call.accountId ?? ""}`;
   if (kind === "account") return base;
   if (kind === "route") return `${base}${SEP}${call.route}`;
-  if (kind === "chat") return `${base}${SEP}${call.target.id}`;
-  return `${base}${SEP}${call.target.id}${SEP}${call.target.threadId ?? ""}`;
+  const chat = call.target.nativeChannelId ?? call.target.id;
+  if (kind === "chat") return `${base}${SEP}${chat}`;
+  return `${base}${SEP}${chat}${SEP}${call.target.threadId ?? ""}`;
 }
 
 /** The key of a platform-reported bucket (header feedback) of one channel account. */
