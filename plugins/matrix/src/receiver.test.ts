@@ -8,9 +8,11 @@ import { join } from "node:path";
 import { eventually } from "@herald/plugin-sdk/testing";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { MatrixEncryptedRoomError } from "./errors.ts";
+import { createSyncReceiver } from "./receiver.ts";
 import { eventRef } from "./send.ts";
 import { type Bench, openBench } from "./testing/bench.ts";
 import { ALICE, FAKE_BOT, FakeHomeserver, OTHER_FAKE_BOT } from "./testing/FakeHomeserver.ts";
+import { testConfig } from "./testing/harness.ts";
 
 const CURSOR = { channel: "matrix", accountId: "main", source: "sync" };
 
@@ -213,6 +215,39 @@ describe("C38 · empty page with a next token", () => {
     expect(typeof line?.from).toBe("string");
     expect(typeof line?.to).toBe("string");
     expect(typeof line?.next).toBe("string");
+  });
+});
+
+describe("C45 · M_LIMIT_EXCEEDED on /sync", () => {
+  it("a /sync answered 403 M_LIMIT_EXCEEDED with Retry-After: 5 waits the 5 s, not the 50 ms backoff", async () => {
+    const b = await openBench();
+    const config = testConfig(b.connection);
+    const waits: number[] = [];
+    b.fake.failNext(
+      { kind: "rate_limit", retryAfterMs: 5_000, via: "header", status: 403 },
+      { op: "sync" },
+    );
+    const receiver = createSyncReceiver({
+      http: b.parts.http,
+      sink: b.sink("matrix", "main"),
+      config: config.sync,
+      userId: FAKE_BOT.userId,
+      rooms: b.parts.rooms,
+      requestTimeoutMs: config.requestTimeoutMs,
+      secrets: [FAKE_BOT.accessToken],
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    b.onClose(() => receiver.stop?.());
+    await receiver.start?.();
+    await eventually(
+      () => waits.length,
+      (n) => n >= 1,
+      { what: "the wait after the rate-limited /sync" },
+    );
+    expect(waits[0]).toBe(5_000);
+    expect(config.sync.retryDelayMs).toBe(50);
   });
 });
 
