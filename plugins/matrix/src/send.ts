@@ -112,7 +112,7 @@ export function threadRootOf(ctx: MessageSendContext, room: string): string | un
   const { target, relation } = ctx.message;
   const thread = target.threadId ?? (relation?.kind === "reply" ? relation.threadId : undefined);
   if (thread === undefined || thread === "") return undefined;
-  return thread.startsWith("$") ? thread : parseEventRef(thread, room).event;
+  return threadRootOfRef(thread, room);
 }
 
 /** The event a reply quotes (`m.in_reply_to`): only for placement `quote`, the default. */
@@ -124,14 +124,45 @@ function replyToOf(ctx: MessageSendContext, room: string): string | undefined {
 }
 
 /**
+ * The latest message-like event herald knows in `thread` before unit `index` — what the thread
+ * fallback's `m.in_reply_to` points at (spec "Threading", fallback for clients without threads;
+ * PLATFORMS.md §9): the previous part of this message, else the message answered when it is in
+ * the thread, else the root.
+ */
+export function latestInThreadOf(
+  ctx: MessageSendContext,
+  room: string,
+  thread: string,
+  index: number,
+): string {
+  const previous = index > 0 ? ctx.previousReceipt?.parts.at(-1)?.platformMessageId : undefined;
+  if (previous !== undefined) return parseEventRef(previous, room).event;
+  const { relation } = ctx.message;
+  if (relation?.kind === "reply" && relation.replyToId) {
+    const answered = parseEventRef(relation.replyToId, room).event;
+    const inThread =
+      answered === thread ||
+      (relation.threadId !== undefined && threadRootOfRef(relation.threadId, room) === thread);
+    if (inThread) return answered;
+  }
+  return thread;
+}
+
+function threadRootOfRef(ref: string, room: string): string {
+  return ref.startsWith("$") ? ref : parseEventRef(ref, room).event;
+}
+
+/**
  * The `m.relates_to` of a unit: in a thread, `m.thread` on the root with the reply fallback
- * (`is_falling_back: true` and `m.in_reply_to` the root, or the quoted event for a quoting
- * reply); outside threads, `m.in_reply_to` on the first unit of a quoting reply.
+ * (`is_falling_back: true` and `m.in_reply_to` the latest event herald knows in the thread —
+ * `latest`, the root when not given — or the quoted event for a quoting reply); outside
+ * threads, `m.in_reply_to` on the first unit of a quoting reply.
  */
 export function relationOf(
   thread: string | undefined,
   replyTo: string | undefined,
   index: number,
+  latest?: string,
 ): Record<string, unknown> | undefined {
   if (thread) {
     const quoting = replyTo !== undefined && index === 0;
@@ -139,7 +170,7 @@ export function relationOf(
       rel_type: "m.thread",
       event_id: thread,
       is_falling_back: !quoting,
-      "m.in_reply_to": { event_id: quoting ? replyTo : thread },
+      "m.in_reply_to": { event_id: quoting ? replyTo : (latest ?? thread) },
     };
   }
   if (replyTo && index === 0) return { "m.in_reply_to": { event_id: replyTo } };
@@ -360,7 +391,8 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         const earlier = await lookBeforeReplay(ctx, room, txnId, userId);
         if (earlier !== undefined) return partFor(ctx, room, unit, earlier);
       }
-      const relation = relationOf(thread, replyTo, unit.index);
+      const latest = thread ? latestInThreadOf(ctx, room, thread, unit.index) : undefined;
+      const relation = relationOf(thread, replyTo, unit.index, latest);
       const content: Record<string, unknown> = {
         ...payload.content,
         "m.mentions": { user_ids: payload.mentions },
