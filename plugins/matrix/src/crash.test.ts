@@ -29,6 +29,7 @@ const runChild = (config: CrashChildConfig, kill: boolean) =>
   runNodeChild(CHILD, [JSON.stringify(config)], {
     ...(kill ? { failpoints: { "send.after_platform_accept": "kill" } } : {}),
     nodeArgs: NODE_ARGS,
+    timeoutMs: 60_000,
   });
 
 describe("C39 · forgotten transaction id (SIGKILL)", () => {
@@ -58,7 +59,7 @@ describe("C39 · forgotten transaction id (SIGKILL)", () => {
       onTestFinished(() => fake.close());
       const room = fake.createRoom();
       const base: Omit<CrashChildConfig, "phase"> = {
-        connection: connectionOf(fake, { requestTimeoutMs: 300 }),
+        connection: connectionOf(fake),
         config: { homeserver },
         storePath: join(dir, `c39-${Date.now()}-${Math.random()}.db`),
         roomId: room.id,
@@ -78,7 +79,11 @@ describe("C39 · forgotten transaction id (SIGKILL)", () => {
       forget(fake);
       expect(fake.rooms.knownTransaction(key), "the homeserver forgot the txnId").toBe(false);
 
-      const drain = await runChild({ ...base, phase: "drain" }, false);
+      // The restart waits a settle delay of requestTimeoutMs before its lookup: keep it short.
+      const drain = await runChild(
+        { ...base, connection: connectionOf(fake, { requestTimeoutMs: 1_000 }), phase: "drain" },
+        false,
+      );
       expect(drain.code, `restart failed: ${drain.stderr}`).toBe(0);
 
       const shown = fake.visible(room.id);
@@ -91,6 +96,6 @@ describe("C39 · forgotten transaction id (SIGKILL)", () => {
         eventRef(room.id, shown[0]?.id as string),
       ]);
     },
-    40_000,
+    120_000,
   );
 });

@@ -57,6 +57,13 @@ import { findOwnEvents } from "./ownEvents.ts";
 import type { MatrixUnitPayload } from "./render.ts";
 import type { EncryptedRooms } from "./rooms.ts";
 
+/**
+ * Most `/messages` pages (of 100 events) a retry reads before its `PUT`: a lost answer's event is
+ * among the bot's newest in the room, and a retry that does not find it still carries its txnId.
+ * The full search (`homeserver.lookupMaxPages`) is `reconcileUnknownSend`'s.
+ */
+const PRE_REPLAY_LOOKUP_PAGES = 2;
+
 /** Longest txnId this plugin sends (43 base62 characters hold all 256 bits of the key's hash). */
 export const TXN_ID_LENGTH = 43;
 
@@ -356,7 +363,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         roomId: room,
         userId: me,
         txnIds: [txnId],
-        maxPages: lookupMaxPages,
+        maxPages: Math.min(lookupMaxPages, PRE_REPLAY_LOOKUP_PAGES),
         bound: boundOf(ctx, room),
         signal: ctx.signal,
       });

@@ -62,7 +62,7 @@ if (input.phase === "produce") {
   };
   await runtime.send(message, { idempotencyKey: input.key, waitMs: 10_000 }).catch(() => {});
 } else {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const open = await store.listIntents({
       statuses: ["pending", "sending", "committing", "unknown_after_send"],
