@@ -58,6 +58,65 @@ export const matrixSyncSchema = z.strictObject({
   inviters: z.array(userId).default([]),
 });
 
+/**
+ * The homeserver software, for what the spec leaves open: how long a transaction id is
+ * remembered (the spec promises idempotency for a retried `PUT …/{txnId}` but states no
+ * retention). Checked in each server's source (docs/channels/matrix.md, "What the real servers
+ * do"):
+ * - `synapse`: kept in its database (`event_txn_id_device_id`) and deleted after 24 h, across
+ *   restarts → 23 h trusted;
+ * - `conduit` (and conduwuit): kept in its database (`userdevicetxnid_response`) with no expiry →
+ *   23 h trusted, like Synapse (nothing is gained by trusting longer);
+ * - `dendrite`: two in-memory maps cycled every 30 min (kept 30–60 min) and lost on restart → 0
+ *   (never trusted: a restart of the homeserver can forget any txnId at once);
+ * - `other` (default): the spec's promise only → 0.
+ *
+ * A txnId that is not trusted is never replayed blind: herald first looks for its own event by
+ * `unsigned.transaction_id` and commits it if found (and it always looks before a replay).
+ */
+export const HOMESERVER_KINDS = ["synapse", "dendrite", "conduit", "other"] as const;
+
+/** A homeserver software herald knows the transaction-id retention of. */
+export type HomeserverKind = (typeof HOMESERVER_KINDS)[number];
+
+/** How long herald trusts a txnId per homeserver kind, in ms ({@link HOMESERVER_KINDS}). */
+export const TXN_RETENTION_MS_BY_KIND: Readonly<Record<HomeserverKind, number>> = {
+  synapse: 82_800_000,
+  conduit: 82_800_000,
+  dendrite: 0,
+  other: 0,
+};
+
+/** The homeserver's software and what herald trusts of it. */
+export const matrixHomeserverSchema = z.strictObject({
+  /**
+   * Which server software runs the homeserver (see {@link HOMESERVER_KINDS}).
+   * @defaultValue "other" (no txnId retention trusted)
+   */
+  kind: z.enum(HOMESERVER_KINDS).default("other"),
+  /**
+   * How long a replay with the same txnId is trusted to return the first event, in ms, counted
+   * from the unit's first dispatch. Set it only when you know your server's retention better
+   * than the kind's default ({@link TXN_RETENTION_MS_BY_KIND}); declare a little under it.
+   * `0`: never trusted (herald reconciles by `unsigned.transaction_id` first).
+   * @defaultValue the kind's retention
+   */
+  txnRetentionMs: z.number().int().min(0).max(604_800_000).optional(),
+  /**
+   * Pages of `GET /rooms/{roomId}/messages` (newest first, 100 events each, only the bot's own
+   * events where the server applies the `senders` filter) read when looking for the bot's own
+   * in-doubt event by `unsigned.transaction_id`. A send older than that is not found and,
+   * unless the room's start was reached, stays unresolved (held for an operator, never sent
+   * twice). @defaultValue 10
+   */
+  lookupMaxPages: z.number().int().min(1).max(1_000).default(10),
+});
+
+/** The txnId retention herald trusts for a homeserver config, in ms. */
+export function txnRetentionMsOf(homeserver: MatrixHomeserverConfig): number {
+  return homeserver.txnRetentionMs ?? TXN_RETENTION_MS_BY_KIND[homeserver.kind];
+}
+
 /** The Matrix channel's account config. */
 export const matrixConfigSchema = z.strictObject({
   /**
@@ -112,6 +171,8 @@ export const matrixConfigSchema = z.strictObject({
   previewIntervalMs: z.number().int().positive().default(1_500),
   /** Per-request timeout for sends, edits and redactions, in ms. @defaultValue 30_000 */
   requestTimeoutMs: z.number().int().positive().default(30_000),
+  /** The homeserver's software (txnId retention). @defaultValue `{ kind: "other" }` */
+  homeserver: matrixHomeserverSchema.prefault({}),
   /** The `/sync` receiver. @defaultValue `{}` */
   sync: matrixSyncSchema.prefault({}),
 });
@@ -120,5 +181,7 @@ export const matrixConfigSchema = z.strictObject({
 export type MatrixConfig = z.infer<typeof matrixConfigSchema>;
 /** A Matrix account config as written by a user (defaults optional). */
 export type MatrixConfigInput = z.input<typeof matrixConfigSchema>;
+/** The `homeserver` part of a validated config. */
+export type MatrixHomeserverConfig = z.infer<typeof matrixHomeserverSchema>;
 /** The `/sync` part of a validated config. */
 export type MatrixSyncConfig = z.infer<typeof matrixSyncSchema>;

@@ -23,10 +23,33 @@ function sendTxnIds(calls: readonly { method: string; path: string }[], kind = "
 const eventsOf = (b: Awaited<ReturnType<typeof openBench>>, roomId: string) =>
   b.fake.rooms.events.filter((e) => e.room_id === roomId && e.type === "m.room.message");
 
+/** The lookup before a retry cannot read the room: the retry relies on its txnId alone. */
+const lookupsFail = (b: Awaited<ReturnType<typeof openBench>>) =>
+  b.fake.failNext(
+    { kind: "status", status: 500, code: "M_UNKNOWN" },
+    { op: "messages", times: 20 },
+  );
+
 describe("C30 · retry with the same txnId", () => {
-  it("C30: the fake stores $e1 and answers 502 with an HTML body: the retry is PUT …/txnA again and gets $e1, one event", async () => {
+  it("C30: the fake stores $e1 and answers 502: the retry finds $e1 by its unsigned.transaction_id and sends nothing again", async () => {
     const b = await openBench();
     const { roomId, target } = b.room();
+    b.fake.afterApply.push({ status: 502, body: "Bad Gateway", contentType: "text/html" });
+    await b.runtime.enqueue(b.say(target, "found, not resent"), { idempotencyKey: "c30-found" });
+    const intent = await b.settled("c30-found");
+    expect(intent.status).toBe("sent");
+    const events = eventsOf(b, roomId);
+    expect(events.map((e) => e.content.body)).toEqual(["found, not resent"]);
+    expect(sendTxnIds(b.fake.server.calls)).toHaveLength(1);
+    expect(intent.receipt?.platformMessageIds).toEqual([
+      `${roomId.replace(":", "%3A")}:${events[0]?.event_id}`,
+    ]);
+  });
+
+  it("C30: the fake stores $e1 and answers 502 with an HTML body; the room cannot be read: the retry is PUT …/txnA again and gets $e1, one event", async () => {
+    const b = await openBench();
+    const { roomId, target } = b.room();
+    lookupsFail(b);
     b.fake.afterApply.push({
       status: 502,
       body: "<html><body><h1>502 Bad Gateway</h1></body></html>",
@@ -76,6 +99,7 @@ describe("C30 · retry with the same txnId", () => {
       delivery: { pollIntervalMs: 10, backoff: { baseMs: 1_500, maxMs: 1_500, maxAttempts: 8 } },
     });
     const { roomId, target } = first.room();
+    lookupsFail(first);
     first.fake.afterApply.push({ status: 502, body: "Bad Gateway", contentType: "text/html" });
     await first.runtime.enqueue(first.say(target, "across a restart"), {
       idempotencyKey: "c30-restart",
@@ -145,6 +169,24 @@ describe("C04 · 429 on Matrix send", () => {
     expect(redactTxns).toHaveLength(2);
     expect(new Set(redactTxns).size).toBe(1);
   });
+
+  it.each([400, 403])(
+    "C45: a proxy answering M_LIMIT_EXCEEDED with HTTP %i: the sends wait and all land once, none failed as a refusal",
+    async (status) => {
+      const b = await openBench({
+        fake: { rateLimit: { limit: 1, windowMs: 400 }, rateLimitStatus: status },
+      });
+      const { roomId, target } = b.room();
+      for (const i of [1, 2, 3]) {
+        await b.runtime.enqueue(b.say(target, `p${i}`), { idempotencyKey: `c45-${status}-${i}` });
+      }
+      for (const i of [1, 2, 3]) {
+        expect((await b.settled(`c45-${status}-${i}`)).status).toBe("sent");
+      }
+      expect(eventsOf(b, roomId).map((e) => e.content.body)).toEqual(["p1", "p2", "p3"]);
+      expect(b.fake.server.calls.some((c) => c.outcome === `ok ${status}`)).toBe(true);
+    },
+  );
 
   it("the fake's own per-user limit answers M_LIMIT_EXCEEDED; the room's sends wait and all land once", async () => {
     const b = await openBench({ fake: { rateLimit: { limit: 2, windowMs: 600 } } });

@@ -79,6 +79,29 @@ describe("classifyError", () => {
     await fake.close();
   });
 
+  it.each([400, 403, 503])(
+    "C45: M_LIMIT_EXCEEDED on HTTP %i (a proxy, an older server) is a rate limit with its wait; the Retry-After header wins over retry_after_ms (spec v1.10)",
+    async (status) => {
+      const { fake, send } = await setup();
+      fake.failNext(
+        { kind: "rate_limit", retryAfterMs: 1_120, via: "body", status },
+        { op: "send" },
+      );
+      expect(await failure(fake, send)).toMatchObject({
+        kind: "rate_limit",
+        evidence: "not_dispatched",
+        retryAfterMs: 1_120,
+        platformCode: "M_LIMIT_EXCEEDED",
+      });
+      fake.failNext(
+        { kind: "rate_limit", retryAfterMs: 1_120, via: "both", status },
+        { op: "send" },
+      );
+      expect((await failure(fake, send)).retryAfterMs).toBe(2_000);
+      await fake.close();
+    },
+  );
+
   it("5xx — Matrix JSON or a proxy's HTML page — is transient and maybe sent", async () => {
     const { fake, send } = await setup();
     fake.failNext({ kind: "status", status: 500, code: "M_UNKNOWN" }, { op: "send" });

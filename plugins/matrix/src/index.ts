@@ -1,6 +1,7 @@
 /**
  * `@herald/plugin-matrix`: the Matrix channel for herald, on matrix-js-sdk. Exactly-once sends by
- * transaction id (the homeserver deduplicates a replay for 24 h), sanitized HTML with a plain
+ * transaction id, with an in-doubt send found by its `unsigned.transaction_id` before any replay
+ * (how long a homeserver remembers a txnId depends on its software: `homeserver.kind`), sanitized HTML with a plain
  * body, threads and replies, `m.replace` edits that always target the original event, redactions,
  * and one rate-limit budget per room for all three.
  *
@@ -14,7 +15,6 @@ import {
   type ChannelAccount,
   type ChannelAccountDeps,
   type ChannelMessageAdapter,
-  type ChannelReceiver,
   type ChannelReceiverSink,
   defineChannelMessageAdapter,
   defineChannelPlugin,
@@ -27,11 +27,11 @@ import {
   whoami,
 } from "./account.ts";
 import { MatrixHttp } from "./client.ts";
-import { type MatrixConfig, matrixConfigSchema } from "./config.ts";
+import { type MatrixConfig, matrixConfigSchema, txnRetentionMsOf } from "./config.ts";
 import { createLive } from "./live.ts";
 import { matrixOrigin } from "./origin.ts";
 import { createReceive } from "./receive.ts";
-import { createSyncReceiver } from "./receiver.ts";
+import { createSyncReceiver, type MatrixSyncReceiver } from "./receiver.ts";
 import { createRender } from "./render.ts";
 import { EncryptedRooms } from "./rooms.ts";
 import { createSend, roomIdOf } from "./send.ts";
@@ -44,12 +44,18 @@ export {
 } from "./account.ts";
 export { type MatrixCallOptions, MatrixHttp, type MatrixHttpOptions } from "./client.ts";
 export {
+  HOMESERVER_KINDS,
+  type HomeserverKind,
   MATRIX_DEFAULT_TEXT_LENGTH,
   MATRIX_EVENT_LIMIT_BYTES,
   type MatrixConfig,
   type MatrixConfigInput,
+  type MatrixHomeserverConfig,
   type MatrixSyncConfig,
   matrixConfigSchema,
+  matrixHomeserverSchema,
+  TXN_RETENTION_MS_BY_KIND,
+  txnRetentionMsOf,
 } from "./config.ts";
 export { editContent } from "./edit.ts";
 export {
@@ -67,6 +73,7 @@ export {
   ORIGIN_CONTENT_KEY,
   SENT_CONTENT_KEY,
 } from "./origin.ts";
+export { findOwnEvents, type OwnEventsFound, type OwnEventsQuery } from "./ownEvents.ts";
 export {
   createReceive,
   type MatrixInbound,
@@ -74,7 +81,12 @@ export {
   type ReceiveIdentity,
   stripReplyFallback,
 } from "./receive.ts";
-export { createSyncReceiver, type SyncReceiverOptions } from "./receiver.ts";
+export {
+  createSyncReceiver,
+  type MatrixSyncCounters,
+  type MatrixSyncReceiver,
+  type SyncReceiverOptions,
+} from "./receiver.ts";
 export {
   CONTENT_OVERHEAD_BYTES,
   type MatrixUnitPayload,
@@ -92,8 +104,9 @@ export {
 } from "./send.ts";
 
 /**
- * Synapse keeps `(room, user, device, txnId) → event_id` for 24 h (PLATFORMS.md §8); herald
- * trusts a txnId a little less long, 23 h, counted from the unit's first dispatch.
+ * Synapse keeps `(room, user, device, txnId) → event_id` in its database for 24 h; herald trusts
+ * a Synapse txnId a little less long, 23 h, counted from the unit's first dispatch. Other servers
+ * differ: the window actually declared is `homeserver`'s ({@link txnRetentionMsOf}).
  */
 export const MATRIX_TXN_WINDOW_MS = 82_800_000;
 
@@ -101,7 +114,9 @@ export const MATRIX_TXN_WINDOW_MS = 82_800_000;
  * What the Matrix channel can do under `config`: text chunked at `maxTextLength` UTF-16 units
  * (and `maxContentBytes` per event), replies and threads (in DMs too), edits and redactions
  * (live drafts at one edit per `previewIntervalMs` per room), a native idempotency key (txnId,
- * trusted for 23 h), and one budget per room shared by sends, edits and redactions.
+ * trusted for the homeserver kind's retention: 23 h on Synapse and Conduit, never on Dendrite or
+ * an unknown server), a complete reconciler (own events found by `unsigned.transaction_id`), and
+ * one budget per room shared by sends, edits and redactions.
  */
 export function matrixCapabilities(config: MatrixConfig): MessageCapabilities {
   return {
@@ -115,8 +130,11 @@ export function matrixCapabilities(config: MatrixConfig): MessageCapabilities {
     },
     delivery: {
       idempotencyKey: true,
-      idempotencyWindowMs: MATRIX_TXN_WINDOW_MS,
+      idempotencyWindowMs: txnRetentionMsOf(config.homeserver),
       requestTimeoutMs: config.requestTimeoutMs,
+      // A lookup by unsigned.transaction_id that reached the room's start (or an earlier part of
+      // the message) proves the rest absent; one that did not answers `unresolved`.
+      reconcile: { notSent: "complete" },
       retryAfter: true,
       receiptRequired: true,
       freshSendOnEditNotFound: true,
@@ -167,7 +185,14 @@ export function createMatrixAdapter(
     id: MATRIX_CHANNEL_ID,
     capabilities: matrixCapabilities(config),
     render: createRender(config),
-    send: createSend({ http, rooms, maxContentBytes: config.maxContentBytes, accessToken }),
+    send: createSend({
+      http,
+      rooms,
+      maxContentBytes: config.maxContentBytes,
+      accessToken,
+      userId,
+      lookupMaxPages: config.homeserver.lookupMaxPages,
+    }),
     origin: matrixOrigin,
     live: createLive(http, config, userId),
     receive: createReceive({ userId }),
@@ -188,7 +213,7 @@ export function createMatrixReceiver(
   sink: ChannelReceiverSink,
   identity?: MatrixIdentity,
   parts?: MatrixAccountParts,
-): ChannelReceiver {
+): MatrixSyncReceiver {
   const userId = identity?.userId ?? config.userId;
   const http =
     parts?.http ??

@@ -170,8 +170,11 @@ describe("hostile /sync answers", () => {
       (ids) => newest.every((id) => ids.includes(id)),
       { what: "the newest events despite the refused back-fill" },
     );
-    expect(b.logLines.some((l) => l.includes("back-filling a limited timeline was refused"))).toBe(
-      true,
-    );
+    // Logged and counted as an unfilled gap, with its room (C38: never silent).
+    const gap = b.logLines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.code === "HERALD_MATRIX_GAP_UNFILLED");
+    expect(gap).toMatchObject({ level: "error", roomId: room.id, kind: "permission" });
+    expect(String(gap?.msg)).toContain("refused");
   });
 });

@@ -8,9 +8,11 @@ import { join } from "node:path";
 import { eventually } from "@herald/plugin-sdk/testing";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { MatrixEncryptedRoomError } from "./errors.ts";
+import { createSyncReceiver } from "./receiver.ts";
 import { eventRef } from "./send.ts";
 import { type Bench, openBench } from "./testing/bench.ts";
-import { ALICE, FAKE_BOT, FakeHomeserver } from "./testing/FakeHomeserver.ts";
+import { ALICE, FAKE_BOT, FakeHomeserver, OTHER_FAKE_BOT } from "./testing/FakeHomeserver.ts";
+import { testConfig } from "./testing/harness.ts";
 
 const CURSOR = { channel: "matrix", accountId: "main", source: "sync" };
 
@@ -147,6 +149,105 @@ describe("limited timelines", () => {
     );
     expect(handledIds(b)).toEqual(refs);
     expect(b.fake.server.calls.some((c) => c.op === "messages")).toBe(true);
+  });
+});
+
+describe("C38 · empty page with a next token", () => {
+  it("a first /messages page of chunk: [] with an end (Synapse's filtering) does not end the back-fill: 7 user messages behind it are each handled once", async () => {
+    const b = await openBench({
+      config: { sync: { timelineLimit: 2, backfillPageSize: 5, pollTimeoutMs: 500 } },
+    });
+    const room = b.fake.createRoom();
+    // Synapse drops the events of users the bot ignores after fetching a page (fake switch).
+    b.fake.ignoreUser(FAKE_BOT.userId, OTHER_FAKE_BOT.userId);
+    const receiver = await b.startReceiver();
+    await eventually(
+      () => syncCalls(b),
+      (n) => n >= 2,
+      { what: "the receiver to be long-polling" },
+    );
+    // Oldest first: 7 user messages, 5 hidden ones (the first back-fill page), 2 in the timeline.
+    const behind = Array.from({ length: 7 }, (_, i) =>
+      b.fake.post({ room: room.id, sender: ALICE.userId, body: `behind ${i}` }),
+    );
+    for (let i = 0; i < 5; i++) {
+      b.fake.post({ room: room.id, sender: OTHER_FAKE_BOT.userId, body: `hidden ${i}` });
+    }
+    const timeline = [0, 1].map((i) =>
+      b.fake.post({ room: room.id, sender: ALICE.userId, body: `timeline ${i}` }),
+    );
+    const refs = [...behind, ...timeline].map((e) => eventRef(room.id, e.event_id));
+    await eventually(
+      () => handledIds(b).length,
+      (n) => n >= 9,
+      { what: "the 7 messages behind the empty page and the 2 of the timeline" },
+    );
+    expect(handledIds(b)).toEqual(refs);
+    // The fake did answer an empty page with a next token (the case is real, not skipped).
+    const pages = b.fake.server.calls.filter((c) => c.op === "messages");
+    expect(pages.length).toBe(3);
+    expect(receiver.counters()).toEqual({ gapsUnfilled: 0, backfilledEvents: 7 });
+  });
+
+  it("a gap larger than backfillMaxPages is logged with its room and tokens and counted, never silent", async () => {
+    const b = await openBench({
+      config: {
+        sync: { timelineLimit: 1, backfillPageSize: 1, backfillMaxPages: 2, pollTimeoutMs: 500 },
+      },
+    });
+    const room = b.fake.createRoom();
+    const receiver = await b.startReceiver();
+    await eventually(
+      () => syncCalls(b),
+      (n) => n >= 2,
+      { what: "the receiver to be long-polling" },
+    );
+    for (let i = 0; i < 5; i++) b.fake.post({ room: room.id, sender: ALICE.userId, body: `m${i}` });
+    await eventually(
+      () => receiver.counters().gapsUnfilled,
+      (n) => n === 1,
+      { what: "the unfilled gap counted" },
+    );
+    const line = b.logLines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.code === "HERALD_MATRIX_GAP_UNFILLED");
+    expect(line).toMatchObject({ level: "error", roomId: room.id, pages: 2 });
+    expect(typeof line?.from).toBe("string");
+    expect(typeof line?.to).toBe("string");
+    expect(typeof line?.next).toBe("string");
+  });
+});
+
+describe("C45 · M_LIMIT_EXCEEDED on /sync", () => {
+  it("a /sync answered 403 M_LIMIT_EXCEEDED with Retry-After: 5 waits the 5 s, not the 50 ms backoff", async () => {
+    const b = await openBench();
+    const config = testConfig(b.connection);
+    const waits: number[] = [];
+    b.fake.failNext(
+      { kind: "rate_limit", retryAfterMs: 5_000, via: "header", status: 403 },
+      { op: "sync" },
+    );
+    const receiver = createSyncReceiver({
+      http: b.parts.http,
+      sink: b.sink("matrix", "main"),
+      config: config.sync,
+      userId: FAKE_BOT.userId,
+      rooms: b.parts.rooms,
+      requestTimeoutMs: config.requestTimeoutMs,
+      secrets: [FAKE_BOT.accessToken],
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    b.onClose(() => receiver.stop?.());
+    await receiver.start?.();
+    await eventually(
+      () => waits.length,
+      (n) => n >= 1,
+      { what: "the wait after the rate-limited /sync" },
+    );
+    expect(waits[0]).toBe(5_000);
+    expect(config.sync.retryDelayMs).toBe(50);
   });
 });
 

@@ -8,9 +8,15 @@
  *
  * A `limited: true` timeline (more new events than the filter's limit) is **back-filled** with
  * `GET /rooms/{roomId}/messages?from=<prev_batch>&to=<since>&dir=b` before the batch is handed
- * over, page by page up to `backfillMaxPages`; a gap larger than that is logged as an error with
- * the count fetched (never skipped silently). If the back-fill fails, the same `/sync` is asked
- * again (the cursor does not move). An initial sync's `limited` flag only says that older
+ * over, page by page **while the server gives an `end` token, even after an empty page** (C38:
+ * Synapse filters a page after fetching it, so `chunk: []` with an `end` is not the end), up to
+ * `backfillMaxPages`. A gap that cannot be filled — larger than that, refused, or without
+ * `prev_batch` — is logged as an error (`HERALD_MATRIX_GAP_UNFILLED`, with the room and the
+ * `from`/`to` tokens) and counted ({@link MatrixSyncCounters}), never skipped silently. If the
+ * back-fill fails transiently, the same `/sync` is asked again (the cursor does not move).
+ *
+ * A failed `/sync` is asked again after the receiver's backoff, or after the wait the homeserver
+ * asked for when longer (`M_LIMIT_EXCEEDED` on any status, C45). An initial sync's `limited` flag only says that older
  * history exists: it is not back-filled.
  *
  * An initial sync hands over the events of its timelines except membership events, which are
@@ -40,6 +46,7 @@ import {
 import { type MatrixHttp, seg } from "./client.ts";
 import type { MatrixSyncConfig } from "./config.ts";
 import { classifyError } from "./errors.ts";
+import { pageBack } from "./messages.ts";
 import type { EncryptedRooms } from "./rooms.ts";
 import {
   eventIdOf,
@@ -55,7 +62,22 @@ const REFETCH_KINDS: ReadonlySet<string> = new Set(["transient", "rate_limit", "
 /** Most time between two `/sync` after failures, in ms. */
 const MAX_RETRY_DELAY_MS = 30_000;
 
-type MessagesAnswer = { chunk?: unknown; end?: unknown };
+/**
+ * What the receiver counts since it was created (read them with `counters()`; each unfilled gap
+ * is also logged as an error with code `HERALD_MATRIX_GAP_UNFILLED`, its room and tokens).
+ */
+export type MatrixSyncCounters = {
+  /** Gaps of `limited` timelines that stayed (partly) unfilled: refused, too large, no `prev_batch`. */
+  gapsUnfilled: number;
+  /** Events fetched by back-fills of `limited` timelines. */
+  backfilledEvents: number;
+};
+
+/** The `/sync` receiver: a `ChannelReceiver` with its counters. */
+export type MatrixSyncReceiver = ChannelReceiver & {
+  /** A snapshot of the counters. */
+  counters(): MatrixSyncCounters;
+};
 
 /** Options of {@link createSyncReceiver}. */
 export type SyncReceiverOptions = {
@@ -71,13 +93,15 @@ export type SyncReceiverOptions = {
   secrets?: readonly string[];
   /** Epoch-ms clock of the health timestamps. @defaultValue Date.now */
   clock?: () => number;
+  /** Waits between failed `/sync` calls, in ms (tests record the waits). @defaultValue the SDK's `sleep` */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 };
 
 /**
  * Creates the `/sync` receiver. `start()` resolves once the cursor is loaded; syncing continues
  * in the background until `stop()`.
  */
-export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceiver {
+export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncReceiver {
   const { http, sink, config, rooms } = options;
   const classify = (error: unknown) => classifyError(error, options.secrets ?? []);
   const log = sink.logger;
@@ -85,6 +109,7 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
   const memberCounts = new Map<string, number>();
   const warnedEncrypted = new Set<string>();
   const invitesSeen = new Set<string>();
+  const counters: MatrixSyncCounters = { gapsUnfilled: 0, backfilledEvents: 0 };
   const filter = JSON.stringify({ room: { timeline: { limit: config.timelineLimit } } });
   let controller: AbortController | undefined;
   let loop: Promise<void> | undefined;
@@ -105,7 +130,24 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
     );
   };
 
-  /** Events of a gap, oldest first: `/messages` backwards from `from` down to `to`. */
+  /** Logs and counts a gap of `roomId` that stays (partly) unfilled: never silent (C38). */
+  const unfilled = (
+    gap: { roomId: string; from: string | undefined; to: string },
+    why: string,
+    extra: Record<string, unknown> = {},
+  ) => {
+    counters.gapsUnfilled += 1;
+    log.error(
+      { ...gap, ...extra, code: "HERALD_MATRIX_GAP_UNFILLED", gapsUnfilled: counters.gapsUnfilled },
+      `matrix: a limited timeline's gap was not filled: ${why}`,
+    );
+  };
+
+  /**
+   * Events of a gap, oldest first: `/messages` backwards from `from` down to `to`, page by page
+   * while the server gives an `end` — an empty page with an `end` is not the end (C38) — up to
+   * `backfillMaxPages` (beyond that the gap is logged and counted as unfilled).
+   */
   const backfill = async (
     roomId: string,
     from: string,
@@ -113,36 +155,29 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
     signal: AbortSignal,
   ): Promise<unknown[]> => {
     const newestFirst: unknown[] = [];
-    let token: string | undefined = from;
-    let pages = 0;
-    while (token !== undefined && pages < config.backfillMaxPages) {
-      const page: MessagesAnswer = await http.request<MessagesAnswer>(
-        "GET",
-        `/rooms/${seg(roomId)}/messages`,
-        "GET /rooms/{roomId}/messages",
-        {
-          query: { from: token, to, dir: "b", limit: String(config.backfillPageSize) },
-          signal,
-        },
-      );
-      pages += 1;
-      const chunk: unknown[] = Array.isArray(page?.chunk) ? page.chunk : [];
-      newestFirst.push(...chunk);
-      token = chunk.length > 0 && typeof page.end === "string" ? page.end : undefined;
-    }
-    if (token !== undefined) {
-      log.error(
-        { roomId, fetched: newestFirst.length, pages },
-        "matrix: a limited timeline was larger than backfillMaxPages pages: older events of the gap were not fetched",
+    const result = await pageBack(
+      http,
+      roomId,
+      { from, to, limit: config.backfillPageSize, maxPages: config.backfillMaxPages, signal },
+      (events) => {
+        newestFirst.push(...events);
+        return false;
+      },
+    );
+    if (!result.reachedEnd) {
+      unfilled(
+        { roomId, from, to },
+        `more than backfillMaxPages (${config.backfillMaxPages}) pages: older events of the gap were not fetched`,
+        { fetched: newestFirst.length, pages: result.pages, next: result.next },
       );
     }
     return newestFirst.reverse();
   };
 
   /**
-   * {@link backfill}, except that a refusal (403, 404, a bad token…) is logged as an error and
-   * the gap left unfilled: asking the same `/sync` again would get the same refusal and stall
-   * every room. Transient failures (5xx, network, 429) are thrown: the `/sync` is asked again.
+   * {@link backfill}, except that a refusal (403, 404, a bad token…) is logged and counted as
+   * an unfilled gap: asking the same `/sync` again would get the same refusal and stall every
+   * room. Transient failures (5xx, network, 429) are thrown: the `/sync` is asked again.
    */
   const backfillOrSkip = async (
     roomId: string,
@@ -155,9 +190,13 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
     } catch (error) {
       const failure = classify(error);
       if (signal.aborted || REFETCH_KINDS.has(failure.kind)) throw error;
-      log.error(
-        { roomId, err: failure.message, kind: failure.kind },
-        "matrix: back-filling a limited timeline was refused: the gap's older events were not fetched",
+      unfilled(
+        { roomId, from, to },
+        "back-filling was refused: the gap's events were not fetched",
+        {
+          err: failure.message,
+          kind: failure.kind,
+        },
       );
       return [];
     }
@@ -202,7 +241,8 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
   async function run(tracker: CursorTracker, signal: AbortSignal): Promise<void> {
     let since = tracker.safe();
     let delayMs = config.retryDelayMs;
-    const pause = (ms: number) => sleep(ms, signal).catch(() => {});
+    const wait = options.sleep ?? sleep;
+    const pause = (ms: number) => wait(ms, signal).catch(() => {});
     while (!signal.aborted) {
       let answer: ParsedSync;
       const inbound: unknown[] = [];
@@ -235,11 +275,12 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
               ? await backfillOrSkip(roomId, room.prevBatch, since, signal)
               : [];
             if (!room.prevBatch) {
-              log.error(
-                { roomId },
-                "matrix: a limited timeline came without prev_batch: its gap cannot be back-filled",
+              unfilled(
+                { roomId, from: undefined, to: since },
+                "the limited timeline came without prev_batch",
               );
             }
+            counters.backfilledEvents += gap.length;
             const known = new Set(timeline.map(eventIdOf).filter((id) => id !== undefined));
             events = [...gap.filter((e) => !known.has(eventIdOf(e) ?? "")), ...timeline];
             log.info({ roomId, backfilled: gap.length }, "matrix: back-filled a limited timeline");
@@ -279,8 +320,10 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
           return;
         }
         health.set("connecting", `/sync failing: ${failure.message}`);
-        log.warn({ err: failure.message }, "matrix: /sync failed; retrying");
-        await pause(delayMs);
+        // A rate limit's own wait wins over a shorter backoff (M_LIMIT_EXCEEDED on any status).
+        const waitMs = Math.max(delayMs, failure.retryAfterMs ?? 0);
+        log.warn({ err: failure.message, waitMs }, "matrix: /sync failed; retrying");
+        await pause(waitMs);
         delayMs = Math.min(delayMs * 2, MAX_RETRY_DELAY_MS);
         continue;
       }
@@ -306,6 +349,7 @@ export function createSyncReceiver(options: SyncReceiverOptions): ChannelReceive
 
   return {
     health: health.get,
+    counters: () => ({ ...counters }),
     async start() {
       if (loop) return;
       health.set("connecting", "starting");

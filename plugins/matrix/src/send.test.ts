@@ -10,7 +10,7 @@ import { MatrixHttp } from "./client.ts";
 import { MatrixEncryptedRoomError } from "./errors.ts";
 import { ORIGIN_CONTENT_KEY, SENT_CONTENT_KEY } from "./origin.ts";
 import { EncryptedRooms } from "./rooms.ts";
-import { createSend } from "./send.ts";
+import { createSend, eventRef } from "./send.ts";
 import { openBench } from "./testing/bench.ts";
 import { ALICE } from "./testing/FakeHomeserver.ts";
 
@@ -155,14 +155,46 @@ describe("threads, origin, size", () => {
       (e) => e.sender !== ALICE.userId && e.type === "m.room.message",
     );
     expect(parts.length).toBeGreaterThanOrEqual(2);
-    for (const p of parts) {
+    // The fallback's m.in_reply_to is the latest event in the thread (spec "Threading"): the
+    // root for the first part, then each previous part — not the root every time.
+    parts.forEach((p, i) => {
       expect(relOf(p.content)).toEqual({
         rel_type: "m.thread",
         event_id: root.event_id,
         is_falling_back: true,
-        "m.in_reply_to": { event_id: root.event_id },
+        "m.in_reply_to": { event_id: i === 0 ? root.event_id : parts[i - 1]?.event_id },
       });
-    }
+    });
+  });
+
+  it("a reply placed in the thread of the message it answers falls back m.in_reply_to that message, the latest in the thread (not the root)", async () => {
+    const b = await openBench();
+    const { roomId } = b.room();
+    const root = b.fake.post({ room: roomId, sender: ALICE.userId, body: "root" });
+    const question = b.fake.post({
+      room: roomId,
+      sender: ALICE.userId,
+      body: "a question in the thread",
+      thread: root.event_id,
+    });
+    const target = { kind: "group" as const, id: roomId };
+    await b.runtime.send(
+      b.say(target, "the answer", {
+        relation: {
+          kind: "reply",
+          replyToId: eventRef(roomId, question.event_id),
+          threadId: root.event_id,
+          placement: "thread",
+        },
+      }),
+    );
+    const answer = b.fake.rooms.messagesOf(roomId).at(-1);
+    expect(relOf(answer?.content ?? {})).toEqual({
+      rel_type: "m.thread",
+      event_id: root.event_id,
+      is_falling_back: true,
+      "m.in_reply_to": { event_id: question.event_id },
+    });
   });
 
   it("puts a herald origin in dev.herald.origin and the sent marker on every event", async () => {

@@ -7,8 +7,15 @@
  * derived from the durable intent, which is stored before the first attempt, so it is the same
  * on every retry and after a restart, and different for every other call (each part, each edit,
  * each redaction, and every intent of another store; never a counter that restarts).
- * Synapse keeps `(room, user, device, txnId) → event_id` for 24 h, so a replay inside that
- * window returns the first event and creates none.
+ * How long a homeserver remembers a txnId is server-specific (the spec states no retention):
+ * Synapse a day, Dendrite 30–60 min in memory and nothing after its restart (config
+ * `homeserver.kind`, docs/channels/matrix.md "What the real servers do").
+ *
+ * **Own events are found before any replay** (CASES C39): a unit whose outcome is unknown is
+ * looked up by `unsigned.transaction_id` — which the homeserver returns only to the device that
+ * sent the event — with `reconcileUnknownSend` (core calls it when the txnId is no longer
+ * trusted), and every retried `send` (attempt 2 on) looks the same way before its `PUT`. A unit
+ * found is committed with its event id; nothing is sent again.
  *
  * Event ids need their room: herald names an event with the ref `<roomId>:<eventId>`
  * (`composeRef`, colons inside the ids escaped).
@@ -31,7 +38,9 @@ import {
   type MessageTarget,
   parseRef,
   platformKey,
+  type ReconcileResult,
   type RenderedMessageUnit,
+  unitIdempotencyKey,
   utf8ByteLength,
 } from "@herald/plugin-sdk/channel-message";
 import { type MatrixHttp, seg } from "./client.ts";
@@ -44,8 +53,16 @@ import {
   MatrixRenderError,
 } from "./errors.ts";
 import { encodeOrigin, SENT_CONTENT_KEY } from "./origin.ts";
+import { findOwnEvents } from "./ownEvents.ts";
 import type { MatrixUnitPayload } from "./render.ts";
 import type { EncryptedRooms } from "./rooms.ts";
+
+/**
+ * Most `/messages` pages (of 100 events) a retry reads before its `PUT`: a lost answer's event is
+ * among the bot's newest in the room, and a retry that does not find it still carries its txnId.
+ * The full search (`homeserver.lookupMaxPages`) is `reconcileUnknownSend`'s.
+ */
+const PRE_REPLAY_LOOKUP_PAGES = 2;
 
 /** Longest txnId this plugin sends (43 base62 characters hold all 256 bits of the key's hash). */
 export const TXN_ID_LENGTH = 43;
@@ -102,7 +119,7 @@ export function threadRootOf(ctx: MessageSendContext, room: string): string | un
   const { target, relation } = ctx.message;
   const thread = target.threadId ?? (relation?.kind === "reply" ? relation.threadId : undefined);
   if (thread === undefined || thread === "") return undefined;
-  return thread.startsWith("$") ? thread : parseEventRef(thread, room).event;
+  return threadRootOfRef(thread, room);
 }
 
 /** The event a reply quotes (`m.in_reply_to`): only for placement `quote`, the default. */
@@ -114,14 +131,45 @@ function replyToOf(ctx: MessageSendContext, room: string): string | undefined {
 }
 
 /**
+ * The latest message-like event herald knows in `thread` before unit `index` — what the thread
+ * fallback's `m.in_reply_to` points at (spec "Threading", fallback for clients without threads;
+ * PLATFORMS.md §9): the previous part of this message, else the message answered when it is in
+ * the thread, else the root.
+ */
+export function latestInThreadOf(
+  ctx: MessageSendContext,
+  room: string,
+  thread: string,
+  index: number,
+): string {
+  const previous = index > 0 ? ctx.previousReceipt?.parts.at(-1)?.platformMessageId : undefined;
+  if (previous !== undefined) return parseEventRef(previous, room).event;
+  const { relation } = ctx.message;
+  if (relation?.kind === "reply" && relation.replyToId) {
+    const answered = parseEventRef(relation.replyToId, room).event;
+    const inThread =
+      answered === thread ||
+      (relation.threadId !== undefined && threadRootOfRef(relation.threadId, room) === thread);
+    if (inThread) return answered;
+  }
+  return thread;
+}
+
+function threadRootOfRef(ref: string, room: string): string {
+  return ref.startsWith("$") ? ref : parseEventRef(ref, room).event;
+}
+
+/**
  * The `m.relates_to` of a unit: in a thread, `m.thread` on the root with the reply fallback
- * (`is_falling_back: true` and `m.in_reply_to` the root, or the quoted event for a quoting
- * reply); outside threads, `m.in_reply_to` on the first unit of a quoting reply.
+ * (`is_falling_back: true` and `m.in_reply_to` the latest event herald knows in the thread —
+ * `latest`, the root when not given — or the quoted event for a quoting reply); outside
+ * threads, `m.in_reply_to` on the first unit of a quoting reply.
  */
 export function relationOf(
   thread: string | undefined,
   replyTo: string | undefined,
   index: number,
+  latest?: string,
 ): Record<string, unknown> | undefined {
   if (thread) {
     const quoting = replyTo !== undefined && index === 0;
@@ -129,7 +177,7 @@ export function relationOf(
       rel_type: "m.thread",
       event_id: thread,
       is_falling_back: !quoting,
-      "m.in_reply_to": { event_id: quoting ? replyTo : thread },
+      "m.in_reply_to": { event_id: quoting ? replyTo : (latest ?? thread) },
     };
   }
   if (replyTo && index === 0) return { "m.in_reply_to": { event_id: replyTo } };
@@ -159,6 +207,13 @@ export type SendDeps = {
    * How often a losing final edit is sent again (see {@link MatrixSend.edit}). @defaultValue 3
    */
   maxEditResends?: number;
+  /**
+   * The bot's user id: its own events are looked up by `unsigned.transaction_id` before a replay.
+   * Absent (an adapter built before `/whoami`): no lookup, replays rely on the txnId alone.
+   */
+  userId?: string | undefined;
+  /** Most `/messages` pages read per lookup of own events. @defaultValue 10 */
+  lookupMaxPages?: number;
 };
 
 type EventAnswer = { event_id?: unknown };
@@ -186,8 +241,40 @@ const EVENT_CALL = "GET /rooms/{roomId}/event/{eventId}";
  * same `origin_server_ts`, smaller event id — is sent again, strictly later); `delete` redacts.
  */
 export function createSend(deps: SendDeps): MessageSendAdapter {
-  const { http, rooms, maxContentBytes, accessToken } = deps;
+  const { http, rooms, maxContentBytes, accessToken, userId } = deps;
   const maxEditResends = deps.maxEditResends ?? 3;
+  const lookupMaxPages = deps.lookupMaxPages ?? 10;
+
+  /** The txnId of unit `index` of the intent (the same as its send used). */
+  const unitTxnId = (ctx: MessageSendContext, index: number) =>
+    txnIdOf(unitIdempotencyKey(ctx.idempotencyKey, index), "send", ctx.intentId);
+
+  /** The receipt part of a unit, whether just sent or found. */
+  const partFor = (
+    ctx: MessageSendContext,
+    room: string,
+    unit: RenderedMessageUnit,
+    eventId: string,
+  ) => {
+    const thread = threadRootOf(ctx, room);
+    const replyTo = replyToOf(ctx, room);
+    const relation = relationOf(thread, replyTo, unit.index);
+    const payload = unit.payload as MatrixUnitPayload;
+    return partOf(room, eventId, unit, thread, relation ? replyTo : undefined, {
+      mentions: payload.mentions,
+    });
+  };
+
+  /** The newest event of the intent that landed before (an earlier part): the lookup's bound. */
+  const boundOf = (ctx: MessageSendContext, room: string): string | undefined => {
+    const last = ctx.previousReceipt?.parts.at(-1)?.platformMessageId;
+    if (last === undefined) return undefined;
+    try {
+      return parseEventRef(last, room).event;
+    } catch {
+      return undefined;
+    }
+  };
 
   const put = async (
     ctx: MessageSendContext,
@@ -261,6 +348,42 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
     }
   };
 
+  /**
+   * The event id of this device's event with `txnId`, when a lookup finds it; `undefined` when
+   * not found or the lookup failed (logged: the replay then relies on the txnId, as before).
+   */
+  const lookBeforeReplay = async (
+    ctx: MessageSendContext,
+    room: string,
+    txnId: string,
+    me: string,
+  ): Promise<string | undefined> => {
+    try {
+      const { found } = await findOwnEvents(http, {
+        roomId: room,
+        userId: me,
+        txnIds: [txnId],
+        maxPages: Math.min(lookupMaxPages, PRE_REPLAY_LOOKUP_PAGES),
+        bound: boundOf(ctx, room),
+        signal: ctx.signal,
+      });
+      const eventId = found.get(txnId);
+      if (eventId !== undefined) {
+        ctx.log.info(
+          { roomId: room, eventId, attempt: ctx.attempt },
+          "matrix: a retried unit was already in the room (unsigned.transaction_id): committed, not sent again",
+        );
+      }
+      return eventId;
+    } catch (error) {
+      ctx.log.warn(
+        { roomId: room, err: classifyError(error, [accessToken]).message },
+        "matrix: could not look for an earlier attempt's event before a retry; replaying with the same txnId",
+      );
+      return undefined;
+    }
+  };
+
   return {
     async send(ctx, unit) {
       const room = roomIdOf(ctx.message.target);
@@ -268,7 +391,15 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
       const thread = threadRootOf(ctx, room);
       const replyTo = replyToOf(ctx, room);
       assertPlain(room);
-      const relation = relationOf(thread, replyTo, unit.index);
+      const txnId = txnIdOf(ctx.unitIdempotencyKey, "send", ctx.intentId);
+      if (ctx.attempt > 1 && userId !== undefined) {
+        // A retry: an earlier attempt may have landed although its answer was lost, and the
+        // homeserver may have forgotten the txnId since (C39). Look before sending again.
+        const earlier = await lookBeforeReplay(ctx, room, txnId, userId);
+        if (earlier !== undefined) return partFor(ctx, room, unit, earlier);
+      }
+      const latest = thread ? latestInThreadOf(ctx, room, thread, unit.index) : undefined;
+      const relation = relationOf(thread, replyTo, unit.index, latest);
       const content: Record<string, unknown> = {
         ...payload.content,
         "m.mentions": { user_ids: payload.mentions },
@@ -276,12 +407,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         ...encodeOrigin(ctx.message.origin),
         [SENT_CONTENT_KEY]: { v: 1 },
       };
-      const eventId = await put(
-        ctx,
-        room,
-        txnIdOf(ctx.unitIdempotencyKey, "send", ctx.intentId),
-        content,
-      );
+      const eventId = await put(ctx, room, txnId, content);
       return partOf(room, eventId, unit, thread, relation ? replyTo : undefined, {
         mentions: payload.mentions,
       });
@@ -344,6 +470,40 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         signal: ctx.signal,
       });
     },
+
+    ...(userId !== undefined
+      ? {
+          /**
+           * Finds the missing units of an in-doubt send by `unsigned.transaction_id` (C39):
+           * every one found → `sent`; the rest proven absent (room start or an earlier part
+           * reached) → `sent` with those found, or `not_sent`; else `unresolved` (core checks
+           * again later, then applies `unknownSendPolicy`: never a blind replay).
+           */
+          async reconcileUnknownSend(ctx, units): Promise<ReconcileResult> {
+            const room = roomIdOf(ctx.message.target);
+            const byTxn = new Map(units.map((u) => [unitTxnId(ctx, u.index), u]));
+            const { found, complete, pages } = await findOwnEvents(http, {
+              roomId: room,
+              userId,
+              txnIds: [...byTxn.keys()],
+              maxPages: lookupMaxPages,
+              bound: boundOf(ctx, room),
+              signal: ctx.signal,
+            });
+            const parts = [...byTxn]
+              .filter(([txnId]) => found.has(txnId))
+              .map(([txnId, unit]) => partFor(ctx, room, unit, found.get(txnId) as string));
+            if (parts.length === units.length || (complete && parts.length > 0)) {
+              return { status: "sent", parts };
+            }
+            if (complete) return { status: "not_sent" };
+            return {
+              status: "unresolved",
+              reason: `${units.length - parts.length} unit(s) not among the bot's events in the newest ${pages} page(s) of the room (homeserver.lookupMaxPages)`,
+            };
+          },
+        }
+      : {}),
 
     classifyError: (error) => classifyError(error, [accessToken]),
   };

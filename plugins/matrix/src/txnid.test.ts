@@ -4,7 +4,9 @@
  * counted again from 1) names a different unit and must not get another unit's event back from
  * the homeserver's 24 h txnId cache — while a replay of the same intent keeps its txnId (C30).
  */
+import { eventually } from "@herald/plugin-sdk/testing";
 import { describe, expect, it } from "vitest";
+import { eventRef } from "./send.ts";
 import { openBench } from "./testing/bench.ts";
 
 const messagesIn = (b: Awaited<ReturnType<typeof openBench>>, roomId: string) =>
@@ -43,5 +45,51 @@ describe("txnIds across stores", () => {
     await second.runtime.edit(sent, second.say(target, "v3"));
     expect(second.fake.visible(roomId).map((m) => m.text)).toEqual(["v3"]);
     await second.fake.close();
+  });
+});
+
+describe("C39 · own events found by unsigned.transaction_id", () => {
+  it("an in-doubt send the homeserver never stored (a 500), on a Dendrite: the lookup reaches the room's start, proves it absent, and the replay sends it once", async () => {
+    const b = await openBench({
+      fake: { kind: "dendrite" },
+      config: { homeserver: { kind: "dendrite" }, requestTimeoutMs: 200 },
+    });
+    const { roomId, target } = b.room();
+    b.fake.failNext({ kind: "status", status: 500, code: "M_UNKNOWN" }, { op: "send" });
+    await b.runtime.enqueue(b.say(target, "sent once after a lookup"), { idempotencyKey: "c39-a" });
+    const intent = await b.settled("c39-a");
+    expect(intent.status).toBe("sent");
+    expect(messagesIn(b, roomId).map((e) => e.content.body)).toEqual(["sent once after a lookup"]);
+    // The replay came only after a lookup of the room (a reconcile, then the retry's own look).
+    expect(b.fake.server.calls.filter((c) => c.op === "messages").length).toBeGreaterThanOrEqual(1);
+  });
+
+  it("an in-doubt send stored but answered 502 by a proxy, on a Dendrite that then restarted: committed with the event the lookup found, not sent again", async () => {
+    const b = await openBench({
+      fake: { kind: "dendrite" },
+      config: { homeserver: { kind: "dendrite" }, requestTimeoutMs: 200 },
+    });
+    const { roomId, target } = b.room();
+    b.fake.afterApply.push({
+      status: 502,
+      body: "<html>Bad Gateway</html>",
+      contentType: "text/html",
+    });
+    const restarted = b.fake.server.calls.length;
+    await b.runtime.enqueue(b.say(target, "stored once"), { idempotencyKey: "c39-b" });
+    // The homeserver restarts as soon as it stored the event: the txnId is gone.
+    await eventually(
+      () => b.fake.server.calls.length,
+      (n) => n > restarted,
+      { what: "the send to reach the homeserver" },
+    );
+    b.fake.restart();
+    const intent = await b.settled("c39-b");
+    const shown = messagesIn(b, roomId);
+    expect(shown.map((e) => e.content.body)).toEqual(["stored once"]);
+    expect(intent.status).toBe("sent");
+    expect(intent.receipt?.platformMessageIds).toEqual([
+      eventRef(roomId, shown[0]?.event_id as string),
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The fake homeserver's transaction-id semantics, as Synapse has them (PLATFORMS.md §8): per
- * user **and device** and path, kept 24 h, errors never cached; the event limit; edits ordered
- * by `origin_server_ts` then event id.
+ * user **and device** and path, kept 24 h, errors never cached; the other server kinds'
+ * retention (Dendrite 30–60 min in memory, Conduit forever); `unsigned.transaction_id` only for
+ * the sending device; Synapse's filtering after a `/messages` page (C38); the event limit.
  */
 import { describe, expect, it, onTestFinished } from "vitest";
 import { FAKE_BOT, FakeHomeserver, type FakeMatrixUser } from "./FakeHomeserver.ts";
@@ -102,5 +103,79 @@ describe("FakeHomeserver transaction ids", () => {
     const closed = fake.createRoom({ members: ["@alice:fake.test"] });
     const denied = await put(fake, FAKE_BOT, closed.id, "no", { msgtype: "m.text", body: "x" });
     expect(denied.status).toBe(403);
+  });
+});
+
+const sent = async (fake: FakeHomeserver, room: string, txnId: string) =>
+  (
+    (await (await put(fake, FAKE_BOT, room, txnId, { msgtype: "m.text", body: txnId })).json()) as {
+      event_id: string;
+    }
+  ).event_id;
+
+describe("FakeHomeserver server kinds (txnId retention)", () => {
+  it("Synapse keeps txnIds across a restart (its database); Dendrite loses them (memory)", async () => {
+    for (const [kind, kept] of [
+      ["synapse", true],
+      ["dendrite", false],
+      ["conduit", true],
+    ] as const) {
+      const fake = await start({ kind });
+      const room = fake.createRoom();
+      const first = await sent(fake, room.id, "r");
+      fake.restart();
+      expect((await sent(fake, room.id, "r")) === first, kind).toBe(kept);
+    }
+  });
+
+  it("Dendrite keeps a txnId between 30 and 60 min (two maps cycled every 30 min)", async () => {
+    let now = 1_800_000_000_000;
+    const fake = await start({ kind: "dendrite", clock: () => now });
+    const room = fake.createRoom();
+    const early = await sent(fake, room.id, "early"); // right after a cycle: lives ~60 min
+    now += 29 * 60_000;
+    const late = await sent(fake, room.id, "late"); // just before a cycle: lives ~31 min
+    now += 2 * 60_000; // 31 min: one cycle passed
+    expect(await sent(fake, room.id, "early")).toBe(early);
+    expect(await sent(fake, room.id, "late")).toBe(late);
+    now += 30 * 60_000; // 61 min: two cycles passed for both
+    expect(await sent(fake, room.id, "early")).not.toBe(early);
+    expect(await sent(fake, room.id, "late")).not.toBe(late);
+  });
+});
+
+describe("FakeHomeserver own events and filtering", () => {
+  const messages = async (fake: FakeHomeserver, user: FakeMatrixUser, room: string, q = "") =>
+    (await (
+      await fetch(
+        `${fake.url}/_matrix/client/v3/rooms/${encodeURIComponent(room)}/messages?dir=b${q}`,
+        { headers: { authorization: `Bearer ${user.accessToken}` } },
+      )
+    ).json()) as { chunk: Array<Record<string, unknown>>; end?: string };
+
+  it("unsigned.transaction_id only for the device that sent the event (spec 'Transaction identifiers')", async () => {
+    const fake = await start({ users: [OTHER_DEVICE] });
+    const room = fake.createRoom();
+    await sent(fake, room.id, "mine");
+    const unsignedOf = async (user: FakeMatrixUser) =>
+      (await messages(fake, user, room.id, "&limit=1")).chunk[0]?.unsigned as
+        | Record<string, unknown>
+        | undefined;
+    expect((await unsignedOf(FAKE_BOT))?.transaction_id).toBe("mine");
+    expect((await unsignedOf(OTHER_DEVICE))?.transaction_id).toBeUndefined();
+  });
+
+  it("a /messages page of ignored users' events is chunk: [] with an end (Synapse filters after paging)", async () => {
+    const fake = await start();
+    const room = fake.createRoom();
+    fake.post({ room: room.id, sender: "@alice:fake.test", body: "older" });
+    for (let i = 0; i < 3; i++)
+      fake.post({ room: room.id, sender: "@otherbot:fake.test", body: `h${i}` });
+    fake.ignoreUser(FAKE_BOT.userId, "@otherbot:fake.test");
+    const first = await messages(fake, FAKE_BOT, room.id, "&limit=3");
+    expect(first.chunk).toEqual([]);
+    expect(typeof first.end).toBe("string");
+    const next = await messages(fake, FAKE_BOT, room.id, `&limit=3&from=${first.end}`);
+    expect(next.chunk.map((e) => (e.content as { body?: string }).body)).toContain("older");
   });
 });

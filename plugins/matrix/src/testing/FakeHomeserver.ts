@@ -3,14 +3,20 @@
  * on the SDK's `FakePlatformServer` (scripted faults in Matrix's wire format:
  * `{ errcode: "M_LIMIT_EXCEEDED", error, retry_after_ms }` plus `Retry-After`), with
  * - `GET /versions`, `POST /login` (password, with a `device_id`), `GET /account/whoami`;
- * - `PUT /rooms/{roomId}/send/{type}/{txnId}` with Synapse's transaction semantics: the same
- *   txnId from the same user **and device** on the same path within 24 h returns the first
- *   event (the body is ignored; errors are not cached), after a fake restart too;
+ * - `PUT /rooms/{roomId}/send/{type}/{txnId}` with a real server's transaction semantics: the
+ *   same txnId from the same user **and device** on the same path returns the first event (the
+ *   body is ignored; errors are not cached) for as long as the server `kind` keeps it — Synapse
+ *   24 h across restarts (the default), Dendrite 30–60 min in memory and nothing after
+ *   {@link FakeHomeserver.restart}, Conduit forever (`fakeTransactions.ts`);
+ * - `unsigned.transaction_id` on an event only when it is returned to the device that sent it
+ *   (`/sync`, `/messages`, `/event`), as the spec says;
+ * - events of users the viewer ignores filtered out **after** a `/messages` page was fetched, as
+ *   Synapse does: a page can be `chunk: []` with an `end` (C38, {@link FakeHomeserver.ignoreUser});
  * - `PUT /rooms/{roomId}/redact/{eventId}/{txnId}` (same semantics), `GET /rooms/{roomId}/event/{eventId}`
  *   with the newest edit bundled (`unsigned.m.relations.m.replace`);
  * - membership (`M_FORBIDDEN` outside a room), the 65,536-byte event limit (`M_TOO_LARGE`),
  *   an optional per-user message rate limit (`M_LIMIT_EXCEEDED` with `retry_after_ms` and
- *   `Retry-After`);
+ *   `Retry-After`, on 429 or — as some proxies and older servers answer — another status);
  * - `/sync` with `limited` timelines and `/messages` (see `fakeSync.ts`).
  *
  * The routes are in `fakeRoutes.ts` and `fakeSync.ts`; this file holds the accounts, the rooms
@@ -30,6 +36,7 @@ import {
 import { FakeRooms, replyOf, threadOf } from "./fakeRooms.ts";
 import { registerRoutes } from "./fakeRoutes.ts";
 import { registerSync } from "./fakeSync.ts";
+import type { FakeServerKind } from "./fakeTransactions.ts";
 import type {
   AfterApplyFault,
   FakeEvent,
@@ -38,6 +45,7 @@ import type {
   FakeRoom,
 } from "./fakeTypes.ts";
 
+export { type FakeServerKind, TXN_RETENTION, type TxnRetention } from "./fakeTransactions.ts";
 export type { AfterApplyFault, FakeMatrixUser } from "./fakeTypes.ts";
 
 /** The bot herald runs as in tests. */
@@ -87,8 +95,15 @@ export type FakeHomeserverOptions = {
   rateLimit?: { limit: number; windowMs: number };
   /** How the wait of a 429 is announced. @defaultValue "both" */
   retryAfterVia?: "header" | "body" | "both";
+  /**
+   * The HTTP status of the rate limit's `M_LIMIT_EXCEEDED`: 429 per the spec; some reverse
+   * proxies and older servers answer it with 400 or 403 (PLATFORMS.md §9, C45). @defaultValue 429
+   */
+  rateLimitStatus?: number;
   /** Delay before every faultable call, in ms. @defaultValue 0 */
   latencyMs?: number;
+  /** Whose transaction-id retention the fake has (`fakeTransactions.ts`). @defaultValue "synapse" */
+  kind?: FakeServerKind;
 };
 
 const ERRCODE: Record<string, string> = {
@@ -124,7 +139,10 @@ export class FakeHomeserver implements FakeHomeserverCore {
   constructor(options: FakeHomeserverOptions = {}) {
     this.#clock = options.clock ?? Date.now;
     this.users = [FAKE_BOT, ALICE, OTHER_FAKE_BOT, SECOND_FAKE_BOT, ...(options.users ?? [])];
-    this.rooms = new FakeRooms({ clock: this.#clock });
+    this.rooms = new FakeRooms({
+      clock: this.#clock,
+      ...(options.kind !== undefined ? { kind: options.kind } : {}),
+    });
     this.server = new FakePlatformServer({
       wire: { errorBody: matrixErrorBody },
       clock: this.#clock,
@@ -154,6 +172,35 @@ export class FakeHomeserver implements FakeHomeserverCore {
   /** Scripts a fault (shorthand for `faults.failNext`). */
   failNext(fault: PlatformFault, target?: FaultTarget): void {
     this.server.faults.failNext(fault, target);
+  }
+
+  /**
+   * The homeserver restarts: what it keeps in memory is lost — a Dendrite's transaction ids —
+   * while a Synapse's or Conduit's database keeps them. Rooms and events stay.
+   */
+  restart(): void {
+    this.rooms.transactions.restart();
+  }
+
+  /** Users each viewer ignores (`m.ignored_user_list`): their events are not shown to the viewer. */
+  readonly ignored = new Map<string, Set<string>>();
+
+  /**
+   * `viewer` ignores `sender`: the sender's events are left out of the viewer's `/sync` and
+   * `/messages` — in `/messages` after the page was fetched, as Synapse's
+   * `filter_events_for_client` does (`synapse/handlers/pagination.py`), so a page of only their
+   * events comes back `chunk: []` with an `end` (C38).
+   * Source: https://spec.matrix.org/latest/client-server-api/#ignoring-users
+   */
+  ignoreUser(viewer: string, sender: string): void {
+    const set = this.ignored.get(viewer) ?? new Set<string>();
+    set.add(sender);
+    this.ignored.set(viewer, set);
+  }
+
+  /** True when `viewer` may not see `event` (its sender is ignored by the viewer). */
+  hiddenFrom(viewer: FakeMatrixUser, event: FakeEvent): boolean {
+    return this.ignored.get(viewer.userId)?.has(event.sender) ?? false;
   }
 
   /** The user an access token belongs to. */

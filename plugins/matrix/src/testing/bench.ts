@@ -4,11 +4,7 @@
  *
  * @module
  */
-import type {
-  ChannelMessageAdapter,
-  ChannelReceiver,
-  MessageTarget,
-} from "@herald/plugin-sdk/channel-message";
+import type { ChannelMessageAdapter, MessageTarget } from "@herald/plugin-sdk/channel-message";
 import {
   type DeliveryOptions,
   type MessageReceiveContext,
@@ -20,6 +16,7 @@ import { onTestFinished } from "vitest";
 import { MatrixHttp } from "../client.ts";
 import type { MatrixConfigInput } from "../config.ts";
 import { createMatrixAdapter, createMatrixReceiver, type MatrixAccountParts } from "../index.ts";
+import type { MatrixSyncReceiver } from "../receiver.ts";
 import { EncryptedRooms } from "../rooms.ts";
 import { FakeHomeserver, type FakeHomeserverOptions } from "./FakeHomeserver.ts";
 import { connectionOf, type MatrixConnection, testConfig } from "./harness.ts";
@@ -32,7 +29,7 @@ export type Bench = TestRun & {
   /** The client and encrypted-room marks the adapter and the receiver share. */
   parts: MatrixAccountParts;
   /** Starts the account's `/sync` receiver (stopped when the test ends). */
-  startReceiver(): Promise<ChannelReceiver>;
+  startReceiver(): Promise<MatrixSyncReceiver>;
   /** A new room with the bot, Alice and another bot; its target. */
   room(kind?: "group" | "direct"): { roomId: string; target: MessageTarget };
   /** An outbound message of the matrix channel. */

@@ -1,25 +1,26 @@
 /**
  * The room state of the fake homeserver: rooms with members, encryption and a timeline of
- * events, the transaction-id table (per user and device, kept 24 h like Synapse's), and what
+ * events, the transaction-id table (per user and device, with a server kind's retention:
+ * `fakeTransactions.ts`), and what
  * the rooms show — edits applied by the spec's ordering (the newest valid `m.replace` by
  * `origin_server_ts`, then the larger event id), redactions hidden.
  *
  * @module
  */
 import { randomBytes } from "node:crypto";
+import { type FakeServerKind, FakeTransactions } from "./fakeTransactions.ts";
 import type { FakeEvent, FakeRoom, FakeRoomsView } from "./fakeTypes.ts";
 
 /** One visible edit of a message, oldest first. */
 type Version = { body: string; ts: number; eventId: string };
 
-/** A transaction id's entry: the event it made, when. */
-type TxnEntry = { eventId: string; at: number };
-
 /** Options of {@link FakeRooms}. */
 export type FakeRoomsOptions = {
   /** @defaultValue Date.now */
   clock?: () => number;
-  /** How long a txnId is remembered, in ms (Synapse: 24 h). @defaultValue 86_400_000 */
+  /** Whose txnId retention the fake has. @defaultValue "synapse" */
+  kind?: FakeServerKind;
+  /** Overrides the kind's txnId TTL, in ms. */
   txnTtlMs?: number;
 };
 
@@ -30,13 +31,12 @@ export class FakeRooms implements FakeRoomsView {
   readonly events: FakeEvent[] = [];
   /** Events handed over again at a later stream position (a platform redelivery). */
   readonly redeliveries: Array<{ stream: number; event: FakeEvent }> = [];
-  /** The txnId window in ms (switchable: 0 forgets every key). */
-  txnTtlMs: number;
+  /** The transaction-id table (its `retention` is switchable). */
+  readonly transactions: FakeTransactions;
   /** Event ids handed out next, before random ones (tests that need an ordering). */
   readonly nextEventIds: string[] = [];
   /** `origin_server_ts` values stamped next, before the clock (C33's equal timestamps). */
   readonly nextTimestamps: number[] = [];
-  readonly #txns = new Map<string, TxnEntry>();
   readonly #clock: () => number;
   #stream = 0;
   #roomCount = 0;
@@ -44,7 +44,17 @@ export class FakeRooms implements FakeRoomsView {
 
   constructor(options: FakeRoomsOptions = {}) {
     this.#clock = options.clock ?? Date.now;
-    this.txnTtlMs = options.txnTtlMs ?? 86_400_000;
+    this.transactions = new FakeTransactions(options.kind ?? "synapse", this.#clock);
+    if (options.txnTtlMs !== undefined) this.txnTtlMs = options.txnTtlMs;
+  }
+
+  /** The txnId TTL in ms (switchable: 0 forgets every key). */
+  get txnTtlMs(): number {
+    return this.transactions.retention.ttlMs;
+  }
+
+  set txnTtlMs(ms: number) {
+    this.transactions.retention.ttlMs = ms;
   }
 
   /** The current stream position (the newest event's). */
@@ -170,8 +180,8 @@ export class FakeRooms implements FakeRoomsView {
   }
 
   /**
-   * The event a transaction id already made for this user and device and path, within
-   * {@link txnTtlMs}; or records `make()`'s event under it. Errors are never cached (a 429 can
+   * The event a transaction id already made for this user and device and path, while the
+   * server kind remembers it; or records `make()`'s event under it. Errors are never cached (a 429 can
    * be retried with the same txnId).
    */
   transaction(
@@ -179,26 +189,22 @@ export class FakeRooms implements FakeRoomsView {
     make: () => FakeEvent,
   ): { event: FakeEvent; replayed: boolean } {
     const id = JSON.stringify([key.user, key.device, key.path]);
-    const now = this.#clock();
-    const known = this.#txns.get(id);
-    if (known && now - known.at < this.txnTtlMs) {
-      const event = this.get(known.eventId);
-      if (event) return { event, replayed: true };
-    }
+    const known = this.transactions.get(id);
+    const replayed = known === undefined ? undefined : this.get(known);
+    if (replayed) return { event: replayed, replayed: true };
     const event = make();
-    this.#txns.set(id, { eventId: event.event_id, at: now });
+    this.transactions.set(id, event.event_id);
     return { event, replayed: false };
   }
 
   /** Whether a transaction id is known (within the window) for this user, device and path. */
   knownTransaction(key: { user: string; device: string; path: string }): boolean {
-    const known = this.#txns.get(JSON.stringify([key.user, key.device, key.path]));
-    return known !== undefined && this.#clock() - known.at < this.txnTtlMs;
+    return this.transactions.get(JSON.stringify([key.user, key.device, key.path])) !== undefined;
   }
 
-  /** Forgets every transaction id now (the 24 h window has passed). */
+  /** Forgets every transaction id now (the retention has passed). */
   expireTransactions(): void {
-    this.#txns.clear();
+    this.transactions.clear();
   }
 
   /** The valid `m.replace` edits of `original`, in the spec's order (oldest first). */

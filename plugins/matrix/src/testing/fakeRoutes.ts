@@ -26,6 +26,8 @@ export type FakeRouteLimits = {
   rateLimit?: { limit: number; windowMs: number };
   /** How the wait of a 429 is announced. @defaultValue "both" */
   retryAfterVia?: "header" | "body" | "both";
+  /** The status of the rate limit's `M_LIMIT_EXCEEDED` (a proxy's 400 / 403). @defaultValue 429 */
+  rateLimitStatus?: number;
 };
 
 /** Registers the client routes (all but sync's) on `fake`'s server; `clock` gives epoch ms. */
@@ -228,7 +230,7 @@ function transactionStore(fake: FakeHomeserverCore, clock: () => number, limits:
     const via = limits.retryAfterVia ?? "both";
     return fake.server.error(
       {
-        status: 429,
+        status: limits.rateLimitStatus ?? 429,
         code: "M_LIMIT_EXCEEDED",
         description: "Too Many Requests",
         ...(via !== "header" ? { retryAfterMs } : {}),

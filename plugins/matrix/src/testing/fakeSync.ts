@@ -4,6 +4,12 @@
  * `limited: true` with only the newest ones and a `prev_batch` to page back with `/messages` —
  * the gap a client must back-fill (CASES C31). Long polls wait for a new event up to `timeout`.
  *
+ * `/messages` applies a `RoomEventFilter` (`senders`, `not_senders`, `types`, `not_types`) while
+ * selecting the page, as Synapse does in SQL, and then drops what the viewer may not see (events
+ * of ignored users) from the page it fetched, as Synapse's `filter_events_for_client` does: such
+ * a page is `chunk: []` **with** an `end` when older events exist (C38;
+ * `synapse/handlers/pagination.py`, "if not events: return chunk [] with end").
+ *
  * Source: https://spec.matrix.org/latest/client-server-api/#get_matrixclientv3sync,
  * https://spec.matrix.org/latest/client-server-api/#get_matrixclientv3roomsroomidmessages
  *
@@ -27,6 +33,29 @@ function timelineLimitOf(filter: string | undefined, fallback: number): number {
   } catch {
     return fallback;
   }
+}
+
+/** The part of a `RoomEventFilter` the fake applies to `/messages`. */
+type RoomEventFilter = {
+  senders?: string[];
+  not_senders?: string[];
+  types?: string[];
+  not_types?: string[];
+};
+
+function roomFilterOf(filter: string | undefined): (e: FakeEvent) => boolean {
+  if (!filter) return () => true;
+  let f: RoomEventFilter;
+  try {
+    f = JSON.parse(filter) as RoomEventFilter;
+  } catch {
+    return () => true;
+  }
+  return (e) =>
+    (f.senders === undefined || f.senders.includes(e.sender)) &&
+    !(f.not_senders ?? []).includes(e.sender) &&
+    (f.types === undefined || f.types.includes(e.type)) &&
+    !(f.not_types ?? []).includes(e.type);
 }
 
 /** Registers `/sync`, `/messages` and the join endpoints on `fake`. */
@@ -64,7 +93,8 @@ export function registerSync(fake: FakeHomeserverCore): void {
     const to = positionOf(c.req.query("to"));
     const dir = c.req.query("dir") === "f" ? "f" : "b";
     const limit = Math.max(1, Math.min(1_000, Number(c.req.query("limit") ?? 10)));
-    const inRoom = fake.rooms.events.filter((e) => e.room_id === room.id);
+    const selected = roomFilterOf(c.req.query("filter"));
+    const inRoom = fake.rooms.events.filter((e) => e.room_id === room.id && selected(e));
     let page: FakeEvent[];
     let end: number | undefined;
     if (dir === "b") {
@@ -85,7 +115,8 @@ export function registerSync(fake: FakeHomeserverCore): void {
     return c.json({
       start: tokenOf(from as number),
       ...(end !== undefined ? { end: tokenOf(end) } : {}),
-      chunk: page.map((e) => fake.clientEvent(e, user)),
+      // Filtered after the page was fetched (Synapse): a page may be empty while `end` is set.
+      chunk: page.filter((e) => !fake.hiddenFrom(user, e)).map((e) => fake.clientEvent(e, user)),
     });
   });
 
@@ -175,7 +206,9 @@ function syncResponse(
       continue;
     }
     if (!room.members.has(user.userId)) continue;
-    const fresh = fake.rooms.entriesAfter(since).filter((e) => e.event.room_id === room.id);
+    const fresh = fake.rooms
+      .entriesAfter(since)
+      .filter((e) => e.event.room_id === room.id && !fake.hiddenFrom(user, e.event));
     if (since !== undefined && fresh.length === 0) continue;
     const limited = fresh.length > limit;
     const timeline = fresh.slice(-limit);

@@ -86,4 +86,5 @@ export interface FakeHomeserverCore {
   readonly defaultTimelineLimit: number;
   userOfToken(token: string | undefined): FakeMatrixUser | undefined;
   clientEvent(event: FakeEvent, viewer?: FakeMatrixUser): Record<string, unknown>;
+  hiddenFrom(viewer: FakeMatrixUser, event: FakeEvent): boolean;
 }

@@ -48,8 +48,9 @@ export type MatrixConnection = {
 };
 
 /**
- * The adapter config used against a fake: short timeouts, fast drafts, and the per-room budget
- * loosened so the suite stays quick — the declared budget is asserted by the plugin's own tests.
+ * The adapter config used against a fake: short timeouts, fast drafts, the per-room budget
+ * loosened so the suite stays quick — the declared budget is asserted by the plugin's own tests —
+ * and `homeserver.kind: "synapse"`, the fake's default server kind.
  */
 export function testConfig(
   c: MatrixConnection,
@@ -64,6 +65,8 @@ export function testConfig(
     previewIntervalMs: 50,
     roomRateLimit: { limit: 100, intervalMs: 1_000 },
     sync: { pollTimeoutMs: 2_000, retryDelayMs: 50 },
+    // The fake is a Synapse unless a test switches it (`FakeHomeserverOptions.kind`).
+    homeserver: { kind: "synapse" },
     ...extra,
   });
 }

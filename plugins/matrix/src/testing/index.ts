@@ -1,7 +1,9 @@
 /**
  * `@herald/plugin-matrix/testing`: a fake Matrix homeserver for tests ({@link FakeHomeserver}:
- * login, whoami, sends and redactions with Synapse's transaction-id semantics, edits, `/sync`
- * with limited timelines and `/messages`, rate limits, fault injection) and the channel's
+ * login, whoami, sends and redactions with a server kind's transaction-id retention — Synapse,
+ * Dendrite, Conduit — and restarts, `unsigned.transaction_id` for the sending device, edits,
+ * `/sync` with limited timelines and `/messages` filtered like Synapse's, rate limits on any
+ * status, fault injection) and the channel's
  * `contractHarness` for the shared contract suite.
  *
  * @example
@@ -21,6 +23,12 @@ export {
   SECOND_FAKE_BOT,
 } from "./FakeHomeserver.ts";
 export { FakeRooms, type FakeRoomsOptions } from "./fakeRooms.ts";
+export {
+  type FakeServerKind,
+  FakeTransactions,
+  TXN_RETENTION,
+  type TxnRetention,
+} from "./fakeTransactions.ts";
 export type { AfterApplyFault, FakeEvent, FakeMatrixUser, FakeRoom } from "./fakeTypes.ts";
 export {
   connectionOf,
