@@ -17,6 +17,7 @@ import type { AccountHealth } from "../../accounts/AccountSupervisor.ts";
 import { ConfigError, type ConfigIssue } from "../../config/errors.ts";
 import { loadConfig } from "../../config/load.ts";
 import type { HeraldConfig } from "../../config/schema.ts";
+import { docsLink } from "../../docsLinks.ts";
 import type { BotHandler } from "../../gateway.ts";
 import { httpListenError, httpNotice } from "../../http/listenErrors.ts";
 import { bindHttpListener, type HttpListener } from "../../http/listener.ts";
@@ -67,7 +68,7 @@ const NO_HANDLER: ConfigIssue = {
 const NO_CHANNELS: ConfigIssue = {
   path: "channels",
   message: "no channels: herald start would receive nothing and send nothing",
-  fix: 'add a channel account: "channels": [{ "plugin": "@herald/plugin-telegram", "config": { "tokenEnv": "TELEGRAM_BOT_TOKEN" } }] (see docs/getting-started.md)',
+  fix: `add a channel account: "channels": [{ "plugin": "@herald/plugin-telegram", "config": { "tokenEnv": "TELEGRAM_BOT_TOKEN" } }] (see ${docsLink("configure")})`,
 };
 
 /** What `herald start` prints when it refuses to run without a handler. */
