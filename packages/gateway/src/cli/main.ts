@@ -13,4 +13,5 @@ if (problem) {
   process.stderr.write(`${problem}\n`);
   process.exit(1);
 }
-await import("./program.ts");
+const { runCli } = await import("./program.ts");
+await runCli();

@@ -77,7 +77,10 @@ describe("herald on an old Node (C51)", () => {
         .replaceAll("./program.ts", "./program.mjs");
     writeFileSync(join(dir, "main.mjs"), strip("main.ts"));
     writeFileSync(join(dir, "nodeVersion.mjs"), strip("nodeVersion.ts"));
-    writeFileSync(join(dir, "program.mjs"), 'console.log("the CLI loaded");\n');
+    writeFileSync(
+      join(dir, "program.mjs"),
+      'export async function runCli() { console.log("the CLI loaded"); }\n',
+    );
     const r = spawnSync(old ?? "node", [join(dir, "main.mjs"), "--help"], {
       encoding: "utf8",
       timeout: 30_000,

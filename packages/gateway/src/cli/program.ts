@@ -25,7 +25,6 @@ const commands = {
 };
 
 const verbose = process.argv.includes("--verbose");
-installCliErrorHandling({ verbose });
 
 const program = new Command("herald")
   .description("durable message lifecycle for chat bots: receive, send, live, state")
@@ -236,9 +235,16 @@ program
     process.exitCode = (await doctor(o.config)) > 0 ? 1 : 0;
   });
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  reportCliError(error, { verbose });
-  process.exitCode = 1;
+/**
+ * Runs the CLI on `process.argv`. Called by `main.ts` (an export, not a side effect of the
+ * import: the package is `sideEffects: false`, so a bundler drops an import nobody uses).
+ */
+export async function runCli(): Promise<void> {
+  installCliErrorHandling({ verbose });
+  try {
+    await program.parseAsync(process.argv);
+  } catch (error) {
+    reportCliError(error, { verbose });
+    process.exitCode = 1;
+  }
 }
