@@ -72,7 +72,9 @@ if [ ! -f "$stamp" ] || [ "$root/pnpm-lock.yaml" -nt "$stamp" ] || [ "$root/pack
   touch "$stamp"
 fi
 
+# The command runs in the caller's folder (dependencies were installed at the root above):
+# `(cd packages/core && ../../scripts/bootstrap.sh pnpm pack)` packs that package, not the root
+# (which failed with ERR_PNPM_PACKAGE_VERSION_NOT_FOUND).
 if [ "$#" -gt 0 ]; then
-  cd "$root"
   exec "$@"
 fi

@@ -62,4 +62,15 @@ describe("bootstrap Node floor", () => {
     const old = fakeNode("22.13.0");
     expect(nodeChosenWith(old)).toContain(join(".cache", "toolchain"));
   }, 120_000); // on a fresh checkout whose system Node was fine, this fetches Node 24 first
+
+  it("runs the command in the caller's folder, so the documented pnpm pack loop packs each package ([H28] C51)", () => {
+    // docs/getting-started.md: (cd "$p" && ../../scripts/bootstrap.sh pnpm pack …)
+    const dir = join(root, "packages/core");
+    const r = spawnSync("../../scripts/bootstrap.sh", ["sh", "-c", "pwd && pnpm pkg get name"], {
+      cwd: dir,
+      encoding: "utf8",
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${dir}\n"@herald/core"\n`);
+  }, 60_000);
 });

@@ -1,19 +1,19 @@
 /**
- * Every ```ts run block in README.md and docs/ is a complete program: it is written to a file
+ * Every ```ts run block in the user docs (README.md, docs/, the package READMEs) is a complete program: it is written to a file
  * inside the repo and run with Node (sources of the workspace packages, no build needed).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { globSync } from "tinyglobby";
 import { describe, expect, it } from "vitest";
+import { docFiles } from "./docs/snippets.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const out = join(root, ".cache/docs-examples");
 mkdirSync(out, { recursive: true });
 
-const blocks = globSync(["README.md", "docs/**/*.md"], { cwd: root }).flatMap((file) => {
+const blocks = docFiles(root).flatMap((file) => {
   const text = readFileSync(join(root, file), "utf8");
   return [...text.matchAll(/```ts run\n([\s\S]*?)```/g)].map((m, i) => ({
     file,

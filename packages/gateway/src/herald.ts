@@ -5,11 +5,10 @@
  *
  * @module
  */
-import { deliveryOptionsOf } from "./config/delivery.ts";
 import { ConfigError } from "./config/errors.ts";
+import { gatewayOptionsOf } from "./config/gatewayOptions.ts";
 import { parseConfig } from "./config/load.ts";
-import { type HeraldConfig, receivePolicyOf } from "./config/schema.ts";
-import { MIN_CONSOLE_TOKEN_LENGTH } from "./console/deps.ts";
+import type { HeraldConfig } from "./config/schema.ts";
 import { createGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
 import { httpListenError, httpNotice } from "./http/listenErrors.ts";
 import { createLogger } from "./logger.ts";
@@ -58,26 +57,14 @@ export async function herald(
   try {
     const channels = await loadPlugins(parsed, { logger, secrets, dir });
     receives = channels.some((c) => c.plugin.createReceiver !== undefined);
+    const fromConfig = gatewayOptionsOf(parsed, secrets);
     gateway = createGateway({
+      ...fromConfig,
       store,
       channels,
-      http: parsed.http,
       logger,
       redact: (text) => secrets.redact(text),
-      delivery: deliveryOptionsOf(parsed),
-      receive: receivePolicyOf(parsed),
-      typing: options.typing ?? parsed.typing,
-      ...(parsed.console
-        ? {
-            console: {
-              token: consoleToken(secrets, parsed.console.tokenEnv),
-              allowRemote: parsed.console.allowRemote,
-              ...(parsed.console.sessionTtlMs !== undefined
-                ? { sessionTtlMs: parsed.console.sessionTtlMs }
-                : {}),
-            },
-          }
-        : {}),
+      typing: options.typing ?? fromConfig.typing,
       ...(options.handler ? { handler: options.handler } : {}),
       ...(options.activityLog !== undefined ? { activityLog: options.activityLog } : {}),
     });
@@ -112,23 +99,6 @@ export async function herald(
     },
   });
   return wrapped;
-}
-
-/**
- * Reads the console token from its env var.
- * @throws ConfigError at `console.tokenEnv` when unset or shorter than 16 characters.
- */
-function consoleToken(secrets: SecretReader, tokenEnv: string): string {
-  const token = secrets.read(tokenEnv, "console.tokenEnv");
-  if (token.length < MIN_CONSOLE_TOKEN_LENGTH)
-    throw new ConfigError("config", [
-      {
-        path: "console.tokenEnv",
-        message: `${tokenEnv} holds ${token.length} characters; the console token needs at least ${MIN_CONSOLE_TOKEN_LENGTH}`,
-        fix: `export ${tokenEnv}=$(openssl rand -hex 24)`,
-      },
-    ]);
-  return token;
 }
 
 /** `start()` on a gateway that receives messages but has no handler. */

@@ -2,6 +2,8 @@
  * The new user's path through the packed packages, in one blank project per package manager:
  *
  * 1. install `@herald/gateway` + `@herald/plugin-telegram` (+ TypeScript) — nothing else;
+ *    `herald start` finds the plugin and starts it on the Telegram fake (the other channel
+ *    plugins get the same alone, each in its own project: `alone.ts`);
  * 2. `herald --help` runs; `herald demo` says to install the QA channel;
  * 3. every entry point (but `./contract`) imports, with no undeclared runtime import;
  * 4. a TypeScript bot type-checks (`module: nodenext`, no `skipLibCheck` for herald's types)
@@ -13,6 +15,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { startAlone } from "./alone.ts";
 import {
   type BlankProject,
   createProject,
@@ -115,6 +118,9 @@ export async function userScenario(options: {
     fixtureDir: options.fixtureDir,
   });
   await step("install gateway + telegram", () => install(project));
+  await step("herald start with only the Telegram plugin installed", () =>
+    startAlone(project, "@herald/plugin-telegram"),
+  );
   await step("herald --help", async () =>
     expectOutput("herald --help", await exec(project, "herald", ["--help"]), /Usage: herald/),
   );

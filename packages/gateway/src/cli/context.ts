@@ -46,5 +46,6 @@ export function cliChannels(ctx: CliContext): Promise<LoadedChannel[]> {
     logger: ctx.logger,
     secrets: ctx.secrets,
     file: ctx.loaded.file,
+    dir: ctx.loaded.dir,
   });
 }

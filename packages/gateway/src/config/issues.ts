@@ -71,6 +71,19 @@ function unionOptions(issue: ZodIssue): unknown[] | undefined {
 /** Known keys of the objects zod saw, by input object (filled by {@link parseWithIssues}). */
 type KnownKeys = WeakMap<object, Set<string>>;
 
+/**
+ * Keys of a nested section written at the config's top level, and the section they belong in:
+ * `{ "sqlite": … }` is a `store`, not a config ([H28] C52).
+ */
+const SECTION_OF_KEY: ReadonlyMap<string, string> = new Map([
+  ["sqlite", "store"],
+  ["postgres", "store"],
+  ["port", "http"],
+  ["host", "http"],
+  ["level", "log"],
+  ["tokenEnv", "console"],
+]);
+
 function unknownKeyIssues(
   keys: readonly string[],
   at: readonly PropertyKey[],
@@ -82,6 +95,13 @@ function unknownKeyIssues(
   const free = known.filter((k) => !given.includes(k));
   return keys.map((key) => {
     const path = configPath([...at, key]);
+    const section = at.length === 0 ? SECTION_OF_KEY.get(key) : undefined;
+    if (section && known.includes(section))
+      return {
+        path,
+        message: `"${key}" belongs in the "${section}" section, not at the top level`,
+        fix: `move it: "${section}": { "${key}": … }`,
+      };
     const near = didYouMean(key, free);
     return {
       path,

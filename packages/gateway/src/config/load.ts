@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { docsLink } from "../docsLinks.ts";
 import { ConfigError } from "./errors.ts";
 import { parseWithIssues } from "./issues.ts";
 import { type HeraldConfig, heraldConfigSchema } from "./schema.ts";
@@ -40,7 +41,7 @@ export async function loadConfig(path?: string, cwd = process.cwd()): Promise<Lo
       {
         path: "",
         message: "config file not found",
-        fix: "create herald.config.json (see docs/getting-started.md) or pass --config <file>",
+        fix: `create herald.config.json (see ${docsLink("configure")}) or pass --config <file>`,
       },
     ]);
   }

@@ -126,6 +126,26 @@ describe("unknown keys in the gateway config", () => {
     expect(error && fixes(error)).toEqual([["store.sqlit", 'rename "sqlit" to "sqlite"']]);
   });
 
+  it("a section's key at the top level is moved into its section, not removed ([H28] C52)", () => {
+    // README said `{ "sqlite": { "path": ":memory:" } }`: the fix was "remove sqlite".
+    const error = (() => {
+      try {
+        parseConfig({ sqlite: { path: ":memory:" }, port: 9000, constructor: 1 });
+      } catch (e) {
+        return e as ConfigError;
+      }
+    })();
+    expect(error && fixes(error)).toEqual(
+      expect.arrayContaining([
+        ["sqlite", 'move it: "store": { "sqlite": … }'],
+        ["port", 'move it: "http": { "port": … }'],
+      ]),
+    );
+    expect(error?.issues.find((i) => i.path === "constructor")?.fix).toMatch(
+      /^remove "constructor"/,
+    );
+  });
+
   it("http and nested sqlite options", () => {
     const error = (() => {
       try {

@@ -4,14 +4,12 @@
  *
  * @module
  */
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { ChannelMessageAdapter, HeraldLogger } from "@herald/core";
 import type { ChannelPlugin, ChannelPluginDeps } from "@herald/plugin-sdk/channel-message";
 import { ConfigError, type ConfigIssue } from "../config/errors.ts";
 import { didYouMean, parseWithIssues } from "../config/issues.ts";
 import type { HeraldConfig } from "../config/schema.ts";
+import { importFromApp, installCommand, PackageNotInstalledError } from "./importFromApp.ts";
 import { type SecretReader, secretFieldPath } from "./secrets.ts";
 
 /** One configured channel account, ready to run. */
@@ -27,16 +25,6 @@ export type LoadedChannel = {
   /** The webhook body limit of this account set in the config, in bytes. */
   maxBodyBytes?: number;
 };
-
-/** Resolves a plugin package from the app's folder, falling back to the gateway's own. */
-function resolvePlugin(name: string, dir: string | undefined): string {
-  if (!dir) return name;
-  try {
-    return pathToFileURL(createRequire(join(dir, "herald.config.json")).resolve(name)).href;
-  } catch {
-    return name;
-  }
-}
 
 /** herald's own channel plugins: a name close to one of them is a typo, not a missing install. */
 export const KNOWN_PLUGINS = [
@@ -54,20 +42,27 @@ function cannotLoad(
   path: string,
   error: unknown,
   preloaded: Record<string, unknown> | undefined,
+  dir: string,
 ): ConfigIssue {
-  const notFound = (error as { code?: string }).code === "ERR_MODULE_NOT_FOUND";
-  const near = notFound
-    ? didYouMean(
-        name,
-        [...KNOWN_PLUGINS, ...Object.keys(preloaded ?? {})].filter((n) => n !== name),
-      )
-    : undefined;
-  const message = `cannot load "${name}": ${(error as Error).message}`;
+  const notFound = error instanceof PackageNotInstalledError;
+  const known = KNOWN_PLUGINS.includes(name) || Object.hasOwn(preloaded ?? {}, name);
+  const near =
+    notFound && !known
+      ? didYouMean(
+          name,
+          [...KNOWN_PLUGINS, ...Object.keys(preloaded ?? {})].filter((n) => n !== name),
+        )
+      : undefined;
+  const message = notFound
+    ? (error as Error).message
+    : `cannot load "${name}": ${(error as Error).message}`;
   if (near) return { path, message, fix: `did you mean "${near}"? set ${path} to "${near}"` };
   return {
     path,
     message,
-    fix: `check the package name; if it is right, install it: npm install ${name} (or: pnpm add ${name})`,
+    fix: notFound
+      ? `install it next to the config: ${installCommand(name, dir)}`
+      : `check the package name; if it is right, reinstall it: ${installCommand(name, dir)}`,
   };
 }
 
@@ -94,23 +89,27 @@ export async function loadPlugins(
     file?: string;
     /** Load only `channels[only]` (`herald doctor` checks one at a time); paths keep the index. */
     only?: number;
-    /** Folder of the config: plugin packages resolve from here first (the app's node_modules). */
+    /**
+     * Folder of the config: plugin packages resolve from here first (the app's node_modules),
+     * then from the current folder, then from the gateway's own dependencies.
+     * @defaultValue process.cwd()
+     */
     dir?: string;
   },
 ): Promise<LoadedChannel[]> {
   const issues: ConfigIssue[] = [];
   const loaded: LoadedChannel[] = [];
+  const dir = options.dir ?? process.cwd();
   for (const [index, channel] of config.channels.entries()) {
     if (options.only !== undefined && index !== options.only) continue;
     const at = `channels[${index}]`;
     let plugin: unknown = options.preloaded?.[channel.plugin];
     if (!plugin) {
       try {
-        plugin = (
-          (await import(resolvePlugin(channel.plugin, options.dir))) as { default?: unknown }
-        ).default;
+        plugin = (await importFromApp<{ default?: unknown }>(channel.plugin, [dir, process.cwd()]))
+          .default;
       } catch (error) {
-        issues.push(cannotLoad(channel.plugin, `${at}.plugin`, error, options.preloaded));
+        issues.push(cannotLoad(channel.plugin, `${at}.plugin`, error, options.preloaded, dir));
         continue;
       }
     }

@@ -15,6 +15,11 @@ import {
 } from "@herald/core";
 import { ConfigError } from "../config/errors.ts";
 import type { HeraldConfig } from "../config/schema.ts";
+import {
+  importFromApp,
+  installCommand,
+  PackageNotInstalledError,
+} from "../plugins/importFromApp.ts";
 import { MemoryStoreNotInspectableError, NoStoreError } from "./readerErrors.ts";
 import { acquireStoreLock } from "./storeLock.ts";
 
@@ -107,13 +112,18 @@ export async function openStore(
   }
   let mod: typeof import("@herald/store-postgres");
   try {
-    mod = await import("@herald/store-postgres");
-  } catch {
+    // Installed next to the config, as a plugin is (then the current folder, then ours).
+    mod = await importFromApp<typeof import("@herald/store-postgres")>("@herald/store-postgres", [
+      dir,
+      process.cwd(),
+    ]);
+  } catch (error) {
+    if (!(error instanceof PackageNotInstalledError)) throw error;
     throw new ConfigError("config", [
       {
         path: "store.postgres",
-        message: "@herald/store-postgres is not installed",
-        fix: "npm install @herald/store-postgres (or: pnpm add @herald/store-postgres)",
+        message: error.message,
+        fix: `install it next to the config: ${installCommand("@herald/store-postgres", dir)}`,
       },
     ]);
   }

@@ -10,6 +10,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { HeraldError } from "@herald/core";
+import { docsLink } from "../docsLinks.ts";
 
 /** Another gateway already has this SQLite state file open. Nothing was changed. */
 export class StoreLockedError extends HeraldError {
@@ -20,7 +21,7 @@ export class StoreLockedError extends HeraldError {
       "HERALD_STORE_LOCKED",
       `${file} is in use by another herald gateway (herald start, herald() or herald demo) — two gateways on one SQLite file would contend for its write lock.\n` +
         "    fix: stop the other gateway first, or give this one its own file (store.sqlite.path); " +
-        "several gateway processes need PostgreSQL (docs/concepts/scaling.md). " +
+        `several gateway processes need PostgreSQL (${docsLink("scaling")}). ` +
         "The CLI (herald queue ls, doctor) can read a store in use.",
     );
     this.file = file;

@@ -25,5 +25,6 @@ export {
   QA_PLATFORM_MAX_TEXT,
   QaPlatform,
   type QaPlatformOptions,
+  QaPortInUseError,
 } from "./platform/QaPlatform.ts";
 export { webChatPage } from "./platform/webChatPage.ts";

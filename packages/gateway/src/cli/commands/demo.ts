@@ -11,15 +11,15 @@
  * @module
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join, relative, resolve, sep } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { HeraldError } from "@herald/core";
 import type { QaPlatform } from "@herald/plugin-qa-channel/testing";
 import { parseConfig } from "../../config/load.ts";
 import demoBot from "../../demo/demoBot.ts";
 import { createGateway, type Gateway } from "../../gateway.ts";
 import { createLogger } from "../../logger.ts";
+import { importFromApp, PackageNotInstalledError } from "../../plugins/importFromApp.ts";
 import { loadPlugins } from "../../plugins/loadPlugins.ts";
 import { SecretReader } from "../../plugins/secrets.ts";
 import { openStore } from "../../store/openStore.ts";
@@ -47,16 +47,6 @@ type QaModules = {
   testing: typeof import("@herald/plugin-qa-channel/testing");
 };
 
-/** Imports a package from the app's folder first (its node_modules), then from the gateway's. */
-async function importFromApp<T>(name: string, dir: string): Promise<T> {
-  try {
-    const url = pathToFileURL(createRequire(join(dir, "package.json")).resolve(name)).href;
-    return (await import(url)) as T;
-  } catch {
-    return (await import(name)) as T;
-  }
-}
-
 /**
  * Loads the QA channel (plugin and platform).
  *
@@ -65,13 +55,12 @@ async function importFromApp<T>(name: string, dir: string): Promise<T> {
 export async function loadQaChannel(dir = process.cwd()): Promise<QaModules> {
   try {
     const [main, testing] = await Promise.all([
-      importFromApp<typeof import("@herald/plugin-qa-channel")>("@herald/plugin-qa-channel", dir),
-      importFromApp<QaModules["testing"]>("@herald/plugin-qa-channel/testing", dir),
+      importFromApp<typeof import("@herald/plugin-qa-channel")>("@herald/plugin-qa-channel", [dir]),
+      importFromApp<QaModules["testing"]>("@herald/plugin-qa-channel/testing", [dir]),
     ]);
     return { plugin: main.default, testing };
   } catch (error) {
-    if ((error as { code?: string }).code === "ERR_MODULE_NOT_FOUND")
-      throw new DemoNeedsQaChannelError(error);
+    if (error instanceof PackageNotInstalledError) throw new DemoNeedsQaChannelError(error);
     throw error;
   }
 }

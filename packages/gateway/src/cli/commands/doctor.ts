@@ -7,6 +7,7 @@
 import { SQLITE_SCHEMA_VERSION } from "@herald/core";
 import { ConfigError } from "../../config/errors.ts";
 import { loadConfig } from "../../config/load.ts";
+import { docsLink } from "../../docsLinks.ts";
 import { createLogger } from "../../logger.ts";
 import { loadPlugins } from "../../plugins/loadPlugins.ts";
 import { SecretReader } from "../../plugins/secrets.ts";
@@ -16,6 +17,16 @@ import type { Out } from "../output.ts";
 
 type Line = { ok: boolean; what: string; detail: string };
 
+/**
+ * The mark of a line: ✗ a problem; ! not a problem but something to do (its detail carries a
+ * fix, e.g. "no store yet"); ✓ only for a line that asks nothing of the operator — a ✓ beside
+ * a "fix:" read as a contradiction ([H28] C51).
+ */
+export function doctorMark(line: Line): "✓" | "!" | "✗" {
+  if (!line.ok) return "✗";
+  return /(^|[\s;(→])fix:/.test(line.detail) ? "!" : "✓";
+}
+
 /** Runs every check; returns the number of problems (the exit code is 1 when > 0). */
 export async function doctor(
   configPath: string | undefined,
@@ -23,12 +34,14 @@ export async function doctor(
 ): Promise<number> {
   const lines: Line[] = [];
   const report = () => {
-    for (const l of lines) out.write(`${l.ok ? "✓" : "✗"} ${l.what}: ${l.detail}\n`);
+    for (const l of lines) out.write(`${doctorMark(l)} ${l.what}: ${l.detail}\n`);
     const problems = lines.filter((l) => !l.ok).length;
+    const notes = lines.filter((l) => doctorMark(l) === "!").length;
+    const read = notes > 0 ? `; read the ${notes} line(s) marked !` : "";
     out.write(
       problems === 0
-        ? "\nherald doctor: all checks passed\n"
-        : `\nherald doctor: ${problems} problem(s) — fix the ✗ lines above\n`,
+        ? `\nherald doctor: ${notes > 0 ? `no problems${read}` : "all checks passed"}\n`
+        : `\nherald doctor: ${problems} problem(s) — fix the ✗ lines above${read}\n`,
     );
     return problems;
   };
@@ -74,7 +87,7 @@ export async function doctor(
     lines.push({
       ok: false,
       what: "channels",
-      detail: 'none configured → add one to "channels" (see docs/getting-started.md)',
+      detail: `none configured → add one to "channels" (see ${docsLink("configure")})`,
     });
   }
   const logger = createLogger({ level: "silent", secrets });

@@ -9,8 +9,49 @@ import { CliUsageError } from "../cliErrors.ts";
 import { type CliContext, cliChannels } from "../context.ts";
 import { type Out, progress } from "../output.ts";
 
-/** Runs recovery passes until complete, showing progress; prints what was recovered. */
-export async function recover(ctx: CliContext, out: Out = process.stdout): Promise<void> {
+/** What `herald recover` did: the three recovery passes' counts. */
+export type RecoverSummary = {
+  sends: { toUnknown: number; committed: number; released: number; skewRepaired: number };
+  /** Delivery recovery passes run (each with a 5 s budget). */
+  passes: number;
+  inbound: { redispatched: number; processed: number; deadLettered: number; held: number };
+  live: { finalized: number; deleted: number; kept: number; waiting: number };
+};
+
+/**
+ * The operator's reading of a recovery: one line per area, in words, and what happens next.
+ * `herald recover --json` prints the {@link RecoverSummary} itself instead.
+ */
+export function formatRecoverSummary(s: RecoverSummary): string {
+  const { sends, inbound, live } = s;
+  const nothing = (n: Record<string, number>) => Object.values(n).every((v) => v === 0);
+  const lines = [
+    `herald recover: done (${s.passes} pass(es))`,
+    nothing(sends)
+      ? "  sends:    nothing left mid-send"
+      : `  sends:    ${sends.committed} confirmed sent, ${sends.toUnknown} maybe sent (now unknown_after_send: reconciled, or held for you)` +
+        `${sends.released ? `, ${sends.released} released to their queue` : ""}` +
+        `${sends.skewRepaired ? `, ${sends.skewRepaired} clock-skew repair(s)` : ""}`,
+    nothing(inbound)
+      ? "  inbound:  no unfinished message"
+      : `  inbound:  ${inbound.redispatched} unfinished message(s) handled again (${inbound.processed} done), ${inbound.deadLettered} moved to dead letters${inbound.held ? `, ${inbound.held} held by a running gateway` : ""}`,
+    nothing(live)
+      ? "  live:     no open live session"
+      : `  live:     ${live.finalized} finalised, ${live.deleted} preview(s) deleted, ${live.kept} preview(s) kept as the message, ${live.waiting} waiting for their final`,
+    "  next:     pending and unknown_after_send intents are delivered or reconciled by herald start (see herald queue ls)",
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Runs recovery passes until complete, showing progress on stderr; prints what was recovered
+ * (in words, or with `json` the {@link RecoverSummary} as one JSON line for scripts).
+ */
+export async function recover(
+  ctx: CliContext,
+  out: Out = process.stdout,
+  options: { json?: boolean } = {},
+): Promise<RecoverSummary> {
   const channels = await cliChannels(ctx);
   const runtime = createMessageRuntime({
     store: ctx.store,
@@ -21,27 +62,23 @@ export async function recover(ctx: CliContext, out: Out = process.stdout): Promi
   const before = await ctx.store.countIntents();
   const total = before.sending + before.committing;
   const tick = progress("recovering send intents", total);
-  let done = 0;
+  const sends = { toUnknown: 0, committed: 0, released: 0, skewRepaired: 0 };
   let passes = 0;
   for (;;) {
     const report = await runtime.worker.recover(5_000);
-    done += report.toUnknown + report.committed;
+    sends.toUnknown += report.toUnknown;
+    sends.committed += report.committed;
+    sends.released += report.released;
+    sends.skewRepaired += report.skewRepaired;
     passes += 1;
-    tick(Math.min(done, total));
-    if (report.complete) {
-      out.write(
-        `send intents: ${report.toUnknown} → unknown_after_send, ${report.committed} committed, ${report.skewRepaired} clock-skew repairs (${passes} pass(es))\n`,
-      );
-      break;
-    }
+    tick(Math.min(sends.toUnknown + sends.committed, total));
+    if (report.complete) break;
   }
   const inbound = await runtime.recoverInbound();
-  out.write(`inbound: ${JSON.stringify(inbound)}\n`);
-  const live = await runtime.recoverLive();
-  out.write(`live sessions: ${JSON.stringify(live)}\n`);
-  out.write(
-    "pending and unknown_after_send intents are delivered or reconciled by `herald start`.\n",
-  );
+  const { complete: _, ...live } = await runtime.recoverLive();
+  const summary: RecoverSummary = { sends, passes, inbound: { ...inbound }, live };
+  out.write(options.json ? `${JSON.stringify(summary)}\n` : formatRecoverSummary(summary));
+  return summary;
 }
 
 /** Sends one message durably and prints its receipt. */

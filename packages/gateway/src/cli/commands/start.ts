@@ -14,10 +14,10 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { HeraldError } from "@herald/core";
 import type { AccountHealth } from "../../accounts/AccountSupervisor.ts";
-import { deliveryOptionsOf } from "../../config/delivery.ts";
 import { ConfigError, type ConfigIssue } from "../../config/errors.ts";
 import { loadConfig } from "../../config/load.ts";
-import { type HeraldConfig, receivePolicyOf } from "../../config/schema.ts";
+import type { HeraldConfig } from "../../config/schema.ts";
+import { docsLink } from "../../docsLinks.ts";
 import type { BotHandler } from "../../gateway.ts";
 import { httpListenError, httpNotice } from "../../http/listenErrors.ts";
 import { bindHttpListener, type HttpListener } from "../../http/listener.ts";
@@ -68,7 +68,7 @@ const NO_HANDLER: ConfigIssue = {
 const NO_CHANNELS: ConfigIssue = {
   path: "channels",
   message: "no channels: herald start would receive nothing and send nothing",
-  fix: 'add a channel account: "channels": [{ "plugin": "@herald/plugin-telegram", "config": { "tokenEnv": "TELEGRAM_BOT_TOKEN" } }] (see docs/getting-started.md)',
+  fix: `add a channel account: "channels": [{ "plugin": "@herald/plugin-telegram", "config": { "tokenEnv": "TELEGRAM_BOT_TOKEN" } }] (see ${docsLink("configure")})`,
 };
 
 /** What `herald start` prints when it refuses to run without a handler. */
@@ -170,6 +170,7 @@ async function runGateway(
   const handler = first.handler ? await importHandler(dir, first.handler) : echoHandler;
   await letRequestsIn();
   const { createGateway } = await import("../../gateway.ts");
+  const { gatewayOptionsOf } = await import("../../config/gatewayOptions.ts");
   await letRequestsIn();
   const { cliChannels, cliContext } = await import("../context.ts");
   await letRequestsIn();
@@ -179,16 +180,15 @@ async function runGateway(
     await letRequestsIn();
     const channels = await cliChannels(ctx);
     await letRequestsIn();
+    const fromConfig = gatewayOptionsOf(config, ctx.secrets);
     const gateway = createGateway({
+      ...fromConfig,
       store: ctx.store,
       channels,
       handler,
       http: config.http && { ...config.http, listener },
       logger: ctx.logger,
       redact: (text) => ctx.secrets.redact(text),
-      delivery: deliveryOptionsOf(config),
-      receive: receivePolicyOf(config),
-      typing: config.typing,
     });
     gateway.handleSignals();
     try {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { QaClient } from "../../client.ts";
 import { QaApiError } from "../../errors.ts";
-import { DEFAULT_QA_BOT, QaPlatform } from "./QaPlatform.ts";
+import { DEFAULT_QA_BOT, QaPlatform, QaPortInUseError } from "./QaPlatform.ts";
 
 let platform: QaPlatform;
 afterEach(() => platform.close());
@@ -147,5 +147,22 @@ describe("QA platform web side", () => {
         author: { id: "ann", is_bot: false },
       },
     });
+  });
+});
+
+describe("QA platform start", () => {
+  it("a taken port names the option that changes it ([H28] C51), not a raw EADDRINUSE", async () => {
+    const first = await QaPlatform.start({ port: 0 });
+    const port = Number(new URL(first.url).port);
+    try {
+      const error = await QaPlatform.start({ port }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(QaPortInUseError);
+      expect((error as QaPortInUseError).code).toBe("EADDRINUSE");
+      expect((error as Error).message).toBe(
+        `port ${port} on 127.0.0.1 is in use (another QA platform or herald demo?): stop it, or pass another port to QaPlatform.start({ port }) (0 = any free port)`,
+      );
+    } finally {
+      await first.close();
+    }
   });
 });

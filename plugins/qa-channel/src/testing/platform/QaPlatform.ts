@@ -65,6 +65,24 @@ export const QA_PLATFORM_MAX_TEXT = 4_000;
  * console.log(`web chat: ${platform.url}/`);
  * platform.faults.failNext({ kind: "reset_after_accept" }, { op: "send" });
  */
+/**
+ * The port given to {@link QaPlatform.start} is taken: the message names the option that
+ * changes it ([H28] C51: README's bot on a taken 4610 printed a raw `EADDRINUSE` stack).
+ * `code` stays `EADDRINUSE` for callers that check it.
+ */
+export class QaPortInUseError extends Error {
+  readonly code = "EADDRINUSE";
+  readonly port: number;
+  constructor(port: number, cause: unknown) {
+    super(
+      `port ${port} on 127.0.0.1 is in use (another QA platform or herald demo?): stop it, or pass another port to QaPlatform.start({ port }) (0 = any free port)`,
+      { cause },
+    );
+    this.name = "QaPortInUseError";
+    this.port = port;
+  }
+}
+
 export class QaPlatform implements QaPlatformCore {
   /** What the platform shows (messages, edits, deletions, typing). */
   readonly state: VisibleState;
@@ -105,10 +123,19 @@ export class QaPlatform implements QaPlatformCore {
     registerWebApi(this);
   }
 
-  /** Starts a QA platform on 127.0.0.1. */
+  /**
+   * Starts a QA platform on 127.0.0.1.
+   * @throws {@link QaPortInUseError} when `options.port` is taken.
+   */
   static async start(options: QaPlatformOptions = {}): Promise<QaPlatform> {
     const platform = new QaPlatform(options);
-    await platform.server.listen();
+    try {
+      await platform.server.listen();
+    } catch (error) {
+      if ((error as { code?: string }).code === "EADDRINUSE")
+        throw new QaPortInUseError(options.port ?? 0, error);
+      throw error;
+    }
     return platform;
   }
 
