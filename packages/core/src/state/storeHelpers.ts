@@ -5,7 +5,9 @@
  *
  * @module
  */
-import type { DurableSendIntent } from "../message/intent.ts";
+import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
+import type { MessageReceipt } from "../message/receipt.ts";
+import { ReceiptConflictError } from "./errors.ts";
 import type { IntentPatch } from "./types.ts";
 
 /** Names of an intents table's JSON columns (they differ per store: `failure_json` vs `failure`). */
@@ -67,6 +69,82 @@ export function registryEntries(
     for (const id of r.platformMessageIds) if (!entries.has(id)) entries.set(id, -1);
   }
   return [...entries].map(([platformMessageId, partIndex]) => ({ platformMessageId, partIndex }));
+}
+
+/** One platform id an intent writes to the outbound registry, and how it may be held. */
+export type RegistryClaim = {
+  platformMessageId: string;
+  /** Unit index of the part (-1 for an id listed without a part). */
+  partIndex: number;
+  /**
+   * True when the id may already be held by another intent: a message this intent edits or
+   * deletes (`operation.receipt`), or one it adopts (`IntentPatch.adoptedMessageIds`). Such an
+   * id is indexed only when nobody holds it; any other id held by another intent is a
+   * {@link ReceiptConflictError}.
+   */
+  shared: boolean;
+};
+
+/** The platform ids of the messages an edit or delete targets (none for a send). */
+export function targetMessageIds(operation: IntentOperation | undefined): Set<string> {
+  const ids = new Set<string>();
+  if (!operation || operation.kind === "send") return ids;
+  for (const id of operation.receipt.platformMessageIds) ids.add(id);
+  for (const part of operation.receipt.parts) ids.add(part.platformMessageId);
+  return ids;
+}
+
+/**
+ * The registry rows a write of `patch` to `intent` claims (DESIGN §12 "Receipt ids are unique"):
+ * the ids of the receipt and partial receipt the patch carries, each with its unit index and
+ * whether another intent may hold it ({@link RegistryClaim.shared}). Ids `""` (a platform that
+ * answered without an id, CASES C12) claim nothing.
+ *
+ * @throws ReceiptConflictError when two units of the written receipts carry one id (the
+ *   platform answered a later unit with an earlier one's message: its text never showed).
+ */
+export function registryClaims(
+  intent: Pick<DurableSendIntent, "id" | "channel" | "accountId"> & {
+    operation?: IntentOperation | undefined;
+  },
+  patch: Pick<IntentPatch, "receipt" | "partialReceipt" | "adoptedMessageIds">,
+): RegistryClaim[] {
+  const written: MessageReceipt[] = [];
+  if (patch.partialReceipt) written.push(patch.partialReceipt);
+  if (patch.receipt) written.push(patch.receipt);
+  if (written.length === 0) return [];
+  const targets = targetMessageIds(intent.operation);
+  for (const id of patch.adoptedMessageIds ?? []) targets.add(id);
+  const claims = new Map<string, RegistryClaim>();
+  for (const r of written) {
+    for (const part of r.parts) {
+      if (part.platformMessageId === "") continue;
+      const seen = claims.get(part.platformMessageId);
+      if (seen && seen.partIndex !== part.index && !targets.has(part.platformMessageId)) {
+        throw new ReceiptConflictError({
+          intentId: intent.id,
+          channel: intent.channel,
+          accountId: intent.accountId,
+          platformMessageId: part.platformMessageId,
+          partIndex: Math.max(seen.partIndex, part.index),
+          heldByIntentId: intent.id,
+          heldByPartIndex: Math.min(seen.partIndex, part.index),
+        });
+      }
+      claims.set(part.platformMessageId, {
+        platformMessageId: part.platformMessageId,
+        partIndex: part.index,
+        shared: targets.has(part.platformMessageId),
+      });
+    }
+  }
+  for (const r of written) {
+    for (const id of r.platformMessageIds) {
+      if (id === "" || claims.has(id)) continue;
+      claims.set(id, { platformMessageId: id, partIndex: -1, shared: targets.has(id) });
+    }
+  }
+  return [...claims.values()];
 }
 
 /**
