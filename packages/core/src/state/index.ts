@@ -16,6 +16,8 @@ export {
 export {
   compact,
   type IntentJsonColumns,
+  type PatchClaim,
+  patchClaims,
   patchColumns,
   type RegistryClaim,
   registryClaims,

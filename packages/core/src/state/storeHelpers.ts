@@ -94,14 +94,66 @@ export function targetMessageIds(operation: IntentOperation | undefined): Set<st
   return ids;
 }
 
+/** One platform id a patch's receipts carry (see {@link patchClaims}). */
+export type PatchClaim = {
+  platformMessageId: string;
+  /** Unit index of the part (-1 for an id listed without a part). */
+  partIndex: number;
+  /** Listed in `IntentPatch.adoptedMessageIds`. */
+  adopted: boolean;
+};
+
+/**
+ * The platform ids of the receipt and partial receipt `patch` writes, each once with its unit
+ * index (ids `""` — a platform that answered without one, CASES C12 — claim nothing), and the
+ * first id two units of them carry, when one does (the platform answered a later unit with an
+ * earlier one's message: its text never showed). Stores that read the row only in SQL use this
+ * and check the targets there; others use {@link registryClaims}.
+ */
+export function patchClaims(
+  patch: Pick<IntentPatch, "receipt" | "partialReceipt" | "adoptedMessageIds">,
+): {
+  claims: PatchClaim[];
+  duplicate?: { platformMessageId: string; partIndex: number; heldByPartIndex: number };
+} {
+  const written: MessageReceipt[] = [];
+  if (patch.partialReceipt) written.push(patch.partialReceipt);
+  if (patch.receipt) written.push(patch.receipt);
+  const adopted = new Set(patch.adoptedMessageIds ?? []);
+  const claims = new Map<string, PatchClaim>();
+  let duplicate:
+    | { platformMessageId: string; partIndex: number; heldByPartIndex: number }
+    | undefined;
+  for (const r of written) {
+    for (const part of r.parts) {
+      const id = part.platformMessageId;
+      if (id === "") continue;
+      const seen = claims.get(id);
+      if (seen && seen.partIndex !== part.index && !duplicate) {
+        duplicate = {
+          platformMessageId: id,
+          partIndex: Math.max(seen.partIndex, part.index),
+          heldByPartIndex: Math.min(seen.partIndex, part.index),
+        };
+      }
+      claims.set(id, { platformMessageId: id, partIndex: part.index, adopted: adopted.has(id) });
+    }
+  }
+  for (const r of written) {
+    for (const id of r.platformMessageIds) {
+      if (id === "" || claims.has(id)) continue;
+      claims.set(id, { platformMessageId: id, partIndex: -1, adopted: adopted.has(id) });
+    }
+  }
+  return { claims: [...claims.values()], ...(duplicate ? { duplicate } : {}) };
+}
+
 /**
  * The registry rows a write of `patch` to `intent` claims (DESIGN §12 "Receipt ids are unique"):
- * the ids of the receipt and partial receipt the patch carries, each with its unit index and
- * whether another intent may hold it ({@link RegistryClaim.shared}). Ids `""` (a platform that
- * answered without an id, CASES C12) claim nothing.
+ * {@link patchClaims}, each marked whether another intent may hold it
+ * ({@link RegistryClaim.shared}: a target of the intent's edit or delete, or adopted).
  *
- * @throws ReceiptConflictError when two units of the written receipts carry one id (the
- *   platform answered a later unit with an earlier one's message: its text never showed).
+ * @throws ReceiptConflictError when two units of the written receipts carry one id.
  */
 export function registryClaims(
   intent: Pick<DurableSendIntent, "id" | "channel" | "accountId"> & {
@@ -109,42 +161,22 @@ export function registryClaims(
   },
   patch: Pick<IntentPatch, "receipt" | "partialReceipt" | "adoptedMessageIds">,
 ): RegistryClaim[] {
-  const written: MessageReceipt[] = [];
-  if (patch.partialReceipt) written.push(patch.partialReceipt);
-  if (patch.receipt) written.push(patch.receipt);
-  if (written.length === 0) return [];
+  const { claims, duplicate } = patchClaims(patch);
+  if (duplicate) {
+    throw new ReceiptConflictError({
+      intentId: intent.id,
+      channel: intent.channel,
+      accountId: intent.accountId,
+      ...duplicate,
+      heldByIntentId: intent.id,
+    });
+  }
   const targets = targetMessageIds(intent.operation);
-  for (const id of patch.adoptedMessageIds ?? []) targets.add(id);
-  const claims = new Map<string, RegistryClaim>();
-  for (const r of written) {
-    for (const part of r.parts) {
-      if (part.platformMessageId === "") continue;
-      const seen = claims.get(part.platformMessageId);
-      if (seen && seen.partIndex !== part.index && !targets.has(part.platformMessageId)) {
-        throw new ReceiptConflictError({
-          intentId: intent.id,
-          channel: intent.channel,
-          accountId: intent.accountId,
-          platformMessageId: part.platformMessageId,
-          partIndex: Math.max(seen.partIndex, part.index),
-          heldByIntentId: intent.id,
-          heldByPartIndex: Math.min(seen.partIndex, part.index),
-        });
-      }
-      claims.set(part.platformMessageId, {
-        platformMessageId: part.platformMessageId,
-        partIndex: part.index,
-        shared: targets.has(part.platformMessageId),
-      });
-    }
-  }
-  for (const r of written) {
-    for (const id of r.platformMessageIds) {
-      if (id === "" || claims.has(id)) continue;
-      claims.set(id, { platformMessageId: id, partIndex: -1, shared: targets.has(id) });
-    }
-  }
-  return [...claims.values()];
+  return claims.map((c) => ({
+    platformMessageId: c.platformMessageId,
+    partIndex: c.partIndex,
+    shared: c.adopted || targets.has(c.platformMessageId),
+  }));
 }
 
 /**
