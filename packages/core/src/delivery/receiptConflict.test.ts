@@ -3,7 +3,7 @@ import type { ReceiptConflictDetail } from "../message/failure.ts";
 import { isHeldForOperator } from "../message/intent.ts";
 import { outboundMessage } from "../testing/fixtures.ts";
 import { DeliveryPendingError } from "./errors.ts";
-import { deliveryHarness, type Harness } from "./testing/harness.ts";
+import { deliveryHarness, eventually, type Harness } from "./testing/harness.ts";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -82,6 +82,39 @@ describe("C40: a platform message id is the receipt of one unit", () => {
       reason: "receipt_conflict",
       receiptConflict: { platformMessageId: firstId, partIndex: 1, heldByIntentId: intent?.id },
     });
+    expect(metric.seen).toHaveLength(1);
+  });
+
+  it("holds a reconciled send whose lookup found another intent's message (same text)", async () => {
+    h = await deliveryHarness({ adapter: { reconcile: true } });
+    const metric = conflictCounter(h);
+    const first = await h.runtime.send(outboundMessage("same words"));
+    const adapter = h.runtime.adapter("qa", "bot-1");
+    if (!adapter) throw new Error("no qa adapter");
+    // A lookup by content (as channels without client keys do) matches the first message.
+    adapter.send.reconcileUnknownSend = async (_ctx, units) => ({
+      status: "sent",
+      parts: units.map((u) => ({
+        platformMessageId: first.primaryPlatformMessageId ?? "",
+        kind: "text" as const,
+        index: u.index,
+      })),
+    });
+    h.platform.failNext({ type: "accept-then-drop" });
+    await h.runtime.enqueue(outboundMessage("same words"));
+    // Past the settle delay the lookup runs (the clock is driven), and the store refuses its id.
+    const [one, two] = await h.drive(
+      eventually(
+        () => h?.store.listIntents() ?? [],
+        (l) => l[1]?.failure?.reason === "receipt_conflict",
+      ),
+    );
+    expect(one?.status).toBe("sent");
+    expect(two).toMatchObject({
+      status: "unknown_after_send",
+      failure: { reason: "receipt_conflict", receiptConflict: { heldByIntentId: one?.id } },
+    });
+    expect(two && isHeldForOperator(two)).toBe(true);
     expect(metric.seen).toHaveLength(1);
   });
 

@@ -58,20 +58,17 @@ export async function holdReceiptConflict(
     `\`herald queue retry ${intent.id}\` (sends the unit again) or \`cancel\``,
   );
   const owner = deps.owner;
-  const steps: IntentTransition[] =
-    from === "pending" ? [{ id: intent.id, from: "pending", to: "sending", owner }] : [];
-  steps.push({
-    id: intent.id,
-    from: from === "pending" ? "sending" : from,
-    to: "unknown_after_send",
-    owner,
-    patch: {
-      failure,
-      nextAttemptAt: HELD_FOR_OPERATOR_AT,
-      lease: "release",
-    },
-  });
-  const held = (await deps.store.transitionIntents(steps)).at(-1) as DurableSendIntent;
+  const patch = { failure, nextAttemptAt: HELD_FOR_OPERATOR_AT, lease: "release" as const };
+  let held: DurableSendIntent;
+  if (from === "unknown_after_send") {
+    // Already there (a reconcile's receipt was refused): only the failure and the hold change.
+    held = await deps.store.updateIntent(intent.id, { status: from, owner }, patch);
+  } else {
+    const steps: IntentTransition[] =
+      from === "pending" ? [{ id: intent.id, from: "pending", to: "sending", owner }] : [];
+    steps.push({ id: intent.id, from: "sending", to: "unknown_after_send", owner, patch });
+    held = (await deps.store.transitionIntents(steps)).at(-1) as DurableSendIntent;
+  }
   deps.logger.error(
     {
       intentId: intent.id,
