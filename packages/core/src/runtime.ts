@@ -12,6 +12,7 @@ import type { ChannelMessageAdapter } from "./adapter/types.ts";
 import { CallSlots } from "./delivery/CallSlots.ts";
 import { DeliveryWorker, leaseOwnerId } from "./delivery/DeliveryWorker.ts";
 import { DELIVERY_DEFAULTS, type DeliveryDeps, type DeliveryOptions } from "./delivery/deps.ts";
+import { DeliveryEvents } from "./delivery/events.ts";
 import { RateLimitScheduler } from "./delivery/RateLimitScheduler.ts";
 import type { RecoveryReport } from "./delivery/recovery.ts";
 import { createLiveApi, type LiveApi } from "./live/LiveApi.ts";
@@ -157,6 +158,7 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     requireAdapter: (channel, accountId) => adapters.get(channel, accountId),
     adapters: () => adapters.list(),
     scheduler: new RateLimitScheduler({ clock, shared: options.store.sharedLimits }),
+    events: new DeliveryEvents(),
     slots: new CallSlots(delivery.concurrency ?? DELIVERY_DEFAULTS.concurrency),
     clock,
     random: options.random ?? Math.random,

@@ -243,6 +243,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       ? undefined
       : new ActivityLogForwarder(runtime, options.activityLog ?? {});
   runtime.worker.on((event) => {
+    if (event.type === "receipt_conflict") {
+      const i = event.intent;
+      metrics.receiptConflicts.inc({ channel: i.channel, account: i.accountId ?? "" });
+    }
     if (event.type !== "settled") return;
     const i = event.intent;
     if (i.status === "sent" || i.status === "failed") {

@@ -11,6 +11,7 @@ import type { ChannelMessageAdapter } from "../adapter/types.ts";
 import type { DurableSendIntent } from "../message/intent.ts";
 import { dispatchSending, runAttempt, type SendingAttempt, sleep } from "./attempt.ts";
 import type { DeliveryDeps } from "./deps.ts";
+import { type DeliveryEvent, DeliveryEvents } from "./events.ts";
 import { LeaseLoop } from "./leaseLoop.ts";
 import { NoAdapterParking } from "./noAdapter.ts";
 import { OutcomeWaits } from "./outcomeWaits.ts";
@@ -19,11 +20,7 @@ import { type RecoveryReport, recoverStale } from "./recovery.ts";
 import { isSettled } from "./settlePoll.ts";
 import { resolveUnknown } from "./unknown.ts";
 
-/** Events a worker emits for observers (metrics, logs, tests). */
-export type DeliveryEvent =
-  | { type: "settled"; intent: DurableSendIntent; durationMs: number }
-  | { type: "recovered"; report: RecoveryReport }
-  | { type: "error"; intentId?: string; error: unknown };
+export type { DeliveryEvent } from "./events.ts";
 
 /** A folded first attempt handed to the worker (`deliverSending`). */
 type Folded = { adapter: ChannelMessageAdapter; started: SendingAttempt };
@@ -49,7 +46,8 @@ export class DeliveryWorker {
   readonly #waits: OutcomeWaits;
   /** Leases due intents while running (`leaseLoop.ts`). */
   readonly #leases: LeaseLoop;
-  readonly #listeners = new Set<(event: DeliveryEvent) => void>();
+  /** The runtime's listeners (`deps.events`), or this worker's own when deps have none. */
+  readonly #events: DeliveryEvents;
   readonly #abort = new AbortController();
   /** Aborted by `stop()`: the attempts leased ahead stop waiting for a slot. */
   #stopping = new AbortController();
@@ -68,6 +66,7 @@ export class DeliveryWorker {
 
   constructor(deps: DeliveryDeps) {
     this.#deps = deps;
+    this.#events = deps.events ?? new DeliveryEvents();
     this.#parking = new NoAdapterParking(deps);
     this.#waits = new OutcomeWaits(deps);
     this.#leases = new LeaseLoop(deps, {
@@ -94,12 +93,11 @@ export class DeliveryWorker {
 
   /** Subscribes to worker events. @returns an unsubscribe function. */
   on(listener: (event: DeliveryEvent) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#events.on(listener);
   }
 
   #emit(event: DeliveryEvent): void {
-    for (const l of this.#listeners) l(event);
+    this.#events.emit(event);
   }
 
   /**

@@ -24,6 +24,7 @@ import { withFirstDispatch } from "./gate.ts";
 import { MAX_LEAD_MS, writeLeadOf } from "./lead.ts";
 import { callOf } from "./ratelimit/intent.ts";
 import type { SharedTaken } from "./ratelimit/waiters.ts";
+import { holdReceiptConflict, isReceiptConflict } from "./receiptConflict.ts";
 import { deliverUnits, FOLLOW_UP_WAIT_MS } from "./units.ts";
 
 /** Abortable sleep, re-exported for the worker (the one copy is `../sleep.ts`). */
@@ -274,159 +275,180 @@ export async function dispatchSending(
   // The parts landed so far, and whether the store has them (`onPart` saves all but the last).
   let landed = leased.partialReceipt;
   let landedSaved = true;
-  const scopes = adapter.capabilities.rateLimits ?? [];
-  const outcome = await deliverUnits({
-    adapter,
-    ctx: sendContext(deps, sending, attempt, signal, () => current),
-    batch,
-    operation: leased.operation,
-    previous: leased.partialReceipt,
-    clock: deps.clock,
-    redact: deps.options.redact,
-    reserve: async (unit, _index, as) => {
-      // The first call's tokens were taken before `sending`.
-      if (reservedFirst && firstCall && as === undefined) {
-        reservedFirst = false;
-        current = firstCall;
-        // Taken with a lead: the tokens come back at `takenAt`; the call starts no earlier —
-        // also when the worker is being stopped (`signal`): after `sending` the call goes out
-        // either way, and the rest of a lead is short (each sleep ≤ MAX_LEAD_MS).
-        for (let i = 0; i < 5 && deps.clock() < takenAt; i++) {
-          await sleep(Math.min(takenAt - deps.clock(), MAX_LEAD_MS));
+  let over = false;
+  const callsOver = () => {
+    if (!over) callsDone?.();
+    over = true;
+  };
+  try {
+    const scopes = adapter.capabilities.rateLimits ?? [];
+    const outcome = await deliverUnits({
+      adapter,
+      ctx: sendContext(deps, sending, attempt, signal, () => current),
+      batch,
+      operation: leased.operation,
+      previous: leased.partialReceipt,
+      clock: deps.clock,
+      redact: deps.options.redact,
+      reserve: async (unit, _index, as) => {
+        // The first call's tokens were taken before `sending`.
+        if (reservedFirst && firstCall && as === undefined) {
+          reservedFirst = false;
+          current = firstCall;
+          // Taken with a lead: the tokens come back at `takenAt`; the call starts no earlier —
+          // also when the worker is being stopped (`signal`): after `sending` the call goes out
+          // either way, and the rest of a lead is short (each sleep ≤ MAX_LEAD_MS).
+          for (let i = 0; i < 5 && deps.clock() < takenAt; i++) {
+            await sleep(Math.min(takenAt - deps.clock(), MAX_LEAD_MS));
+          }
+          // ... and count from now, when the call starts, not from the reservation.
+          startedAt = Math.max(deps.clock(), takenAt);
+          deps.scheduler.restamp(scopes, firstCall, takenAt, startedAt);
+          shared = firstShared;
+          return pausedNow(firstCall);
         }
-        // ... and count from now, when the call starts, not from the reservation.
-        startedAt = Math.max(deps.clock(), takenAt);
-        deps.scheduler.restamp(scopes, firstCall, takenAt, startedAt);
-        shared = firstShared;
-        return pausedNow(firstCall);
-      }
-      current = callOf(adapter, leased, unit, as);
-      const taken = (at: number, tokens?: SharedTaken) => {
-        startedAt = at;
-        shared = tokens;
-      };
-      const now = await deps.scheduler.tryAcquire(scopes, current);
-      if (now.takenAt !== undefined) {
-        taken(now.takenAt, now.shared);
-        return 0;
-      }
-      // A wait between parts: `sending` would claim a platform call is about to start, and a
-      // crash in the wait would hold the message as maybe sent. Back to `pending` for the wait
-      // (lease kept, landed parts saved), `sending` again once the tokens are taken. A follow-up
-      // call (the leftover deletes) can come after the last part, which `onPart` does not save:
-      // saved now, else a crash in the wait would repeat that part (a fresh send: a duplicate).
-      await store.transitionIntents([
-        {
-          id: leased.id,
-          from: "sending",
-          to: "pending",
-          owner,
-          patch: landedSaved ? {} : { partialReceipt: landed ?? null },
-        },
-      ]);
-      landedSaved = true;
-      status = "pending";
-      const maxWaitMs = as
-        ? Math.max(deps.options.maxInMemoryWaitMs, FOLLOW_UP_WAIT_MS)
-        : deps.options.maxInMemoryWaitMs;
-      const wait = await reserveTokens(deps, adapter, current, signal, taken, undefined, maxWaitMs);
-      if (wait > 0) return wait;
-      await store.transitionIntents([
-        { id: leased.id, from: "pending", to: "sending", owner, patch: {} },
-      ]);
-      status = "sending";
-      return pausedNow(current);
-    },
-    answered: () => {
-      if (current) deps.scheduler.settle(scopes, current, startedAt, deps.clock(), shared);
-    },
-    onPart: async (receipt, remaining) => {
-      failpoint("send.after_platform_accept");
-      landed = receipt;
-      landedSaved = remaining > 0;
-      if (remaining > 0) {
-        const stamp = withFirstDispatch(dispatched, nextUnit(receipt), deps.clock());
-        if (stamp) dispatched = stamp;
-        await store.updateIntent(
-          leased.id,
-          { status: "sending", owner },
-          { partialReceipt: receipt, ...(stamp ? { firstDispatchAt: stamp } : {}) },
-        );
-      }
-    },
-  });
-  callsDone?.();
-
-  if (outcome.status === "done") {
-    const patch = outcome.skipped.length
-      ? {
-          partialReceipt: null,
-          failure: {
-            ...(outcome.skipped.at(-1) as DeliveryFailure),
-            message: `skipped ${outcome.skipped.length} optional part(s): ${outcome.skipped.map((f) => f.message).join("; ")}`,
+        current = callOf(adapter, leased, unit, as);
+        const taken = (at: number, tokens?: SharedTaken) => {
+          startedAt = at;
+          shared = tokens;
+        };
+        const now = await deps.scheduler.tryAcquire(scopes, current);
+        if (now.takenAt !== undefined) {
+          taken(now.takenAt, now.shared);
+          return 0;
+        }
+        // A wait between parts: `sending` would claim a platform call is about to start, and a
+        // crash in the wait would hold the message as maybe sent. Back to `pending` for the wait
+        // (lease kept, landed parts saved), `sending` again once the tokens are taken. A follow-up
+        // call (the leftover deletes) can come after the last part, which `onPart` does not save:
+        // saved now, else a crash in the wait would repeat that part (a fresh send: a duplicate).
+        await store.transitionIntents([
+          {
+            id: leased.id,
+            from: "sending",
+            to: "pending",
+            owner,
+            patch: landedSaved ? {} : { partialReceipt: landed ?? null },
           },
+        ]);
+        landedSaved = true;
+        status = "pending";
+        const maxWaitMs = as
+          ? Math.max(deps.options.maxInMemoryWaitMs, FOLLOW_UP_WAIT_MS)
+          : deps.options.maxInMemoryWaitMs;
+        const wait = await reserveTokens(
+          deps,
+          adapter,
+          current,
+          signal,
+          taken,
+          undefined,
+          maxWaitMs,
+        );
+        if (wait > 0) return wait;
+        await store.transitionIntents([
+          { id: leased.id, from: "pending", to: "sending", owner, patch: {} },
+        ]);
+        status = "sending";
+        return pausedNow(current);
+      },
+      answered: () => {
+        if (current) deps.scheduler.settle(scopes, current, startedAt, deps.clock(), shared);
+      },
+      onPart: async (receipt, remaining) => {
+        failpoint("send.after_platform_accept");
+        landed = receipt;
+        landedSaved = remaining > 0;
+        if (remaining > 0) {
+          const stamp = withFirstDispatch(dispatched, nextUnit(receipt), deps.clock());
+          if (stamp) dispatched = stamp;
+          await store.updateIntent(
+            leased.id,
+            { status: "sending", owner },
+            { partialReceipt: receipt, ...(stamp ? { firstDispatchAt: stamp } : {}) },
+          );
         }
-      : { partialReceipt: null, failure: null };
-    // `committing` (the raw receipt) and `sent` (the registry rows) in one transaction: one
-    // commit instead of two on the path of every message. A crash can no longer stop between
-    // them; recovery still commits a `committing` row left by older versions or by reconcile.
-    // A leftover delete that gave up its wait (a stop, a wait past `FOLLOW_UP_WAIT_MS`) left
-    // the intent `pending`: the edit landed all the same.
-    const resume =
-      status === "pending"
-        ? [{ id: leased.id, from: "pending", to: "sending", owner, patch: {} } as const]
-        : [];
-    const sent = (
-      await store.transitionIntents([
-        ...resume,
-        {
-          id: leased.id,
-          from: "sending",
-          to: "committing",
-          owner,
-          patch: { receipt: outcome.receipt },
-        },
-        { id: leased.id, from: "committing", to: "sent", owner, patch },
-      ])
-    ).at(-1);
-    failpoint("send.after_commit");
-    log.info(
-      { status: "sent", attempt, platformMessageIds: outcome.receipt.platformMessageIds },
-      "intent sent",
+      },
+    });
+    callsOver();
+
+    if (outcome.status === "done") {
+      const patch = outcome.skipped.length
+        ? {
+            partialReceipt: null,
+            failure: {
+              ...(outcome.skipped.at(-1) as DeliveryFailure),
+              message: `skipped ${outcome.skipped.length} optional part(s): ${outcome.skipped.map((f) => f.message).join("; ")}`,
+            },
+          }
+        : { partialReceipt: null, failure: null };
+      // `committing` (the raw receipt) and `sent` (the registry rows) in one transaction: one
+      // commit instead of two on the path of every message. A crash can no longer stop between
+      // them; recovery still commits a `committing` row left by older versions or by reconcile.
+      // A leftover delete that gave up its wait (a stop, a wait past `FOLLOW_UP_WAIT_MS`) left
+      // the intent `pending`: the edit landed all the same.
+      const resume =
+        status === "pending"
+          ? [{ id: leased.id, from: "pending", to: "sending", owner, patch: {} } as const]
+          : [];
+      const sent = (
+        await store.transitionIntents([
+          ...resume,
+          {
+            id: leased.id,
+            from: "sending",
+            to: "committing",
+            owner,
+            patch: { receipt: outcome.receipt },
+          },
+          { id: leased.id, from: "committing", to: "sent", owner, patch },
+        ])
+      ).at(-1);
+      failpoint("send.after_commit");
+      log.info(
+        { status: "sent", attempt, platformMessageIds: outcome.receipt.platformMessageIds },
+        "intent sent",
+      );
+      return sent as DurableSendIntent;
+    }
+
+    if (outcome.status === "deferred") {
+      // A long rate-limit wait between units: back to the queue without burning the attempt.
+      const patch = {
+        attempt: attempt - 1,
+        nextAttemptAt: deps.clock() + outcome.waitMs,
+        partialReceipt: outcome.receipt ?? null,
+        lease: "release" as const,
+      };
+      const deferred =
+        status === "pending"
+          ? await store.updateIntent(leased.id, { status: "pending", owner }, patch)
+          : (
+              await store.transitionIntents([
+                { id: leased.id, from: "sending", to: "pending", owner, patch },
+              ])
+            )[0];
+      return deferred as DurableSendIntent;
+    }
+
+    // The platform answered with an error (or timed out); nothing about it is stored yet.
+    failpoint("send.after_failed_call");
+    return failAttempt(
+      deps,
+      { ...sending, ...(dispatched ? { firstDispatchAt: dispatched } : {}) },
+      attempt,
+      outcome.failure,
+      outcome.receipt,
+      adapter,
+      current,
     );
-    return sent as DurableSendIntent;
+  } catch (error) {
+    // The platform answered a unit with a message id another unit holds (CASES C40): the store
+    // wrote nothing; the intent is held, never `sent` with that id.
+    if (!isReceiptConflict(error)) throw error;
+    callsOver();
+    return holdReceiptConflict(deps, leased, status, error);
   }
-
-  if (outcome.status === "deferred") {
-    // A long rate-limit wait between units: back to the queue without burning the attempt.
-    const patch = {
-      attempt: attempt - 1,
-      nextAttemptAt: deps.clock() + outcome.waitMs,
-      partialReceipt: outcome.receipt ?? null,
-      lease: "release" as const,
-    };
-    const deferred =
-      status === "pending"
-        ? await store.updateIntent(leased.id, { status: "pending", owner }, patch)
-        : (
-            await store.transitionIntents([
-              { id: leased.id, from: "sending", to: "pending", owner, patch },
-            ])
-          )[0];
-    return deferred as DurableSendIntent;
-  }
-
-  // The platform answered with an error (or timed out); nothing about it is stored yet.
-  failpoint("send.after_failed_call");
-  return failAttempt(
-    deps,
-    { ...sending, ...(dispatched ? { firstDispatchAt: dispatched } : {}) },
-    attempt,
-    outcome.failure,
-    outcome.receipt,
-    adapter,
-    current,
-  );
 }
 
 /**

@@ -9,6 +9,7 @@ import type { HeraldLogger } from "../logger.ts";
 import type { BackoffOptions } from "../message/failure.ts";
 import type { MessageStateStore } from "../state/MessageStateStore.ts";
 import type { CallSlots } from "./CallSlots.ts";
+import type { DeliveryEvents } from "./events.ts";
 import type { RateLimitScheduler } from "./RateLimitScheduler.ts";
 
 /** Tunables of delivery. All durations in milliseconds. */
@@ -61,6 +62,11 @@ export type DeliveryDeps = {
    */
   adapters?: () => readonly ChannelMessageAdapter[];
   scheduler: RateLimitScheduler;
+  /**
+   * The runtime's delivery event listeners (`DeliveryWorker.on`), told by every path.
+   * @defaultValue none: the worker keeps its own, and paths outside it emit nothing
+   */
+  events?: DeliveryEvents;
   /** Platform calls in flight, at most `options.concurrency`, on every path (`CallSlots`). */
   slots: CallSlots;
   clock: () => number;

@@ -27,6 +27,7 @@ import { deliveredUnitIndexes, mergeReceipts, receiptFromParts } from "../messag
 import { redactWith, renderBatch, runAttempt } from "./attempt.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { keyTrusted, reconcileDeclaration, replayIsIdempotent, settleDelayMs } from "./gate.ts";
+import { holdReceiptConflict, isReceiptConflict } from "./receiptConflict.ts";
 
 const OUTCOME_UNKNOWN: DeliveryFailure = {
   kind: "unknown",
@@ -167,16 +168,26 @@ export async function resolveUnknown(
         receiptFromParts(result.parts, { sentAt: deps.clock() }),
       );
       const covered = deliveredUnitIndexes(receipt);
+      // A lookup that matched another unit's message (two intents with the same text) is refused
+      // by the store (CASES C40): held, never `sent` with that id.
+      const held = (error: unknown) => {
+        if (!isReceiptConflict(error)) throw error;
+        return holdReceiptConflict(deps, intent, "unknown_after_send", error);
+      };
       if (batch.units.every((u) => covered.has(u.index))) {
-        await deps.store.transitionIntents([
-          {
-            id: intent.id,
-            from: "unknown_after_send",
-            to: "committing",
-            owner: deps.owner,
-            patch: { receipt, batch },
-          },
-        ]);
+        try {
+          await deps.store.transitionIntents([
+            {
+              id: intent.id,
+              from: "unknown_after_send",
+              to: "committing",
+              owner: deps.owner,
+              patch: { receipt, batch },
+            },
+          ]);
+        } catch (error) {
+          return held(error);
+        }
         const [sent] = await deps.store.transitionIntents([
           {
             id: intent.id,
@@ -192,11 +203,16 @@ export async function resolveUnknown(
         );
         return sent as DurableSendIntent;
       }
-      const updated = await deps.store.updateIntent(
-        intent.id,
-        { status: "unknown_after_send", owner: deps.owner },
-        { partialReceipt: receipt, batch },
-      );
+      let updated: DurableSendIntent;
+      try {
+        updated = await deps.store.updateIntent(
+          intent.id,
+          { status: "unknown_after_send", owner: deps.owner },
+          { partialReceipt: receipt, batch },
+        );
+      } catch (error) {
+        return held(error);
+      }
       if (reconcileDeclaration(adapter).notSent !== "complete") {
         return applyPolicy(deps, adapter, updated, signal);
       }

@@ -245,7 +245,9 @@ export async function commitVisibleFinal(
 
 /**
  * Commits a pending intent this process leased as sent with `receipt`, without a platform
- * call (what it would deliver is already visible).
+ * call (what it would deliver is already visible). Its ids are the session's previews (or
+ * stream), which the live intent already holds in the outbound registry: the final adopts
+ * them (`adoptedMessageIds`) — the same messages, not a second claim (DESIGN §12).
  */
 async function commitLeased(
   ref: LiveRef,
@@ -258,7 +260,13 @@ async function commitLeased(
     { id, from: "pending", to: "sending", owner, patch: { attempt: 1 } },
   ]);
   await store.transitionIntents([
-    { id, from: "sending", to: "committing", owner, patch: { receipt } },
+    {
+      id,
+      from: "sending",
+      to: "committing",
+      owner,
+      patch: { receipt, adoptedMessageIds: receipt.platformMessageIds },
+    },
   ]);
   await store.transitionIntents([
     { id, from: "committing", to: "sent", owner, patch: { lease: "release" } },

@@ -65,8 +65,38 @@ export type DeliveryFailure = {
    * trusted (else it goes back to reconciliation or `unknownSendPolicy`).
    */
   inDoubtSince?: number;
+  /**
+   * Why herald itself (not the platform) held the intent, when it did. `receipt_conflict`: the
+   * platform answered with a message id that is already the receipt of another unit of the
+   * same channel and account (DESIGN §12 "Receipt ids are unique"); `receiptConflict` names it.
+   * Absent for failures the adapter classified.
+   */
+  reason?: DeliveryFailureReason;
+  /** For `reason: "receipt_conflict"`: the platform message id and the unit that holds it. */
+  receiptConflict?: ReceiptConflictDetail;
   /** Epoch milliseconds when the failure happened. */
   at?: number;
+};
+
+/**
+ * Reasons herald holds an intent on its own account (see {@link DeliveryFailure.reason}). A
+ * closed set, so that operators and metrics can match on it.
+ */
+export type DeliveryFailureReason = "receipt_conflict";
+
+/**
+ * A platform message id answered for a unit that another unit already holds as its receipt
+ * (DESIGN §12 "Receipt ids are unique"; CASES C40). Plain JSON, stored on the held intent.
+ */
+export type ReceiptConflictDetail = {
+  /** The platform message id, in the adapter's form (`<chat>:<id>` on some channels). */
+  platformMessageId: string;
+  /** Unit index of the held intent's part that was answered with it. */
+  partIndex: number;
+  /** The intent that holds the id (the held intent's own id when two of its units got it). */
+  heldByIntentId: string;
+  /** Unit index of that intent's part (-1: listed without a part). */
+  heldByPartIndex: number;
 };
 
 /** What the core does with a failure of a given kind. */

@@ -4,6 +4,7 @@
  * @module
  */
 import { HeraldError } from "../errors.ts";
+import type { ReceiptConflictDetail } from "../message/failure.ts";
 import type { IntentStatus } from "../message/intent.ts";
 
 /**
@@ -27,6 +28,66 @@ export class IntentConflictError extends HeraldError {
     this.intentId = intentId;
     this.expected = expected;
     this.actual = actual;
+  }
+}
+
+/**
+ * A write would make a platform message id the receipt of a second unit (DESIGN §12 "Receipt ids
+ * are unique"; CASES C40): the id is already held in the outbound registry by another intent of
+ * the same channel and account (`heldByIntentId`), or two units of this intent carry it. Nothing
+ * was written. The same unit writing its own id again (a re-commit after a crash or a
+ * reconcile), an edit or delete of the messages it targets (`operation.receipt`) and ids a live
+ * final adopts from its previews (`IntentPatch.adoptedMessageIds`) are not conflicts.
+ *
+ * Delivery holds such an intent as `unknown_after_send` with `failure.reason`
+ * `"receipt_conflict"` (`delivery/receiptConflict.ts`).
+ */
+export class ReceiptConflictError extends HeraldError {
+  /** The intent whose write was refused. */
+  readonly intentId: string;
+  readonly channel: string;
+  readonly accountId: string | undefined;
+  readonly platformMessageId: string;
+  /** Unit index of the refused intent's part carrying the id. */
+  readonly partIndex: number;
+  /** The intent that holds the id (this intent's own id when two of its units carry it). */
+  readonly heldByIntentId: string;
+  /** Unit index of the holder's part (-1: listed without a part). */
+  readonly heldByPartIndex: number;
+  constructor(p: {
+    intentId: string;
+    channel: string;
+    accountId?: string | undefined;
+    platformMessageId: string;
+    partIndex: number;
+    heldByIntentId: string;
+    heldByPartIndex: number;
+  }) {
+    const holder =
+      p.heldByIntentId === p.intentId
+        ? `its own unit ${p.heldByPartIndex}`
+        : `intent ${p.heldByIntentId} (unit ${p.heldByPartIndex})`;
+    super(
+      "HERALD_RECEIPT_CONFLICT",
+      `intent ${p.intentId}: ${p.channel}${p.accountId ? `/${p.accountId}` : ""} answered unit ${p.partIndex} with message id ${p.platformMessageId}, already the receipt of ${holder}`,
+    );
+    this.intentId = p.intentId;
+    this.channel = p.channel;
+    this.accountId = p.accountId;
+    this.platformMessageId = p.platformMessageId;
+    this.partIndex = p.partIndex;
+    this.heldByIntentId = p.heldByIntentId;
+    this.heldByPartIndex = p.heldByPartIndex;
+  }
+
+  /** The conflict as stored on the held intent (`DeliveryFailure.receiptConflict`). */
+  detail(): ReceiptConflictDetail {
+    return {
+      platformMessageId: this.platformMessageId,
+      partIndex: this.partIndex,
+      heldByIntentId: this.heldByIntentId,
+      heldByPartIndex: this.heldByPartIndex,
+    };
   }
 }
 

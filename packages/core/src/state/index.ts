@@ -13,5 +13,15 @@ export {
   SqliteWorkerStore,
   type SqliteWorkerStoreOptions,
 } from "./sqlite/worker/SqliteWorkerStore.ts";
-export { compact, type IntentJsonColumns, patchColumns, registryEntries } from "./storeHelpers.ts";
+export {
+  compact,
+  type IntentJsonColumns,
+  type PatchClaim,
+  patchClaims,
+  patchColumns,
+  type RegistryClaim,
+  registryClaims,
+  registryEntries,
+  targetMessageIds,
+} from "./storeHelpers.ts";
 export * from "./types.ts";

@@ -5,7 +5,9 @@
  *
  * @module
  */
-import type { DurableSendIntent } from "../message/intent.ts";
+import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
+import type { MessageReceipt } from "../message/receipt.ts";
+import { ReceiptConflictError } from "./errors.ts";
 import type { IntentPatch } from "./types.ts";
 
 /** Names of an intents table's JSON columns (they differ per store: `failure_json` vs `failure`). */
@@ -67,6 +69,114 @@ export function registryEntries(
     for (const id of r.platformMessageIds) if (!entries.has(id)) entries.set(id, -1);
   }
   return [...entries].map(([platformMessageId, partIndex]) => ({ platformMessageId, partIndex }));
+}
+
+/** One platform id an intent writes to the outbound registry, and how it may be held. */
+export type RegistryClaim = {
+  platformMessageId: string;
+  /** Unit index of the part (-1 for an id listed without a part). */
+  partIndex: number;
+  /**
+   * True when the id may already be held by another intent: a message this intent edits or
+   * deletes (`operation.receipt`), or one it adopts (`IntentPatch.adoptedMessageIds`). Such an
+   * id is indexed only when nobody holds it; any other id held by another intent is a
+   * {@link ReceiptConflictError}.
+   */
+  shared: boolean;
+};
+
+/** The platform ids of the messages an edit or delete targets (none for a send). */
+export function targetMessageIds(operation: IntentOperation | undefined): Set<string> {
+  const ids = new Set<string>();
+  if (!operation || operation.kind === "send") return ids;
+  for (const id of operation.receipt.platformMessageIds) ids.add(id);
+  for (const part of operation.receipt.parts) ids.add(part.platformMessageId);
+  return ids;
+}
+
+/** One platform id a patch's receipts carry (see {@link patchClaims}). */
+export type PatchClaim = {
+  platformMessageId: string;
+  /** Unit index of the part (-1 for an id listed without a part). */
+  partIndex: number;
+  /** Listed in `IntentPatch.adoptedMessageIds`. */
+  adopted: boolean;
+};
+
+/**
+ * The platform ids of the receipt and partial receipt `patch` writes, each once with its unit
+ * index (ids `""` — a platform that answered without one, CASES C12 — claim nothing), and the
+ * first id two units of them carry, when one does (the platform answered a later unit with an
+ * earlier one's message: its text never showed). Stores that read the row only in SQL use this
+ * and check the targets there; others use {@link registryClaims}.
+ */
+export function patchClaims(
+  patch: Pick<IntentPatch, "receipt" | "partialReceipt" | "adoptedMessageIds">,
+): {
+  claims: PatchClaim[];
+  duplicate?: { platformMessageId: string; partIndex: number; heldByPartIndex: number };
+} {
+  const written: MessageReceipt[] = [];
+  if (patch.partialReceipt) written.push(patch.partialReceipt);
+  if (patch.receipt) written.push(patch.receipt);
+  const adopted = new Set(patch.adoptedMessageIds ?? []);
+  const claims = new Map<string, PatchClaim>();
+  let duplicate:
+    | { platformMessageId: string; partIndex: number; heldByPartIndex: number }
+    | undefined;
+  for (const r of written) {
+    for (const part of r.parts) {
+      const id = part.platformMessageId;
+      if (id === "") continue;
+      const seen = claims.get(id);
+      if (seen && seen.partIndex !== part.index && !duplicate) {
+        duplicate = {
+          platformMessageId: id,
+          partIndex: Math.max(seen.partIndex, part.index),
+          heldByPartIndex: Math.min(seen.partIndex, part.index),
+        };
+      }
+      claims.set(id, { platformMessageId: id, partIndex: part.index, adopted: adopted.has(id) });
+    }
+  }
+  for (const r of written) {
+    for (const id of r.platformMessageIds) {
+      if (id === "" || claims.has(id)) continue;
+      claims.set(id, { platformMessageId: id, partIndex: -1, adopted: adopted.has(id) });
+    }
+  }
+  return { claims: [...claims.values()], ...(duplicate ? { duplicate } : {}) };
+}
+
+/**
+ * The registry rows a write of `patch` to `intent` claims (DESIGN §12 "Receipt ids are unique"):
+ * {@link patchClaims}, each marked whether another intent may hold it
+ * ({@link RegistryClaim.shared}: a target of the intent's edit or delete, or adopted).
+ *
+ * @throws ReceiptConflictError when two units of the written receipts carry one id.
+ */
+export function registryClaims(
+  intent: Pick<DurableSendIntent, "id" | "channel" | "accountId"> & {
+    operation?: IntentOperation | undefined;
+  },
+  patch: Pick<IntentPatch, "receipt" | "partialReceipt" | "adoptedMessageIds">,
+): RegistryClaim[] {
+  const { claims, duplicate } = patchClaims(patch);
+  if (duplicate) {
+    throw new ReceiptConflictError({
+      intentId: intent.id,
+      channel: intent.channel,
+      accountId: intent.accountId,
+      ...duplicate,
+      heldByIntentId: intent.id,
+    });
+  }
+  const targets = targetMessageIds(intent.operation);
+  return claims.map((c) => ({
+    platformMessageId: c.platformMessageId,
+    partIndex: c.partIndex,
+    shared: c.adopted || targets.has(c.platformMessageId),
+  }));
 }
 
 /**

@@ -49,6 +49,15 @@ export type IntentPatch = {
   batch?: RenderedMessageBatch | null;
   /** `release` clears the lease; an object sets it. Absent leaves it unchanged. */
   lease?: "release" | { owner: string; expiresAt: number };
+  /**
+   * Platform message ids of this patch's `receipt` / `partialReceipt` that are messages another
+   * intent of the channel and account already holds in the outbound registry, and that this
+   * intent takes as its own without a platform call: a live session's previews that already
+   * show the final. Not stored; the registry keeps naming the intent that sent them. Any other
+   * id held by another intent is refused (`ReceiptConflictError`). Ids an edit or delete intent
+   * targets (its `operation.receipt`) are always the same messages and need not be listed.
+   */
+  adoptedMessageIds?: readonly string[];
 };
 
 /**

@@ -41,7 +41,13 @@ export type Fault =
    * `delayMs` after the call (platform clock): until then lookups do not see it.
    */
   | { type: "store-late"; delayMs: number }
-  | { type: "status"; status: number; code?: string; retryAfterS?: number; description?: string };
+  | { type: "status"; status: number; code?: string; retryAfterS?: number; description?: string }
+  /**
+   * A send answered with the message id of the previous send, and not stored (CASES C40: a
+   * cache or proxy replaying an earlier answer, a server that reuses a transaction's result, a
+   * misbehaving homeserver). The id is real, but another unit's.
+   */
+  | { type: "repeat-id" };
 
 /** A platform call. */
 export type PlatformCall =
@@ -168,6 +174,8 @@ export class FakePlatform {
   /** Answers of keyed edits and deletes already applied (Matrix txnIds: the same event back). */
   readonly #appliedKeys = new Map<string, PlatformAnswer>();
   #nextId = 1;
+  /** The id the last send was answered with (the `repeat-id` fault answers it again). */
+  #lastSendId: string | undefined;
   /** Number of 429 answers given. */
   rateLimited = 0;
 
@@ -271,6 +279,10 @@ export class FakePlatform {
         },
       );
     }
+    if (scripted?.type === "repeat-id" && call.op === "send" && this.#lastSendId !== undefined) {
+      log(`ok, answered with message ${this.#lastSendId} again`);
+      return { id: this.#lastSendId };
+    }
     let headers: FakeRateLimitHeaders | undefined;
     if (call.op !== "find" && call.op !== "typing") {
       const verdict = this.#limit(call, at);
@@ -289,6 +301,7 @@ export class FakePlatform {
     let answer: PlatformAnswer;
     try {
       answer = this.#apply(call, at);
+      if (call.op === "send" && answer.id !== undefined) this.#lastSendId = answer.id;
     } catch (error) {
       if (error instanceof FakePlatformError) log(`status ${error.status}`);
       throw error;

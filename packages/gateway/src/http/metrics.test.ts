@@ -32,3 +32,25 @@ it("counts reconcile errors of live previews", async () => {
   expect(body).toContain('herald_reconcile_errors_total{channel="chat",account="A"} 1');
   await live.cancel();
 });
+
+it("counts sends held for a receipt conflict (C40), per channel and account", async () => {
+  const a = benchAccount("chat", "A");
+  const bench = benchGateway([a]);
+  close = bench.close;
+  await bench.gateway.start();
+  const message = (text: string) => ({
+    id: `m-${text}`,
+    channel: "chat",
+    accountId: "A",
+    direction: "outbound" as const,
+    body: { markdown: text },
+    target: { kind: "group" as const, id: "room" },
+  });
+  await bench.gateway.runtime.send(message("first"));
+  // A cache in front of the platform answers the second send with the first one's id.
+  a.platform.failNext({ type: "repeat-id" }, 1, "send");
+  await bench.gateway.runtime.send(message("second"), { waitMs: 2_000 }).catch(() => undefined);
+  const { body } = await bench.gateway.metrics.render();
+  expect(body).toContain('herald_receipt_conflicts_total{channel="chat",account="A"} 1');
+  expect(body).toContain('herald_queue_depth{status="unknown_after_send"} 1');
+});

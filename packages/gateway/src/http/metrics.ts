@@ -15,6 +15,8 @@
  * - `herald_live_edits_total{channel}` — preview edits sent;
  * - `herald_reconcile_errors_total{channel,account}` — failed reconciliations of an in-doubt
  *   live preview (each also logged); a preview may stay visible until a later pass succeeds.
+ * - `herald_receipt_conflicts_total{channel,account}` — sends held because the platform answered
+ *   a message id that is already another unit's receipt (`failure.reason` `receipt_conflict`);
  * - `herald_account_up{channel,account}` — 1 while the account's receiver is up, else 0;
  * - `herald_account_state{channel,account,state}` — 1 for the current state
  *   (`connecting | up | down`);
@@ -43,6 +45,7 @@ export class GatewayMetrics {
   readonly watermarkRestarts: Counter<"channel" | "account">;
   readonly liveEdits: Counter<"channel">;
   readonly reconcileErrors: Counter<"channel" | "account">;
+  readonly receiptConflicts: Counter<"channel" | "account">;
 
   /** @param logger - where a failed store read at scrape time is logged. */
   constructor(store: MessageStateStore, logger: HeraldLogger = silentLogger) {
@@ -141,6 +144,12 @@ export class GatewayMetrics {
     this.reconcileErrors = new Counter({
       name: "herald_reconcile_errors_total",
       help: "Failed reconciliations of in-doubt live previews (each is logged)",
+      labelNames: ["channel", "account"],
+      registers,
+    });
+    this.receiptConflicts = new Counter({
+      name: "herald_receipt_conflicts_total",
+      help: "Sends held because the platform answered another unit's message id (receipt_conflict)",
       labelNames: ["channel", "account"],
       registers,
     });

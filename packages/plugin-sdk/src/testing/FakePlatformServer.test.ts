@@ -45,6 +45,18 @@ describe("FakePlatformServer", () => {
     expect(state.messages().map((m) => m.text)).toEqual(["second"]);
   });
 
+  it("repeats the op's last successful answer without applying the call (repeat_answer, C40)", async () => {
+    const url = await start();
+    server.faults.failNext({ kind: "repeat_answer" }, { op: "send" });
+    const first = await (await post(url, "first")).json(); // nothing to repeat yet: applied
+    server.faults.failNext({ kind: "repeat_answer" }, { op: "send" });
+    const repeated = await post(url, "second");
+    expect(repeated.status).toBe(200);
+    expect(await repeated.json()).toEqual(first);
+    expect(state.messages().map((m) => m.text)).toEqual(["first"]);
+    expect(server.calls.map((c) => c.outcome)).toEqual(["ok 200", "repeated an earlier answer"]);
+  });
+
   it("announces a rate limit's wait in Retry-After (whole seconds) and in the body (ms)", async () => {
     const url = await start();
     server.faults

@@ -165,6 +165,11 @@ export class FakePlatformServer {
   /** The Hono app: add routes that are not platform calls (pages, event streams) here. */
   readonly app = new Hono<FakePlatformEnv>();
   readonly faults: PlatformFaults;
+  /** The last successful JSON answer per op (the `repeat_answer` fault answers it again). */
+  readonly #lastAnswers = new Map<
+    PlatformOp,
+    { status: number; headers: Array<[string, string]>; body: string }
+  >();
   /** Calls seen, oldest first (diagnostics). */
   readonly calls: FakeCallRecord[] = [];
   readonly #options: FakePlatformServerOptions;
@@ -299,6 +304,11 @@ export class FakePlatformServer {
       c.env.incoming.socket.destroy();
       return new Response(null, { status: 599 });
     }
+    const repeated = fault?.kind === "repeat_answer" ? this.#lastAnswers.get(op) : undefined;
+    if (repeated) {
+      record("repeated an earlier answer");
+      return new Response(repeated.body, { status: repeated.status, headers: repeated.headers });
+    }
     const response = await handler(c);
     if (
       fault?.kind === "reset_after_accept" ||
@@ -309,7 +319,19 @@ export class FakePlatformServer {
       return response;
     }
     record(`ok ${response.status}`);
+    await this.#remember(op, response);
     return response;
+  }
+
+  /** Keeps a successful JSON answer of `op` for the `repeat_answer` fault (never a stream). */
+  async #remember(op: PlatformOp, response: Response): Promise<void> {
+    if (response.status < 200 || response.status >= 300) return;
+    if (!response.headers.get("content-type")?.includes("application/json")) return;
+    this.#lastAnswers.set(op, {
+      status: response.status,
+      headers: [...response.headers.entries()],
+      body: await response.clone().text(),
+    });
   }
 
   #faultAnswer(fault: Extract<PlatformFault, { kind: "status" | "rate_limit" }>): Response {

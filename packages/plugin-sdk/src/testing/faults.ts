@@ -35,6 +35,10 @@ export type PlatformOp =
  *   socket is destroyed before the answer — the client sees a reset (`maybe_sent`), C01.
  * - `delay`: the call waits `delayMs` before it is applied and answered normally (a client
  *   timeout shorter than that sees `maybe_sent` while the platform still applies the call).
+ * - `repeat_answer`: the call is not applied; it is answered with the last successful answer
+ *   of the same op, verbatim — a send answered with the previous message's id (CASES C40: a
+ *   caching proxy replaying an earlier answer, a server that reuses a transaction's result).
+ *   Applied normally when the op has not answered yet.
  */
 export type PlatformFault =
   | {
@@ -64,7 +68,8 @@ export type PlatformFault =
       kind: "delay";
       /** Milliseconds before the call is applied and answered. */
       delayMs: number;
-    };
+    }
+  | { kind: "repeat_answer" };
 
 /** Where and how often a fault applies. */
 export type FaultTarget = {

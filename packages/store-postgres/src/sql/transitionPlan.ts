@@ -12,8 +12,8 @@ import {
   IntentConflictError,
   type IntentPatch,
   type IntentStatus,
+  patchClaims,
   patchColumns,
-  registryEntries,
 } from "@herald/core";
 import { compact } from "../rows.ts";
 
@@ -71,8 +71,12 @@ export type Plan = {
   columns: string[];
   /** Columns whose value before the statement is needed to rebuild intermediate states. */
   before: string[];
-  /** Outbound registry rows: the platform ids of the receipts the steps write. */
-  entries: Array<{ id: string; platformMessageId: string; partIndex: number }>;
+  /**
+   * Outbound registry rows: the platform ids of the receipts the steps write, and whether the
+   * step adopts the id (`IntentPatch.adoptedMessageIds`). The statement refuses an id another
+   * intent holds unless it is adopted or a target of the row's edit or delete (DESIGN §12).
+   */
+  entries: Array<{ id: string; platformMessageId: string; partIndex: number; adopted: boolean }>;
   /**
    * False when the batch contradicts itself (a step's `from` is not the previous step's `to`,
    * or two steps expect different owners of one row): it cannot apply; replay it on the rows to
@@ -92,7 +96,8 @@ function columnsOf(patch: IntentPatch): Record<string, string | number | null> {
  * Folds steps into one write per intent. Registry entries come from the receipts the patches
  * carry: every receipt and partial receipt the store ever wrote was indexed in the statement
  * that wrote it, and registry rows are never overwritten, so the receipts already on a row add
- * nothing.
+ * nothing. Two units of one receipt carrying one id are refused before the plan
+ * (`applyCalls`).
  */
 export function planSteps(steps: readonly Step[]): Plan {
   const writes = new Map<string, RowWrite>();
@@ -129,11 +134,7 @@ export function planSteps(steps: readonly Step[]): Plan {
     if (step.patch.lease === "release") ownerSet.set(step.id, { owner: undefined });
     else if (step.patch.lease) ownerSet.set(step.id, { owner: step.patch.lease.owner });
     if (step.patch.receipt || step.patch.partialReceipt) {
-      const carried = registryEntries({
-        ...(step.patch.receipt ? { receipt: step.patch.receipt } : {}),
-        ...(step.patch.partialReceipt ? { partialReceipt: step.patch.partialReceipt } : {}),
-      });
-      for (const e of carried) {
+      for (const e of patchClaims(step.patch).claims) {
         // First one wins, as `ON CONFLICT DO NOTHING` over several statements would.
         if (indexed.has(e.platformMessageId)) continue;
         indexed.add(e.platformMessageId);

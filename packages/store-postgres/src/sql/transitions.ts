@@ -18,7 +18,10 @@ import {
   failpoint,
   type IntentPatch,
   type IntentTransition,
+  patchClaims,
+  ReceiptConflictError,
   TERMINAL_STATUSES,
+  targetMessageIds,
 } from "@herald/core";
 import { intentFromRow } from "../rows.ts";
 import type { Ctx } from "./context.ts";
@@ -103,29 +106,65 @@ function statementOf(
   }
   const beforeCols = plan.before.map((c) => `b.${c}::text AS "before:${c}"`);
   const beforeNulls = plan.before.map((c) => `NULL::text AS "before:${c}"`);
+  // Registry rows (DESIGN §12 "Receipt ids are unique"): an id another intent holds refuses the
+  // whole call (`clash`) unless it is shared — adopted, or a target of the row's edit or delete
+  // (`operation.receipt`). A call's own rows are not inserted again; the rest are inserted
+  // without `ON CONFLICT`, so an id another transaction committed after this statement's
+  // snapshot fails the statement (23505) instead of being dropped: `applyCalls` runs it again.
+  // Shared ids are indexed only when nobody holds them.
+  const registry =
+    plan.entries.length === 0
+      ? { ctes: "", clash: "" }
+      : {
+          ctes: `,
+     e AS (SELECT * FROM unnest(${param(
+       plan.entries.map((e) => e.id),
+       "text[]",
+     )}, ${param(
+       plan.entries.map((e) => e.platformMessageId),
+       "text[]",
+     )}, ${param(
+       plan.entries.map((e) => e.partIndex),
+       "integer[]",
+     )}, ${param(
+       plan.entries.map((e) => e.adopted),
+       "boolean[]",
+     )}) AS e(id, pid, part, adopted)),
+     es AS (
+       SELECT e.id, e.pid, e.part, v.g, b.channel, COALESCE(b.account_id, '') AS account,
+         e.adopted OR COALESCE(
+           (b.operation::jsonb -> 'receipt' -> 'platformMessageIds') ? e.pid
+           OR (b.operation::jsonb -> 'receipt' -> 'parts') @> jsonb_build_array(
+             jsonb_build_object('platformMessageId', e.pid)), false) AS shared
+       FROM e JOIN v ON v.id = e.id JOIN b ON b.id = e.id),
+     clash AS (
+       SELECT DISTINCT es.g FROM es JOIN ${t.receipts} AS r
+         ON r.channel = es.channel AND r.account_id = es.account AND r.platform_message_id = es.pid
+       WHERE r.intent_id <> es.id AND NOT es.shared)`,
+          clash: "WHERE v.g NOT IN (SELECT g FROM clash)",
+        };
   const ins =
     plan.entries.length === 0
       ? ""
       : `, ins AS (
        INSERT INTO ${t.receipts}
          (channel, account_id, platform_message_id, intent_id, part_index, recorded_at)
-       SELECT upd.channel, COALESCE(upd.account_id, ''), e.pid, upd.id, e.part, ${nowParam}::bigint
-       FROM unnest(${param(
-         plan.entries.map((e) => e.id),
-         "text[]",
-       )}, ${param(
-         plan.entries.map((e) => e.platformMessageId),
-         "text[]",
-       )}, ${param(
-         plan.entries.map((e) => e.partIndex),
-         "integer[]",
-       )}) AS e(id, pid, part)
-       JOIN upd ON upd.id = e.id
+       SELECT es.channel, es.account, es.pid, es.id, es.part, ${nowParam}::bigint
+       FROM es JOIN upd ON upd.id = es.id
+       WHERE NOT es.shared AND NOT EXISTS (
+         SELECT 1 FROM ${t.receipts} AS r WHERE r.channel = es.channel
+           AND r.account_id = es.account AND r.platform_message_id = es.pid
+           AND r.intent_id = es.id)),
+     ins_shared AS (
+       INSERT INTO ${t.receipts}
+         (channel, account_id, platform_message_id, intent_id, part_index, recorded_at)
+       SELECT es.channel, es.account, es.pid, es.id, es.part, ${nowParam}::bigint
+       FROM es JOIN upd ON upd.id = es.id WHERE es.shared
        ON CONFLICT DO NOTHING)`;
   const text = `WITH v AS (SELECT * FROM unnest(${arrays.join(", ")}) AS v(${names.join(", ")})),
-     b AS (SELECT i.* FROM ${t.intents} AS i WHERE i.id = ANY($1::text[]) ORDER BY i.id FOR UPDATE),
+     b AS (SELECT i.* FROM ${t.intents} AS i WHERE i.id = ANY($1::text[]) ORDER BY i.id FOR UPDATE)${registry.ctes},
      ok AS (
-       SELECT v.g FROM v LEFT JOIN b ON b.id = v.id GROUP BY v.g
+       SELECT v.g FROM v LEFT JOIN b ON b.id = v.id ${registry.clash} GROUP BY v.g
        HAVING bool_and(COALESCE(b.status = v.from_status
          AND (v.owner IS NULL OR (b.lease_owner = v.owner AND v.owner <> '')), false))),
      upd AS (
@@ -175,13 +214,39 @@ export async function applyCalls(
   ctx: Ctx,
   calls: readonly (readonly Step[])[],
 ): Promise<CallOutcome[]> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await applyOnce(ctx, calls);
+    } catch (error) {
+      // A registry row committed by another transaction after the statement's snapshot (or two
+      // calls of this statement claiming one id): nothing was written. Each call runs again on
+      // its own, where the committed row is seen and refuses only the call that claims it.
+      if (!isRegistryClash(error, ctx) || tries >= 3) throw error;
+      if (calls.length > 1) {
+        const out: CallOutcome[] = [];
+        for (const call of calls) out.push(...(await applyCalls(ctx, [call])));
+        return out;
+      }
+    }
+  }
+}
+
+/** True for the unique violation of the registry's primary key (`receipts_pkey`). */
+function isRegistryClash(error: unknown, ctx: Ctx): boolean {
+  const e = error as { code?: unknown; table?: unknown; schema?: unknown } | undefined;
+  return e?.code === "23505" && e.table === "receipts" && e.schema === ctx.t.schema;
+}
+
+async function applyOnce(ctx: Ctx, calls: readonly (readonly Step[])[]): Promise<CallOutcome[]> {
   const now = ctx.clock();
   const byId = (rows: readonly Row[]) => new Map(rows.map((r) => [String(r.id), r]));
   const plans = calls.map((steps) => planSteps(steps));
   const outcomes: CallOutcome[] = new Array(calls.length);
   // A call that contradicts itself cannot apply: replay it on the rows to throw the conflict a
-  // step-by-step transaction would have met first.
-  const contradicting = plans.flatMap((p, i) => (p.consistent ? [] : [i]));
+  // step-by-step transaction would have met first. Nor can one whose receipt gives one id to
+  // two units (DESIGN §12).
+  const doubled = calls.map((steps) => steps.find((s) => patchClaims(s.patch).duplicate));
+  const contradicting = plans.flatMap((p, i) => (p.consistent && !doubled[i] ? [] : [i]));
   if (contradicting.length > 0) {
     const ids = contradicting.flatMap((i) => (plans[i] as Plan).ids);
     const { rows } = await ctx.db.query<Row>(
@@ -189,9 +254,16 @@ export async function applyCalls(
       [ids],
     );
     const found = byId(rows);
-    for (const i of contradicting) outcomes[i] = { error: conflictOf(calls[i] ?? [], found, now) };
+    for (const i of contradicting) {
+      const step = doubled[i];
+      outcomes[i] = {
+        error: step
+          ? doubledError(step, found.get(step.id))
+          : conflictOf(calls[i] ?? [], found, now),
+      };
+    }
   }
-  const live = plans.flatMap((p, i) => (p.consistent ? [i] : []));
+  const live = plans.flatMap((p, i) => (p.consistent && !doubled[i] ? [i] : []));
   if (live.length === 0) return outcomes;
   const plan = merge(live.map((i) => plans[i] as Plan));
   const groups = live.flatMap((i, g) => (plans[i] as Plan).ids.map(() => g));
@@ -209,9 +281,70 @@ export async function applyCalls(
     const { applied, parts } = perCall[g] as (typeof perCall)[number];
     outcomes[i] = applied
       ? { value: resultsOf(steps, plans[i] as Plan, parts, now) }
-      : { error: conflictOf(steps, byId(parts.map((p) => p.row)), now) };
+      : {
+          error: await refusalOf(ctx, steps, byId(parts.map((p) => p.row)), now),
+        };
   }
   return outcomes;
+}
+
+/** The refusal of a step whose receipt gives one id to two units, as `registryClaims` throws. */
+function doubledError(step: Step, row: Row | undefined): unknown {
+  const duplicate = patchClaims(step.patch).duplicate;
+  if (!row || !duplicate) return new Error(`intent ${step.id} not found`);
+  const accountId = row.account_id === null ? undefined : String(row.account_id);
+  return new ReceiptConflictError({
+    intentId: step.id,
+    channel: String(row.channel),
+    accountId,
+    ...duplicate,
+    heldByIntentId: step.id,
+  });
+}
+
+/**
+ * Why a call the statement did not apply was refused: the guard a step-by-step transaction
+ * would have met first, else the receipt id another intent holds (`ReceiptConflictError`, read
+ * from the registry: one more round trip, on this path only).
+ */
+async function refusalOf(
+  ctx: Ctx,
+  steps: readonly Step[],
+  rows: Map<string, Row>,
+  now: number,
+): Promise<unknown> {
+  try {
+    replay(steps, rows, now);
+  } catch (error) {
+    return error;
+  }
+  for (const step of steps) {
+    const row = rows.get(step.id);
+    const claims = patchClaims(step.patch).claims.filter((c) => !c.adopted);
+    if (!row || claims.length === 0) continue;
+    const intent = intentFromRow(row);
+    const targets = targetMessageIds(intent.operation);
+    const { rows: held } = await ctx.db.query<Row>(
+      `SELECT platform_message_id, intent_id, part_index FROM ${ctx.t.receipts}
+       WHERE channel = $1 AND account_id = $2 AND platform_message_id = ANY($3::text[])
+         AND intent_id <> $4`,
+      [intent.channel, intent.accountId ?? "", claims.map((c) => c.platformMessageId), intent.id],
+    );
+    for (const c of claims) {
+      const h = held.find((r) => r.platform_message_id === c.platformMessageId);
+      if (!h || targets.has(c.platformMessageId)) continue;
+      return new ReceiptConflictError({
+        intentId: intent.id,
+        channel: intent.channel,
+        accountId: intent.accountId,
+        platformMessageId: c.platformMessageId,
+        partIndex: c.partIndex,
+        heldByIntentId: String(h.intent_id),
+        heldByPartIndex: Number(h.part_index),
+      });
+    }
+  }
+  return new Error("transition guard failed but its replay found no conflict");
 }
 
 /** The conflict a step-by-step transaction would have met on `rows`. */

@@ -18,8 +18,8 @@ import {
   UNSENT_STATUSES,
 } from "../../message/intent.ts";
 import type { MessageReceipt } from "../../message/receipt.ts";
-import { IntentConflictError } from "../errors.ts";
-import { patchColumns, registryEntries } from "../storeHelpers.ts";
+import { IntentConflictError, ReceiptConflictError } from "../errors.ts";
+import { patchColumns, registryClaims } from "../storeHelpers.ts";
 import type {
   EnqueueResult,
   IntentPatch,
@@ -320,7 +320,7 @@ export class IntentTables {
   #applyPatch(read: Read, status: IntentStatus, patch: IntentPatch): Written {
     const next = this.#patched(read, status, patch);
     this.#update(next.intent.id, next.cols);
-    if (patch.receipt || patch.partialReceipt) this.#index(next.intent);
+    if (patch.receipt || patch.partialReceipt) this.#index(next.intent, patch);
     return next;
   }
 
@@ -357,18 +357,47 @@ export class IntentTables {
       .run(...names.map((n) => cols[n] as string | number | null), id);
   }
 
-  #index(intent: DurableSendIntent): void {
+  /**
+   * Indexes the platform ids of the receipts `patch` writes to `intent` (as patched) in the
+   * outbound registry. An id another intent already holds is refused unless it is shared (an
+   * edit's or delete's target, an adopted preview: `registryClaims`); the same intent indexing
+   * its own id again changes nothing.
+   *
+   * @throws ReceiptConflictError — the transaction then writes nothing.
+   */
+  #index(intent: DurableSendIntent, patch: IntentPatch): void {
+    const claims = registryClaims(intent, patch);
+    if (claims.length === 0) return;
+    const account = intent.accountId ?? "";
+    const held = this.#db.stmt(
+      `SELECT intent_id, part_index FROM receipts WHERE channel = CAST(? AS TEXT)
+       AND account_id = CAST(? AS TEXT) AND platform_message_id = CAST(? AS TEXT)`,
+    );
     const insert = this.#db.stmt(
       `INSERT INTO receipts (channel, account_id, platform_message_id, intent_id, part_index, recorded_at)
        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     );
-    for (const e of registryEntries(intent)) {
+    for (const c of claims) {
+      if (!c.shared) {
+        const row = held.get(intent.channel, account, c.platformMessageId) as Row | undefined;
+        if (row && String(row.intent_id) !== intent.id) {
+          throw new ReceiptConflictError({
+            intentId: intent.id,
+            channel: intent.channel,
+            accountId: intent.accountId,
+            platformMessageId: c.platformMessageId,
+            partIndex: c.partIndex,
+            heldByIntentId: String(row.intent_id),
+            heldByPartIndex: Number(row.part_index),
+          });
+        }
+      }
       insert.run(
         intent.channel,
-        intent.accountId ?? "",
-        e.platformMessageId,
+        account,
+        c.platformMessageId,
         intent.id,
-        e.partIndex,
+        c.partIndex,
         this.#db.clock(),
       );
     }
@@ -394,7 +423,7 @@ export class IntentTables {
         if (TERMINAL_STATUSES.includes(t.to) && patch.lease === undefined) patch.lease = "release";
         const next = this.#patched(read, t.to, patch);
         unwritten = { id: t.id, cols: { ...unwritten?.cols, ...next.cols } };
-        if (patch.receipt || patch.partialReceipt) this.#index(next.intent);
+        if (patch.receipt || patch.partialReceipt) this.#index(next.intent, patch);
         written.set(t.id, next);
         return next.intent;
       });

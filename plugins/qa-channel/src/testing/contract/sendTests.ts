@@ -4,6 +4,7 @@
  * @module
  */
 import { gatewayFailureOrigin, type MessageTarget } from "@herald/plugin-sdk/channel-message";
+import { eventually } from "@herald/plugin-sdk/testing";
 import { expect } from "vitest";
 import type { ContractSuite } from "./registry.ts";
 import {
@@ -101,6 +102,40 @@ export function sendTests(suite: ContractSuite): void {
             [second.primaryPlatformMessageId, "changed"],
             [third.primaryPlatformMessageId, "same words"],
           ]);
+        },
+      );
+
+      // DESIGN §12 "Receipt ids are unique": the adapter reports the id the platform answered
+      // (never one it made up), and core refuses it for a second unit.
+      test(
+        "send.receipt-conflict",
+        "a send answered with an earlier message's id is held (receipt_conflict), never sent with it (C40)",
+        async () => {
+          const run = await openRun(h);
+          const target = await run.platform.createTarget("group");
+          const first = await run.runtime.send(run.message(target, "the first"), {
+            idempotencyKey: "c40-1",
+          });
+          // A cache in front of the platform answers the next send with the first's answer.
+          run.platform.faults.failNext({ kind: "repeat_answer" }, { op: "send" });
+          await run.runtime.enqueue(run.message(target, "the second"), {
+            idempotencyKey: "c40-2",
+          });
+          const held = await eventually(
+            () => run.intent("c40-2"),
+            (i) => i?.status === "unknown_after_send" || i?.status === "sent",
+            { what: "the second send to settle" },
+          );
+          expect(held?.status).toBe("unknown_after_send");
+          expect(held?.failure).toMatchObject({
+            reason: "receipt_conflict",
+            receiptConflict: {
+              platformMessageId: first.primaryPlatformMessageId,
+              heldByIntentId: (await run.intent("c40-1"))?.id,
+            },
+          });
+          expect((await run.intent("c40-1"))?.status).toBe("sent");
+          expect(await texts(run, target)).toEqual(["the first"]);
         },
       );
     });

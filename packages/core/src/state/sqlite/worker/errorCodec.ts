@@ -14,7 +14,12 @@
 import { HeraldError, NotImplementedError } from "../../../errors.ts";
 import { FailpointError } from "../../../failpoint.ts";
 import { IllegalTransitionError } from "../../../message/intent.ts";
-import { IntentConflictError, SchemaTooNewError, StoreUnavailableError } from "../../errors.ts";
+import {
+  IntentConflictError,
+  ReceiptConflictError,
+  SchemaTooNewError,
+  StoreUnavailableError,
+} from "../../errors.ts";
 
 /** An error as it crosses `postMessage`: plain, structured-cloneable data. */
 export type EncodedError =
@@ -35,6 +40,7 @@ type ErrorClass = { prototype: Error };
 /** The classes revived by name (everything the SQLite store and its failpoints throw). */
 const REVIVABLE: Readonly<Record<string, ErrorClass>> = {
   IntentConflictError,
+  ReceiptConflictError,
   IllegalTransitionError,
   StoreUnavailableError,
   SchemaTooNewError,
