@@ -103,6 +103,7 @@ export {
   type ReceiverState,
   receiverHealth,
 } from "./account.ts";
+export { openChannelAccount } from "./openAccount.ts";
 export {
   type ChannelPlugin,
   type ChannelPluginDeps,

@@ -1,15 +1,15 @@
 /**
  * Contract test: the plugin loads as a gateway loads it (issue [H27] item 4) — the account's
  * config through the plugin's own `configSchema` (strict, defaults applied), secrets read by env
- * var name, the account opened with `createAccount` (the gateway's preferred path; else
- * `createAdapter` + `createReceiver`), a send through the adapter it returned and, on a channel
+ * var name, the account opened with `openChannelAccount` (the function the gateway's account
+ * supervisor opens accounts with: `createAccount`, else `createAdapter` + `createReceiver`), a send through the adapter it returned and, on a channel
  * that receives, an inbound message through its receiver. A harness that builds its adapter
  * directly never exercises these: a default that breaks the account (a request timeout shorter
  * than the long-poll wait) or a schema that refuses a valid config went unnoticed.
  *
  * @module
  */
-import type { ChannelAccount, ChannelPluginDeps } from "@herald/plugin-sdk/channel-message";
+import { type ChannelPluginDeps, openChannelAccount } from "@herald/plugin-sdk/channel-message";
 import { eventually, openTestRun } from "@herald/plugin-sdk/testing";
 import { expect, onTestFinished } from "vitest";
 import type { ContractSuite } from "./registry.ts";
@@ -55,16 +55,12 @@ export function pluginLoadTests(suite: ContractSuite): void {
           return value;
         },
       };
-      const sink = run.sink(plugin.id, accountId);
-      const account: ChannelAccount = plugin.createAccount
-        ? await plugin.createAccount(parsed.data, { ...deps, sink, signal: opening.signal })
-        : {
-            adapter: plugin.createAdapter(parsed.data, deps),
-            ...(plugin.createReceiver
-              ? { receiver: plugin.createReceiver(parsed.data, sink, deps) }
-              : {}),
-            close: async () => {},
-          };
+      // The gateway's own opening path (createAccount, else createAdapter + createReceiver).
+      const account = await openChannelAccount(plugin, parsed.data, {
+        ...deps,
+        sink: run.sink(plugin.id, accountId),
+        signal: opening.signal,
+      });
       run.onClose(() => account.close());
       run.runtime.addAdapter(account.adapter, accountId);
 
