@@ -86,4 +86,35 @@ describe("dependency boundaries", () => {
     );
     expect(at(core, "packages/core/src/a/b.ts", "../c.ts")).toBeUndefined();
   });
+
+  it("keeps core's flow one way: a module never imports a floor above its own", () => {
+    // The nine climbs of [H27]: send and live read the turn scope, turns read receive's error info.
+    expect(at(core, "packages/core/src/send/SendRuntime.ts", "../turn/scope.ts")?.rule).toMatch(
+      /send\/ may not import turn\//,
+    );
+    expect(at(core, "packages/core/src/live/LiveApi.ts", "../turn/replies.ts")?.rule).toMatch(
+      /live\/ may not import turn\//,
+    );
+    expect(at(core, "packages/core/src/turn/runTurn.ts", "../receive/errorInfo.ts")?.rule).toMatch(
+      /turn\/ may not import receive\//,
+    );
+    expect(at(core, "packages/core/src/delivery/attempt.ts", "../send/conflict.ts")?.rule).toMatch(
+      /delivery\/ may not import send\//,
+    );
+    // Down the flow, onto the base floor, and from composition roots and tests: allowed.
+    expect(at(core, "packages/core/src/turn/runTurn.ts", "../send/SendRuntime.ts")).toBeUndefined();
+    expect(
+      at(core, "packages/core/src/send/SendRuntime.ts", "../context/scope.ts"),
+    ).toBeUndefined();
+    expect(at(core, "packages/core/src/context/replies.ts", "./scope.ts")).toBeUndefined();
+    expect(at(core, "packages/core/src/runtime.ts", "./receive/ReceiveRuntime.ts")).toBeUndefined();
+    expect(at(core, "packages/core/src/live/x.test.ts", "../turn/TurnRuntime.ts")).toBeUndefined();
+    expect(
+      at(core, "packages/core/src/live/testing/h.ts", "../../turn/TurnRuntime.ts"),
+    ).toBeUndefined();
+    // The base floor never reaches into the flow.
+    expect(at(core, "packages/core/src/context/scope.ts", "../turn/types.ts")?.rule).toMatch(
+      /context\/ may not import turn\//,
+    );
+  });
 });

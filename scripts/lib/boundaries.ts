@@ -8,7 +8,13 @@
  * - `@herald/plugin-sdk` builds on `@herald/core` only (plus its own dependencies);
  * - `@herald/core` imports no plugin, no plugin SDK, no gateway;
  * - nothing but apps (`apps/*`) imports `@herald/gateway`;
- * - a relative import never leaves its package.
+ * - a relative import never leaves its package;
+ * - inside `@herald/core`, data flows one way (DESIGN §12, STYLE "herald's own habits"):
+ *   `receive → activity → turn → live → send → delivery → adapter`, over a base floor
+ *   (`context/` — the turn scope, reply context, error info —, `message/`, `state/` and the
+ *   top-level helpers). A module imports its own floor or one below, never one above; the
+ *   composition roots (`index.ts`, `runtime.ts`, `contract/`, `testing/`) and tests may import
+ *   any floor.
  */
 import { builtinModules } from "node:module";
 import { relative, resolve, sep } from "node:path";
@@ -45,6 +51,45 @@ function isTestFile(file: string): boolean {
   );
 }
 
+/**
+ * Floors of `@herald/core/src`, highest first: a module on floor `n` imports only floors `≤ n`.
+ * Folders not listed (and top-level files) are the base floor 0; composition roots are unranked.
+ */
+export const CORE_FLOW: readonly string[] = [
+  "receive",
+  "activity",
+  "turn",
+  "live",
+  "send",
+  "delivery",
+  "adapter",
+];
+const CORE_ROOTS = new Set(["index.ts", "runtime.ts", "contract", "testing"]);
+
+/** Floor of a path relative to `packages/core/src`: `undefined` for a composition root. */
+function coreFloor(relToSrc: string): number | undefined {
+  const top = relToSrc.split(/[\\/]/)[0] ?? "";
+  if (CORE_ROOTS.has(top)) return undefined;
+  const at = CORE_FLOW.indexOf(top);
+  return at === -1 ? 0 : CORE_FLOW.length - at;
+}
+
+/** A relative import inside core that climbs back up the flow, or `undefined`. */
+function coreFlowViolation(pkg: PackageInfo, site: ImportSite, root: string): string | undefined {
+  if (isTestFile(site.file)) return undefined;
+  const src = resolve(root, pkg.dir, "src");
+  const from = relative(src, resolve(root, site.file));
+  const to = relative(src, resolve(root, site.file, "..", site.specifier));
+  if (from.startsWith("..") || to.startsWith("..") || /(^|[\\/])testing[\\/]/.test(from)) {
+    return undefined;
+  }
+  const fromFloor = coreFloor(from);
+  const toFloor = coreFloor(to);
+  if (fromFloor === undefined || toFloor === undefined || toFloor <= fromFloor) return undefined;
+  const name = (path: string) => path.split(/[\\/]/)[0];
+  return `core flows ${CORE_FLOW.join(" → ")}: ${name(from)}/ may not import ${name(to)}/ (move the shared piece down, e.g. to context/)`;
+}
+
 /** Checks one import of a package against the rules. */
 export function checkImport(
   pkg: PackageInfo,
@@ -56,7 +101,9 @@ export function checkImport(
   if (specifier.startsWith(".")) {
     const target = resolve(root, file, "..", specifier);
     const rel = relative(resolve(root, pkg.dir), target);
-    return rel.startsWith("..") ? v(`relative import leaves ${pkg.dir}`) : undefined;
+    if (rel.startsWith("..")) return v(`relative import leaves ${pkg.dir}`);
+    const climb = pkg.name === "@herald/core" ? coreFlowViolation(pkg, site, root) : undefined;
+    return climb ? v(climb) : undefined;
   }
   if (specifier.startsWith("node:") || builtins.has(specifier)) return undefined;
   const name = packageNameOf(specifier);

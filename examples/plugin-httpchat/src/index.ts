@@ -40,14 +40,9 @@ export const httpChatConfigSchema = z.strictObject({
 /** A validated account config. */
 export type HttpChatConfig = z.infer<typeof httpChatConfigSchema>;
 
-/** What the adapter needs: the API, its token, the bot's own id (echo drops), the text limit. */
-export type HttpChatAdapterOptions = {
-  baseUrl: string;
-  token: string;
-  botId?: string;
-  maxLength: number;
-  requestTimeoutMs?: number;
-};
+/** What the adapter needs: the account config, its token, the bot's own id (echo drops). */
+export type HttpChatAdapterOptions = Pick<HttpChatConfig, "baseUrl" | "maxLength"> &
+  Partial<Pick<HttpChatConfig, "requestTimeoutMs">> & { token: string; botId?: string };
 
 /** The API's client key for a platform call: ≤ 32 characters `[0-9A-Za-z]`, via `platformKey`. */
 export const keyOf = (unitKey: string) => platformKey(unitKey, { maxLength: 32 });
@@ -61,7 +56,7 @@ export function createHttpChatAdapter(o: HttpChatAdapterOptions): ChannelMessage
     return { platformMessageId: m.id, kind: unit.kind, index: unit.index, ...thread };
   };
   const typing = (on: boolean) => (ctx: MessageSendContext) =>
-    call(`POST ${chat(ctx)}/typing`, { on }, ctx.signal).then(() => {});
+    call(`POST ${chat(ctx)}/typing`, { body: { on }, signal: ctx.signal }).then(() => {});
   return defineChannelMessageAdapter({
     id: HTTPCHAT,
     capabilities: {
@@ -91,31 +86,28 @@ export function createHttpChatAdapter(o: HttpChatAdapterOptions): ChannelMessage
         const { target, relation, origin } = ctx.message;
         const reply = relation?.kind === "reply" ? relation : undefined; // quote: the default
         const quote = unit.index === 0 && reply && (reply.placement ?? "quote") === "quote";
-        const { message } = await call<{ message: WireMessage }>(
-          `POST ${chat(ctx)}/messages`,
-          {
-            text: unit.payload,
-            key: keyOf(ctx.unitIdempotencyKey),
-            ...(target.threadId ? { thread_id: target.threadId } : {}),
-            ...(quote ? { reply_to: reply.replyToId } : {}),
-            ...(origin?.source === "herald" ? { metadata: { herald_origin: origin } } : {}),
-          },
-          ctx.signal,
-        );
+        const body = {
+          text: unit.payload,
+          key: keyOf(ctx.unitIdempotencyKey),
+          ...(target.threadId ? { thread_id: target.threadId } : {}),
+          ...(quote ? { reply_to: reply.replyToId } : {}),
+          ...(origin?.source === "herald" ? { metadata: { herald_origin: origin } } : {}),
+        };
+        const { message } = await call<{ message: WireMessage }>(`POST ${chat(ctx)}/messages`, {
+          body,
+          signal: ctx.signal,
+        });
         return partOf(message, unit);
       },
       async edit(ctx, target, unit) {
         const path = `${chat(ctx)}/messages/${target.platformMessageId}`;
-        await call(`PATCH ${path}`, { text: unit.payload }, ctx.signal);
+        await call(`PATCH ${path}`, { body: { text: unit.payload }, signal: ctx.signal });
         return { ...target, kind: unit.kind, index: unit.index }; // still names the original
       },
       async delete(ctx, target) {
         // A message already gone answers 404 → `not_found`, which core counts as deleted.
-        await call(
-          `DELETE ${chat(ctx)}/messages/${target.platformMessageId}`,
-          undefined,
-          ctx.signal,
-        );
+        const path = `${chat(ctx)}/messages/${target.platformMessageId}`;
+        await call(`DELETE ${path}`, { signal: ctx.signal });
       },
       classifyError,
       async reconcileUnknownSend(ctx, units) {
@@ -141,10 +133,10 @@ export default defineChannelPlugin<HttpChatConfig>({
   createAdapter: (c, deps) => createHttpChatAdapter({ ...c, token: deps.secret(c.tokenEnv) }),
   async createAccount(c, deps) {
     const token = deps.secret(c.tokenEnv);
-    const me = await httpChatClient(c.baseUrl, token, c.requestTimeoutMs)<{
-      id: string;
-      name: string;
-    }>("GET /v1/me", undefined, deps.signal).catch((e: unknown) => {
+    const call = httpChatClient(c.baseUrl, token, c.requestTimeoutMs);
+    const me = await call<{ id: string; name: string }>("GET /v1/me", {
+      signal: deps.signal,
+    }).catch((e: unknown) => {
       if (!(e instanceof HttpChatApiError && e.status === 401)) throw e;
       throw new ChannelAccountError(
         HTTPCHAT,

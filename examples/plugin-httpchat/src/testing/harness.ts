@@ -6,7 +6,7 @@
  * @module
  */
 import type { ContractHarness } from "@herald/plugin-sdk/testing";
-import {
+import httpChatPlugin, {
   createHttpChatAdapter,
   createHttpChatReceiver,
   HTTPCHAT_MAX_TEXT,
@@ -108,4 +108,14 @@ export const contractHarness: ContractHarness<HttpChatConnection> = {
     return createHttpChatAdapter({ ...c, ...config });
   },
   createReceiver: (c, sink) => createHttpChatReceiver(c.webhookSecret, sink),
+  // The suite loads the plugin as a gateway does: this config, these env vars, createAccount.
+  plugin: {
+    plugin: httpChatPlugin,
+    config: (c) => ({
+      baseUrl: c.baseUrl,
+      tokenEnv: "HTTPCHAT_TOKEN",
+      webhookSecretEnv: "HTTPCHAT_WEBHOOK_SECRET",
+    }),
+    env: (c) => ({ HTTPCHAT_TOKEN: c.token, HTTPCHAT_WEBHOOK_SECRET: c.webhookSecret }),
+  },
 };

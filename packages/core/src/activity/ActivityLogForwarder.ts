@@ -11,10 +11,10 @@
  * @module
  */
 
+import { describeError } from "../context/errorInfo.ts";
 import { nodeTimers } from "../live/timers.ts";
 import { silentLogger } from "../logger.ts";
 import type { ChannelMessage } from "../message/message.ts";
-import { describeError } from "../receive/errorInfo.ts";
 import type { MessageRuntime } from "../runtime.ts";
 import type { TurnLifecycleEvent, TurnMessage } from "../turn/types.ts";
 import { DEFAULT_MAX_LOG_MESSAGE_CHARS } from "./condense.ts";

@@ -9,6 +9,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
+import { describeError } from "../context/errorInfo.ts";
 import { DeliveryFailedError, DeliveryPendingError } from "../delivery/errors.ts";
 import { delay } from "../live/timers.ts";
 import type { LiveTimers } from "../live/types.ts";
@@ -16,7 +17,6 @@ import type { HeraldLogger } from "../logger.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import { placeReply, type ReplyAddress } from "../message/reply.ts";
-import { describeError } from "../receive/errorInfo.ts";
 import type { SendApi } from "../send/SendRuntime.ts";
 import { condenseTurnLog } from "./condense.ts";
 import { activityBody, renderTurnLogLine } from "./format.ts";

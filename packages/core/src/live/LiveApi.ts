@@ -7,14 +7,14 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ChannelMessageAdapter, MessageSendContext } from "../adapter/types.ts";
+import { conversationOf, watchForReply } from "../context/replies.ts";
+import { currentTurnId, trackInTurn, turnOwner } from "../context/scope.ts";
 import type { DeliveryWorker } from "../delivery/DeliveryWorker.ts";
 import type { DeliveryDeps } from "../delivery/deps.ts";
 import { NotImplementedError } from "../errors.ts";
 import { defaultLiveKey } from "../message/keys.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import { assertSamePlace } from "../send/conflict.ts";
-import { conversationOf, watchForReply } from "../turn/replies.ts";
-import { currentTurnId, trackInTurn, turnOwner } from "../turn/scope.ts";
 import { type LiveEnv, LiveRef } from "./env.ts";
 import { LiveSessionBusyError } from "./errors.ts";
 import { findFinal } from "./final.ts";

@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+import { replyingInTurn } from "../context/replies.ts";
 import {
   DeliveryCancelledError,
   DeliveryFailedError,
@@ -15,7 +17,6 @@ import type { LiveMessageState } from "../message/live.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import { IntentConflictError } from "../state/errors.ts";
-import { replyingInTurn } from "../turn/replies.ts";
 import { completeAfterFinal, endWithoutFinal } from "./cleanup.ts";
 import type { LiveRef } from "./env.ts";
 import { LiveSessionEndedError } from "./errors.ts";

@@ -5,10 +5,11 @@
  *
  * @module
  */
+
+import { describeError } from "../context/errorInfo.ts";
 import type { HeraldLogger } from "../logger.ts";
 import type { MessageStateStore } from "../state/MessageStateStore.ts";
 import type { DedupeAcquireResult, DedupeKey } from "../state/types.ts";
-import { describeError } from "./errorInfo.ts";
 
 /** Lease operations for one owner (the runtime's `instanceId`). */
 export class DedupeLeases {

@@ -10,6 +10,7 @@
  */
 
 import { randomUUID } from "node:crypto";
+import { asError, describeError } from "../context/errorInfo.ts";
 import { failpoint } from "../failpoint.ts";
 import { type HeraldLogger, silentLogger } from "../logger.ts";
 import { firstReplyKeys } from "../message/keys.ts";
@@ -20,7 +21,6 @@ import { AckGate } from "./ack.ts";
 import { mergeEventClass } from "./classify.ts";
 import { DedupeLeases } from "./DedupeLeases.ts";
 import { type DispatchDeps, dispatchRecorded } from "./dispatch.ts";
-import { asError, describeError } from "./errorInfo.ts";
 import { DeadLetterNotFoundError } from "./errors.ts";
 import { type EventDeps, processEvent } from "./events.ts";
 import { appendRecord } from "./inbox.ts";

@@ -14,6 +14,8 @@
  *
  * @module
  */
+
+import { asError, describeError } from "../context/errorInfo.ts";
 import { DeliveryPendingError } from "../delivery/errors.ts";
 import { HeraldError } from "../errors.ts";
 import { failpoint } from "../failpoint.ts";
@@ -23,7 +25,6 @@ import type { ReceiveAckPolicy } from "../message/policy.ts";
 import type { MessageStateStore } from "../state/MessageStateStore.ts";
 import type { DedupeKey } from "../state/types.ts";
 import type { DedupeLeases } from "./DedupeLeases.ts";
-import { asError, describeError } from "./errorInfo.ts";
 import { ReceiveHandlerError, ReceiveHandlerMissingError } from "./errors.ts";
 import { appendMarker } from "./inbox.ts";
 import { dedupeKeyString, type InFlightEntry } from "./inflight.ts";

@@ -5,11 +5,12 @@
  *
  * @module
  */
+
+import { asError, describeError } from "../context/errorInfo.ts";
 import type { HeraldLogger } from "../logger.ts";
 import type { ReceiveAckPolicy } from "../message/policy.ts";
 import type { AckGate } from "./ack.ts";
 import type { DedupeLeases } from "./DedupeLeases.ts";
-import { asError, describeError } from "./errorInfo.ts";
 import type { AcceptedEvent } from "./intake.ts";
 import type { ReceiveEventHandler, ReceiveOutcome } from "./types.ts";
 

@@ -7,6 +7,8 @@
  */
 
 import type { ChannelMessageAdapter } from "../adapter/types.ts";
+import { replyingInTurn, typingOpenFor } from "../context/replies.ts";
+import { currentTurnId, trackInTurn } from "../context/scope.ts";
 import type { SendingAttempt } from "../delivery/attempt.ts";
 import type { DeliveryWorker } from "../delivery/DeliveryWorker.ts";
 import type { DeliveryDeps } from "../delivery/deps.ts";
@@ -25,8 +27,6 @@ import type { ChannelMessage } from "../message/message.ts";
 import type { MessageDurabilityPolicy } from "../message/policy.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import { StoreUnavailableError } from "../state/errors.ts";
-import { replyingInTurn, typingOpenFor } from "../turn/replies.ts";
-import { currentTurnId, trackInTurn } from "../turn/scope.ts";
 import { assertSameRequest } from "./conflict.ts";
 import { directSend } from "./directSend.ts";
 import { defaultEditKey, sameEdit } from "./editKey.ts";

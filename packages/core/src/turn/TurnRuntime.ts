@@ -6,19 +6,19 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
+import { describeError } from "../context/errorInfo.ts";
+import { currentFrame, runInFrame, type TurnFrame, type TurnState } from "../context/scope.ts";
 import type { LiveTimers } from "../live/types.ts";
 import type { HeraldLogger } from "../logger.ts";
 import { replyKey } from "../message/keys.ts";
 import type { ChannelMessage, MessageBody } from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import { placeReply } from "../message/reply.ts";
-import { describeError } from "../receive/errorInfo.ts";
 import type { SendApi } from "../send/SendRuntime.ts";
 import type { MessageStateStore } from "../state/MessageStateStore.ts";
 import { forkConversation } from "./fork.ts";
 import { messageEvent } from "./ledger.ts";
 import { runRootTurn } from "./runTurn.ts";
-import { currentFrame, runInFrame, type TurnFrame, type TurnState } from "./scope.ts";
 import { branchEligibility, readSnapshot } from "./snapshot.ts";
 import type {
   ActivityListener,

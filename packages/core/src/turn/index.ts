@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+export { type CurrentTurn, currentTurn, currentTurnId } from "../context/scope.ts";
 export {
   ForkTargetNotEmptyError,
   ForkUnavailableError,
@@ -16,7 +18,6 @@ export {
   type TurnEndData,
   type TurnStartData,
 } from "./ledger.ts";
-export { type CurrentTurn, currentTurn, currentTurnId } from "./scope.ts";
 export { branchEligibility, isBranchableNode, projectSnapshot } from "./snapshot.ts";
 export { TURN_DEFAULTS, type TurnLedgerApi, type TurnRuntime } from "./TurnRuntime.ts";
 export * from "./types.ts";

@@ -6,11 +6,12 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
+import { describeError } from "../context/errorInfo.ts";
+import { runInFrame, type TurnFrame, TurnState } from "../context/scope.ts";
 import { DeliveryPendingError } from "../delivery/errors.ts";
 import type { LiveTimers } from "../live/types.ts";
 import type { HeraldLogger } from "../logger.ts";
 import type { ChannelMessage } from "../message/message.ts";
-import { describeError } from "../receive/errorInfo.ts";
 import type { MessageStateStore } from "../state/MessageStateStore.ts";
 import type { NewLedgerEvent } from "../state/types.ts";
 import { TurnInterruptedError } from "./errors.ts";
@@ -22,7 +23,6 @@ import {
   type TurnEndData,
   type TurnStartData,
 } from "./ledger.ts";
-import { runInFrame, type TurnFrame, TurnState } from "./scope.ts";
 import {
   TURN_EVENT,
   type Turn,

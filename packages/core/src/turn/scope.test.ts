@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { currentTurn, currentTurnId } from "../context/scope.ts";
 import type { ChannelMessage } from "../message/message.ts";
-import { currentTurn, currentTurnId } from "./scope.ts";
 import { type TurnHarness, turnHarness } from "./testing/harness.ts";
 import { TURN_EVENT, type TurnMessage } from "./types.ts";
 

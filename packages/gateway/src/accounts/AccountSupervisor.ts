@@ -14,6 +14,7 @@ import {
   type ChannelIdentity,
   type ChannelReceiver,
   isChannelAccountError,
+  openChannelAccount,
   type ReceiverHealth,
   type ReceiverState,
 } from "@herald/plugin-sdk/channel-message";
@@ -180,18 +181,16 @@ export class AccountSupervisor {
 
   /** Opens the account: `createAccount`, else the synchronous adapter + `createReceiver`. */
   async #open(signal: AbortSignal): Promise<ChannelAccount> {
-    const { plugin, config, deps } = this.#loaded;
-    if (plugin.createAccount) {
-      const opened = await plugin.createAccount(config, { ...deps, sink: this.#sink, signal });
-      this.#runtime.addAdapter(opened.adapter, this.account);
-      return opened;
-    }
-    const receiver = plugin.createReceiver?.(config, this.#sink, deps);
-    return {
-      ...(this.#loaded.adapter ? { adapter: this.#loaded.adapter } : {}),
-      ...(receiver ? { receiver } : {}),
-      close: async () => {},
-    } as ChannelAccount;
+    const { plugin, config, deps, adapter } = this.#loaded;
+    const opened = await openChannelAccount(
+      plugin,
+      config,
+      { ...deps, sink: this.#sink, signal },
+      adapter,
+    );
+    // Without createAccount the adapter was registered when the channel was loaded.
+    if (plugin.createAccount) this.#runtime.addAdapter(opened.adapter, this.account);
+    return opened;
   }
 
   /** Resolves when the receiver reports `down` (or the signal aborts). */

@@ -105,6 +105,7 @@ export {
   type ReceiverState,
   receiverHealth,
 } from "./account.ts";
+export { openChannelAccount } from "./openAccount.ts";
 export {
   type ChannelPlugin,
   type ChannelPluginDeps,
@@ -209,6 +210,13 @@ export {
   withChannelOptions,
 } from "./util/channel-options.ts";
 export {
+  createHttpClient,
+  type HttpClient,
+  type HttpClientOptions,
+  type HttpErrorBody,
+  type HttpRequest,
+} from "./util/http-client.ts";
+export {
   fetchRemoteMedia,
   type RemoteMedia,
   RemoteMediaError,
@@ -223,10 +231,21 @@ export {
   PlatformNetworkError,
 } from "./util/network.ts";
 export {
+  type PlatformApiErrorClass,
+  type PlatformErrorsOptions,
+  type PlatformNetworkErrorClass,
+  platformErrors,
+} from "./util/platform-errors.ts";
+export {
   PLATFORM_KEY_ALPHABETS,
   type PlatformKeyOptions,
   platformKey,
 } from "./util/platform-key.ts";
+export {
+  type PollingReceiverOptions,
+  type PollRequest,
+  pollingReceiver,
+} from "./util/polling-receiver.ts";
 export { type RetryOptions, retry } from "./util/retry.ts";
 export { formatRetryAfter, parseRetryAfter } from "./util/retry-after.ts";
 export {

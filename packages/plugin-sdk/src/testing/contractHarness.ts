@@ -15,6 +15,7 @@
  */
 import type {
   ChannelMessageAdapter,
+  ChannelPlugin,
   ChannelReceiver,
   ChannelReceiverSink,
   MessageOrigin,
@@ -307,7 +308,47 @@ export type ContractHarness<TConnection extends JsonValue = JsonValue> = {
    * Secrets the harness hands the adapter and receiver (bot tokens, webhook secrets, signing
    * keys): the secrets test fails when any of them appears in a log line or a stored failure.
    * The first is the credential the adapter's own calls carry (the bot token): the test makes
-   * the platform echo it in error answers. Absent or empty: the secrets test is skipped.
+   * the platform echo it in error answers. **Required**: a harness without it fails the
+   * `secrets.never-logged` test with what to add; `[]` declares a channel with no credentials
+   * (the test is then skipped with that reason).
    */
   secrets?: readonly string[];
+  /**
+   * Where the platform announces a 429's wait: the `Retry-After` header, the error body, or
+   * both. The rate-limit tests that put the wait in one place only run for the places declared
+   * (a platform that sends only the header passes without a body wait).
+   * @defaultValue "both"
+   */
+  retryAfter?: ContractRetryAfter;
+  /**
+   * The plugin as a gateway loads it: the suite validates `config(connection)` with the plugin's
+   * `configSchema` (strict, defaults applied), opens the account with `createAccount` (secrets
+   * read from `env`), sends through the adapter it returns and — with `platform.inbound` —
+   * receives through its receiver, then closes it — so a config default that breaks the account
+   * (a request timeout shorter than the long-poll wait) fails here. Absent: the `plugin.load`
+   * test is skipped, its reason saying what to add.
+   */
+  plugin?: ContractPluginLoad<TConnection>;
+};
+
+/** Where a platform announces a 429's wait (see {@link ContractHarness.retryAfter}). */
+export type ContractRetryAfter = "header" | "body" | "both";
+
+/**
+ * How the suite loads the plugin as the gateway does (see {@link ContractHarness.plugin}).
+ *
+ * @example
+ * plugin: {
+ *   plugin: httpChatPlugin, // the package's default export
+ *   config: (c) => ({ baseUrl: c.baseUrl, tokenEnv: "HTTPCHAT_TOKEN", webhookSecretEnv: "HTTPCHAT_WEBHOOK_SECRET" }),
+ *   env: (c) => ({ HTTPCHAT_TOKEN: c.token, HTTPCHAT_WEBHOOK_SECRET: c.webhookSecret }),
+ * },
+ */
+export type ContractPluginLoad<TConnection extends JsonValue = JsonValue> = {
+  /** The plugin package's default export (`defineChannelPlugin({ … })`). */
+  plugin: ChannelPlugin<unknown>;
+  /** The account's config as a user writes it in `herald.config.json` (only required fields). */
+  config(connection: TConnection): JsonValue;
+  /** The env vars the config names for its secrets, with their values. */
+  env(connection: TConnection): Record<string, string>;
 };

@@ -10,13 +10,14 @@
 import type { MessageTarget } from "@herald/plugin-sdk/channel-message";
 import type { VisibleAuthor } from "@herald/plugin-sdk/testing";
 import { type QaConfig, type QaDeliveryMode, qaConfigSchema } from "../config.ts";
-import { createQaAdapter, createQaReceiverFor } from "../index.ts";
+import qaChannel, { createQaAdapter, createQaReceiverFor } from "../index.ts";
 import { decodeOrigin, encodeOrigin } from "../origin.ts";
 import type {
   ContractAuthor,
   ContractGuarantee,
   ContractHarness,
   ContractPlatform,
+  ContractPluginLoad,
 } from "./contract/types.ts";
 import {
   DEFAULT_QA_BOT,
@@ -180,6 +181,12 @@ export function qaHarness(
     },
     createAdapter: (c) => createQaAdapter(testConfig(c), c.token),
     createReceiver: (c, sink) => createQaReceiverFor(testConfig(c), c.token, sink),
+    // Loaded as a gateway loads it: the config a user writes, the token from its env var.
+    plugin: {
+      plugin: qaChannel as ContractPluginLoad["plugin"],
+      config: (c) => ({ baseUrl: c.baseUrl, delivery: c.delivery }),
+      env: (c) => ({ HERALD_QA_TOKEN: c.token }),
+    },
   };
 }
 

@@ -17,6 +17,7 @@ import {
   type PlatformFault,
 } from "@herald/plugin-sdk/testing";
 import { expect } from "vitest";
+import { announcesRetryAfter, retryAfterSkip } from "./harnessChecks.ts";
 import type { ContractSuite } from "./registry.ts";
 import { type ContractRun, normalizeSpace, openRun, settled } from "./setup.ts";
 
@@ -192,7 +193,8 @@ export function classifyTests(suite: ContractSuite): void {
       test(
         `classify.rate-limit-${via}`,
         `a 429 with the wait in its ${via} is \`rate_limit\`, not_dispatched, retryAfterMs in ms, and the retry waits it`,
-        async () => {
+        async (ctx) => {
+          ctx.skip(!announcesRetryAfter(h, via), retryAfterSkip(h, via));
           const run = await openRun(h);
           const failures = recordFailures(run);
           const target = await run.platform.createTarget("group");

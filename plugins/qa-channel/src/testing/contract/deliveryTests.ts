@@ -7,6 +7,7 @@
 import { DeliveryFailedError, eventually } from "@herald/plugin-sdk/testing";
 import { expect } from "vitest";
 import { capabilityGuarantee, expectGuaranteed, guaranteeOf } from "./guarantee.ts";
+import { announcesRetryAfter, retryAfterSkip } from "./harnessChecks.ts";
 import type { ContractSuite } from "./registry.ts";
 import { CONTRACT_MAX_LENGTH, normalizeSpace, openRun, settled } from "./setup.ts";
 import type { JsonValue } from "./types.ts";
@@ -74,7 +75,8 @@ export function deliveryTests(suite: ContractSuite): void {
       test(
         "rate-limit.body-retry-after",
         "waits the retry-after the platform gave in its error body, then delivers once",
-        async () => {
+        async (ctx) => {
+          ctx.skip(!announcesRetryAfter(h, "body"), retryAfterSkip(h, "body"));
           const run = await openRun(h);
           const target = await run.platform.createTarget("group");
           run.platform.faults.failNext(
@@ -91,7 +93,8 @@ export function deliveryTests(suite: ContractSuite): void {
       test(
         "rate-limit.header-retry-after",
         "honours a Retry-After header (whole seconds) when the body has no wait",
-        async () => {
+        async (ctx) => {
+          ctx.skip(!announcesRetryAfter(h, "header"), retryAfterSkip(h, "header"));
           const run = await openRun(h);
           const target = await run.platform.createTarget("group");
           run.platform.faults.failNext(

@@ -11,6 +11,7 @@ import { crashTests } from "./crashTests.ts";
 import { deliveryTests } from "./deliveryTests.ts";
 import { inboundTests } from "./inboundTests.ts";
 import { liveTests } from "./liveTests.ts";
+import { pluginLoadTests } from "./pluginLoadTests.ts";
 import { registerContract } from "./registry.ts";
 import { replyTests } from "./replyTests.ts";
 import { sendTests } from "./sendTests.ts";
@@ -77,6 +78,7 @@ export function describeChannelContract<TConnection extends JsonValue>(
         inboundTests(suite);
         liveTests(suite);
         classifyTests(suite);
+        pluginLoadTests(suite);
       },
       timeoutMs,
     );

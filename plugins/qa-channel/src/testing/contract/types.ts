@@ -18,6 +18,8 @@ export type {
   ContractInboundPost,
   ContractPlatform,
   ContractPlatformOptions,
+  ContractPluginLoad,
+  ContractRetryAfter,
   ContractSecondAccount,
   JsonValue,
 } from "@herald/plugin-sdk/testing";

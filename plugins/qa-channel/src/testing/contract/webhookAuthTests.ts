@@ -6,6 +6,7 @@
  * @module
  */
 import { expect } from "vitest";
+import { declaredSecrets } from "./harnessChecks.ts";
 import { inboundRun, outcomeFor } from "./inboundRun.ts";
 import type { ContractSuite } from "./registry.ts";
 import { openRun, settled } from "./setup.ts";
@@ -58,8 +59,8 @@ export function webhookAuthTests(suite: ContractSuite): void {
         "secrets.never-logged",
         "no log line or stored failure contains a declared secret, after auth failures and platform errors that echo it",
         async (ctx) => {
-          const secrets = (h.secrets ?? []).filter((s) => s !== "");
-          ctx.skip(secrets.length === 0, "the harness declares no secrets (secrets)");
+          const secrets = declaredSecrets(h);
+          ctx.skip(secrets.length === 0, "the harness declares the channel has no secrets ([])");
           const run = await openRun(h, { platform: { receive: "webhook" } });
           const inbound = run.platform.inbound;
           if (inbound && h.createReceiver) await run.startReceiver();
