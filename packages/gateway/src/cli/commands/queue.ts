@@ -3,13 +3,14 @@
  *
  * @module
  */
-import { INTENT_STATUSES, type IntentStatus, type MessageStateStore } from "@herald/core";
 import {
-  type BulkResult,
-  cancelIntents,
-  intentJson,
-  retryIntents,
-} from "../../queue/operations.ts";
+  INTENT_STATUSES,
+  type IntentStatus,
+  type MessageStateStore,
+  type OperatorAction,
+  statusesAllowing,
+} from "@herald/core";
+import { applyOperation, type BulkResult, intentJson } from "../../queue/operations.ts";
 import { QUEUE_LEGEND, queueRows } from "../../queue/queueRows.ts";
 import { CliUsageError } from "../cliErrors.ts";
 import { type Out, printTable, progress, relativeTime } from "../output.ts";
@@ -102,12 +103,28 @@ export async function selectIds(
   }
 }
 
-/** Puts failed or held intents back to `pending` (due now), showing progress. */
-export function queueRetry(store: MessageStateStore, ids: string[]): Promise<BulkResult> {
-  return retryIntents(store, ids, progress("retry", ids.length));
+/**
+ * The status of `herald queue <action> --all <status>`, checked against the status machine.
+ *
+ * @throws CliUsageError naming the statuses `action` applies to (core's `statusesAllowing`).
+ */
+export function allStatus(action: OperatorAction, status: string): IntentStatus {
+  const allowed = statusesAllowing(action);
+  if (!allowed.includes(status as IntentStatus))
+    throw new CliUsageError(
+      `--all must be one of ${allowed.join(", ")} (what ${action} applies to)`,
+    );
+  return status as IntentStatus;
 }
 
-/** Cancels pending, held or failed intents, showing progress. */
-export function queueCancel(store: MessageStateStore, ids: string[]): Promise<BulkResult> {
-  return cancelIntents(store, ids, progress("cancel", ids.length));
+/**
+ * `herald queue retry|cancel`: applies `action` to each id whose status allows it (core's
+ * `allowedOperations`), showing progress.
+ */
+export function queueAct(
+  store: MessageStateStore,
+  action: OperatorAction,
+  ids: string[],
+): Promise<BulkResult> {
+  return applyOperation(store, action, ids, progress(action, ids.length));
 }
