@@ -114,7 +114,12 @@ export function parseSyncAnswer(answer: unknown): ParsedSync {
       },
     ]);
   }
-  const out: ParsedSync = { nextBatch: top.next_batch, rooms: [], invites: {}, malformed: [] };
+  const out: ParsedSync = {
+    nextBatch: top.next_batch,
+    rooms: [],
+    invites: Object.create(null) as Record<string, SyncInvite>,
+    malformed: [],
+  };
   const rooms = roomsSchema.safeParse(top.rooms);
   if (!rooms.success) {
     const issue = firstIssue(rooms.error);
