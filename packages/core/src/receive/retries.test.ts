@@ -4,43 +4,10 @@
  * runtime with backoff, handled once when space returns, and listed while it waits.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { StoreUnavailableError } from "../state/errors.ts";
-import type { MessageStateStore } from "../state/MessageStateStore.ts";
 import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
+import { fullDisk } from "../testing/failingWrites.ts";
 import { createFakeTelegramAdapter, teleUpdate } from "./testing/fakeTelegram.ts";
 import { receiveBench } from "./testing/harness.ts";
-
-/** Store methods that write: they fail while the disk is "full". */
-const WRITES = new Set([
-  "acquireDedupe",
-  "renewDedupe",
-  "completeDedupe",
-  "releaseDedupe",
-  "appendLedger",
-  "putDeadLetter",
-  "setWatermark",
-]);
-
-/** A store whose writes fail like SQLite on a full disk (`SQLITE_FULL`) while `full` is set. */
-function diskFullStore(inner: SqliteStateStore): { store: MessageStateStore; full: boolean } {
-  const state = { full: false, store: undefined as unknown as MessageStateStore };
-  state.store = new Proxy(inner, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      if (state.full && WRITES.has(String(prop)))
-        return () =>
-          Promise.reject(
-            new StoreUnavailableError(
-              String(prop),
-              new Error("SQLITE_FULL: database or disk is full"),
-            ),
-          );
-      return value.bind(target);
-    },
-  }) as unknown as MessageStateStore;
-  return state;
-}
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -51,7 +18,7 @@ afterEach(async () => {
 describe("inbound that failed before its handler ran (C50)", () => {
   it("is retried with backoff while the disk is full, and handled once when space returns", async () => {
     const inner = new SqliteStateStore({ path: ":memory:" });
-    const disk = diskFullStore(inner);
+    const disk = fullDisk(inner);
     const bench = receiveBench([createFakeTelegramAdapter()], {
       store: disk.store,
       retry: { baseMs: 5, maxMs: 20 },
