@@ -84,7 +84,6 @@ export class GatewayMetrics {
       registers,
     });
     this.#store = store;
-    this.#logger = logger;
     this.sendLatency = new Histogram({
       name: "herald_send_latency_seconds",
       help: "Time from an intent's creation to its settled status, in seconds",
@@ -195,7 +194,6 @@ export class GatewayMetrics {
   }
   readonly #queueDepth: Gauge<"status">;
   readonly #store: MessageStateStore;
-  readonly #logger: HeraldLogger;
 
   /**
    * The exposition text and its content type. Reads the queue depth from the store first; a
