@@ -73,6 +73,10 @@ program
     await startCommand(o.config, o.echo ? { echo: true } : {});
   });
 
+/** Where this config's gateway serves HTTP, as a local client reaches it. */
+const gatewayUrlOf = (http: { host: string; port: number }) =>
+  `http://${http.host === "0.0.0.0" || http.host === "::" ? "127.0.0.1" : http.host}:${http.port}`;
+
 const queue = program.command("queue").description("inspect and act on the send queue");
 queue
   .command("ls")
@@ -87,6 +91,8 @@ queue
         ...(o.status ? { status: o.status } : {}),
         ...(o.channel ? { channel: o.channel } : {}),
         limit: Number(o.limit),
+        // Inbound waiting for a retry lives in the running gateway only (C50): ask it.
+        gatewayUrl: gatewayUrlOf(ctx.loaded.config.http),
       }),
     ),
   );

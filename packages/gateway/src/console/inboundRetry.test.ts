@@ -1,8 +1,9 @@
 /**
  * [H28] C50 as an operator sees it: the store's disk fills, a message arrives, space returns.
  * While writes fail, `/metrics` says `herald_store_up 0` (as `/healthz` does) and counts the
- * inbound waiting for a retry, and the console's queue page lists it; when space returns the
- * running gateway handles it — once — and the list empties.
+ * inbound waiting for a retry, the console's queue page lists it and `herald queue ls` reports
+ * it (asked of the running gateway: the store could not hold it); when space returns the running
+ * gateway handles it — once — and the list empties.
  */
 import { createMessageRuntime, SqliteStateStore, silentLogger } from "@herald/core";
 import {
@@ -12,8 +13,9 @@ import {
   inProcessTransport,
 } from "@herald/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { queueList } from "../cli/commands/queue.ts";
 import { GatewayMetrics } from "../http/metrics.ts";
-import { createHttpApp } from "../http/server.ts";
+import { startHttpServer } from "../http/server.ts";
 import { benchReceive } from "../testing/fakeChannels.ts";
 import { AttemptLog } from "./attempts.ts";
 import { SESSION_COOKIE, sessionValue } from "./auth.ts";
@@ -64,14 +66,25 @@ describe("inbound that failed before its handler ran (C50)", () => {
       clock: () => Date.now(),
       sessionTtlMs: DEFAULT_CONSOLE_SESSION_TTL_MS,
     });
-    const app = createHttpApp({
+    const server = await startHttpServer({
+      host: "127.0.0.1",
+      port: 0,
       store: disk.store,
       metrics,
       receivers: new Map(),
       logger: silentLogger,
       console: consoleApp,
     });
+    const app = {
+      request: (path: string, init?: RequestInit) => fetch(`${server.url}${path}`, init),
+    };
+    const queueLs = async () => {
+      const out = { text: "", isTTY: false, write: (s: string) => (out.text += s) };
+      await queueList(inner, { gatewayUrl: server.url }, out);
+      return out.text;
+    };
     teardown = async () => {
+      await server.close();
       consoleApp.close();
       await runtime.stop();
       await inner.close();
@@ -94,6 +107,9 @@ describe("inbound that failed before its handler ran (C50)", () => {
     expect(metricsText).toContain("herald_store_up 0");
     expect(metricsText).toContain('herald_inbound_retry_pending{channel="qa"} 1');
     expect((await app.request("/healthz")).status).toBe(503);
+    expect(await queueLs()).toContain(
+      `inbound waiting for a retry in the gateway at ${server.url}: qa 1`,
+    );
     expect(handled).toEqual([]);
 
     disk.full = false;
@@ -103,6 +119,7 @@ describe("inbound that failed before its handler ran (C50)", () => {
     const after = await scrape();
     expect(after).toContain("herald_store_up 1");
     expect(after).not.toContain('herald_inbound_retry_pending{channel="qa"}');
+    expect(await queueLs()).not.toContain("inbound waiting for a retry");
     // Once: the platform's redelivery of the same message is a duplicate.
     const again = runtime.receive(update, { channel: "qa", accountId: "main" });
     expect((await again.done).status).toBe("duplicate");
