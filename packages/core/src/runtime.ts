@@ -102,6 +102,11 @@ export interface MessageRuntime extends SendApi, TurnRuntime {
   /** Re-dispatches inbound messages recorded but not finished (runs at `start()` too). */
   recoverInbound: ReceiveRuntime["recover"];
   /**
+   * Inbound events that failed before their handler ran (the store could not be written…) and
+   * wait for this process to retry them with backoff ([H28] C50), oldest first.
+   */
+  pendingInbound: ReceiveRuntime["pendingRetries"];
+  /**
    * Looks up the adapter of (channel, accountId) — that account's own, else the channel's
    * account-less one, else (no account named) the channel's only one.
    */
@@ -219,6 +224,7 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     onEvent: (handler) => inbound.onEvent(handler),
     deadLetters: inbound.deadLetters,
     recoverInbound: (opts) => inbound.recover({ channels: adapters.channels(), ...opts }),
+    pendingInbound: () => inbound.pendingRetries(),
     adapter: (channel, accountId) => adapters.find(channel, accountId),
     addAdapter: (adapter, accountId) => {
       adapters.add(adapter, accountId);
@@ -245,6 +251,7 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     async stop(drainMs) {
       live.stopBackground();
       inboundPasses.stop();
+      inbound.stopRetries();
       await inbound.drain();
       await worker.stop(drainMs);
     },

@@ -294,6 +294,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   const accountHealth = () => supervisors.map((s) => s.health());
   metrics.watchAccounts(accountHealth);
+  metrics.watchPendingInbound(() => runtime.pendingInbound());
 
   let consoleApp: ConsoleApp | undefined;
   if (options.console && options.http !== false) {

@@ -9,9 +9,13 @@
  *
  * @module
  */
-import { ChannelAccountError, type ChannelPluginDeps } from "@herald/plugin-sdk/channel-message";
+import {
+  ChannelAccountError,
+  type ChannelPluginDeps,
+  readSecret,
+} from "@herald/plugin-sdk/channel-message";
 import { DiscordRest } from "./client.ts";
-import type { DiscordConfig } from "./config.ts";
+import { type DiscordConfig, discordSecrets } from "./config.ts";
 import { classifyError, redactToken } from "./errors.ts";
 
 /** The channel id of Discord. */
@@ -65,11 +69,11 @@ export async function fetchSelf(
  */
 export async function checkDiscordCredentials(
   config: DiscordConfig,
-  deps: Pick<ChannelPluginDeps, "secret">,
+  deps: Pick<ChannelPluginDeps, "secret"> & { accountId?: string },
 ): Promise<{ ok: boolean; detail: string }> {
   let token: string | undefined;
   try {
-    token = deps.secret(config.tokenEnv);
+    token = readSecret(deps, discordSecrets.botToken(config));
     const me = await fetchSelf(config, token, "doctor");
     return { ok: true, detail: `bot ${me.username} (id ${me.id}) at ${config.apiBase}` };
   } catch (error) {

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { z } from "@herald/plugin-sdk/channel-message";
+import { type SecretSpec, z } from "@herald/plugin-sdk/channel-message";
 
 /** Discord's limit for message `content`, in characters (UTF-16 units). */
 export const DISCORD_TEXT_LIMIT = 2000;
@@ -122,3 +122,22 @@ export const discordConfigSchema = z.strictObject({
 export type DiscordConfig = z.output<typeof discordConfigSchema>;
 /** A Discord config as written (defaults optional). */
 export type DiscordConfigInput = z.input<typeof discordConfigSchema>;
+
+/**
+ * The secrets a Discord account reads, trimmed and shape-checked at start with the SDK's
+ * `readSecret` (a malformed one stops the account with the setting named; C49).
+ * Source: https://discord.com/developers/docs/reference#authentication (a bot token is three
+ * base64url parts joined by dots, sent as `Authorization: Bot <token>`).
+ */
+export const discordSecrets = {
+  /** The bot token (`tokenEnv`). */
+  botToken: (config: Pick<DiscordConfig, "tokenEnv">): SecretSpec => ({
+    channel: "discord",
+    name: config.tokenEnv,
+    setting: "tokenEnv",
+    what: "the Discord bot token",
+    shape: /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/,
+    expected: 'a bot token (three dot-separated parts, without a "Bot " prefix)',
+    where: "Developer Portal → your application → Bot → Reset Token",
+  }),
+};

@@ -20,10 +20,16 @@ import {
   defineChannelPlugin,
   type MessageCapabilities,
   type RateLimitRouteInput,
+  readSecret,
 } from "@herald/plugin-sdk/channel-message";
 import { checkDiscordCredentials, DISCORD_CHANNEL_ID, fetchSelf } from "./account.ts";
 import { DiscordRest } from "./client.ts";
-import { DISCORD_NONCE_WINDOW_MS, type DiscordConfig, discordConfigSchema } from "./config.ts";
+import {
+  DISCORD_NONCE_WINDOW_MS,
+  type DiscordConfig,
+  discordConfigSchema,
+  discordSecrets,
+} from "./config.ts";
 import { createInteractionsHandler } from "./interactions.ts";
 import { createLive } from "./live.ts";
 import { DiscordIdentity, OutboundRegistry, userIdOfToken } from "./origin.ts";
@@ -219,7 +225,7 @@ export async function createDiscordAccount(
   config: DiscordConfig,
   deps: ChannelAccountDeps,
 ): Promise<ChannelAccount> {
-  const token = deps.secret(config.tokenEnv);
+  const token = readSecret(deps, discordSecrets.botToken(config));
   const me = await fetchSelf(config, token, deps.accountId, deps.signal);
   const identity = identityOf(config, token);
   identity.set(me.id);
@@ -238,9 +244,16 @@ export async function createDiscordAccount(
 const discord = defineChannelPlugin<DiscordConfig>({
   id: DISCORD_CHANNEL_ID,
   configSchema: discordConfigSchema,
-  createAdapter: (config, deps) => createDiscordAdapter(config, deps.secret(config.tokenEnv)),
+  createAdapter: (config, deps) =>
+    createDiscordAdapter(config, readSecret(deps, discordSecrets.botToken(config))),
   createReceiver: (config, sink, deps) =>
-    createDiscordReceiver(config, deps.secret(config.tokenEnv), sink, undefined, deps.accountId),
+    createDiscordReceiver(
+      config,
+      readSecret(deps, discordSecrets.botToken(config)),
+      sink,
+      undefined,
+      deps.accountId,
+    ),
   createAccount: createDiscordAccount,
   checkCredentials: checkDiscordCredentials,
 });

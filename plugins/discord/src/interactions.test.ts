@@ -91,6 +91,10 @@ describe("C29 · interaction signatures", () => {
       const response = await post(body, headers);
       expect(response.status, what).toBe(401);
     }
+    // [H28] C49: each refusal leaves a log line with its reason (an operator sees a wrong key).
+    const refused = run.logLines.filter((l) => l.includes("(401)"));
+    expect(refused).toHaveLength(forgeries.length);
+    expect(refused.some((l) => l.includes("stale_timestamp"))).toBe(true);
     expect(run.deliveries).toBe(0);
     expect(run.handled).toEqual([]);
   });

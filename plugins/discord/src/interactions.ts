@@ -18,6 +18,7 @@ import {
   ackToResponse,
   type ChannelReceiverSink,
   ed25519PublicKey,
+  refuseUnauthenticated,
   verifyEd25519,
 } from "@herald/plugin-sdk/channel-message";
 
@@ -36,7 +37,7 @@ const MESSAGE_COMPONENT = 3;
 export type InteractionsOptions = {
   /** The application's public key, 64 hex digits. */
   publicKey: string;
-  sink: Pick<ChannelReceiverSink, "receive">;
+  sink: Pick<ChannelReceiverSink, "receive" | "logger">;
   /** @defaultValue Date.now */
   clock?: () => number;
 };
@@ -59,7 +60,16 @@ export function createInteractionsHandler(
       /^\d{1,12}$/.test(timestamp) &&
       Math.abs(clock() - Number(timestamp) * 1_000) <= SIGNATURE_MAX_AGE_MS;
     if (!fresh || !verifyEd25519({ publicKey: key, signed: [timestamp, rawBody], signature })) {
-      return new Response("invalid request signature", { status: 401 });
+      return refuseUnauthenticated(
+        options.sink.logger,
+        "discord",
+        timestamp === null || signature === null
+          ? "missing_header"
+          : fresh
+            ? "bad_signature"
+            : "stale_timestamp",
+        "invalid request signature",
+      );
     }
     let interaction: unknown;
     try {

@@ -10,9 +10,13 @@
  * @module
  */
 import { readFileSync } from "node:fs";
-import type { ChannelPluginDeps } from "@herald/plugin-sdk/channel-message";
+import {
+  type ChannelPluginDeps,
+  checkSecret,
+  readSecret,
+} from "@herald/plugin-sdk/channel-message";
 import { JWT, OAuth2Client } from "google-auth-library";
-import { CHAT_BOT_SCOPE, type GoogleChatConfig } from "./config.ts";
+import { CHAT_BOT_SCOPE, type GoogleChatConfig, googleChatSecrets } from "./config.ts";
 import { GoogleChatRenderError } from "./errors.ts";
 
 /** An auth client and the secrets it holds. */
@@ -41,14 +45,23 @@ export function accessTokenCredentials(
  */
 export function credentialsOf(
   config: GoogleChatConfig,
-  deps: Pick<ChannelPluginDeps, "secret">,
+  deps: Pick<ChannelPluginDeps, "secret"> & { accountId?: string },
 ): GoogleChatCredentials {
   const c = config.credentials;
   if (c.type === "access_token") {
-    return accessTokenCredentials(deps.secret(c.tokenEnv), `env ${c.tokenEnv}`);
+    return accessTokenCredentials(
+      readSecret(deps, googleChatSecrets.accessToken(c.tokenEnv)),
+      `env ${c.tokenEnv}`,
+    );
   }
   const source = c.keyJsonEnv ? `env ${c.keyJsonEnv}` : `key file ${c.keyFile}`;
-  const raw = c.keyJsonEnv ? deps.secret(c.keyJsonEnv) : readFileSync(c.keyFile ?? "", "utf8");
+  const raw = c.keyJsonEnv
+    ? readSecret(deps, googleChatSecrets.serviceAccountKey({ keyJsonEnv: c.keyJsonEnv }))
+    : checkSecret(
+        readFileSync(c.keyFile ?? "", "utf8"),
+        deps.accountId ?? "default",
+        googleChatSecrets.serviceAccountKey({ keyFile: c.keyFile ?? "" }),
+      );
   let key: { client_email?: unknown; private_key?: unknown };
   try {
     key = JSON.parse(raw) as typeof key;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { z } from "@herald/plugin-sdk/channel-message";
+import { type SecretSpec, z } from "@herald/plugin-sdk/channel-message";
 
 /** Google Chat's limit for a message's `text`, in characters (spaces.messages.create). */
 export const GOOGLE_CHAT_TEXT_LIMIT = 4096;
@@ -157,3 +157,31 @@ export type GoogleChatConfig = z.infer<typeof googleChatConfigSchema>;
 export type GoogleChatConfigInput = z.input<typeof googleChatConfigSchema>;
 /** The receive part of a validated config. */
 export type GoogleChatReceiveConfig = z.infer<typeof receiveSchema>;
+
+/**
+ * The secrets a Google Chat account reads, trimmed and shape-checked at start with the SDK's
+ * `readSecret` / `checkSecret` (a malformed one stops the account with the setting named; C49).
+ * A service account key is JSON (checked further by `credentialsOf`).
+ */
+export const googleChatSecrets = {
+  /** An OAuth access token (`credentials.tokenEnv`). */
+  accessToken: (tokenEnv: string): SecretSpec => ({
+    channel: "googlechat",
+    name: tokenEnv,
+    setting: "credentials.tokenEnv",
+    what: "the Google Chat access token",
+    expected: "an OAuth access token (one word, e.g. ya29.…)",
+  }),
+  /** A service account key, from an env var (`credentials.keyJsonEnv`) or a file (`credentials.keyFile`). */
+  serviceAccountKey: (source: { keyJsonEnv: string } | { keyFile: string }): SecretSpec => ({
+    channel: "googlechat",
+    name: "keyJsonEnv" in source ? source.keyJsonEnv : `file ${source.keyFile}`,
+    setting: "keyJsonEnv" in source ? "credentials.keyJsonEnv" : "credentials.keyFile",
+    what: "the service account key",
+    // JSON: whitespace inside is fine; only the ends are trimmed.
+    multiline: true,
+    shape: /^\{[\s\S]*\}$/,
+    expected: 'a service account key file\'s JSON ({ "client_email": …, "private_key": … })',
+    where: "Google Cloud console → IAM → Service accounts → Keys",
+  }),
+};

@@ -62,7 +62,8 @@ export function createBearerVerifier(
   });
   let chatCerts: Record<string, string> | undefined;
   const certsFor = async (kid: string | undefined): Promise<Record<string, string>> => {
-    if (!chatCerts || (kid !== undefined && !(kid in chatCerts))) {
+    // `Object.hasOwn`: a `kid` of "constructor" is not a certificate we have (C49).
+    if (!chatCerts || (kid !== undefined && !Object.hasOwn(chatCerts, kid))) {
       const response = await fetch(config.certsUrls.chat);
       if (!response.ok) throw new Error(`certificates answered ${response.status}`);
       chatCerts = (await response.json()) as Record<string, string>;

@@ -11,9 +11,13 @@
  *
  * @module
  */
-import { ChannelAccountError, type ChannelPluginDeps } from "@herald/plugin-sdk/channel-message";
+import {
+  ChannelAccountError,
+  type ChannelPluginDeps,
+  readSecret,
+} from "@herald/plugin-sdk/channel-message";
 import { MatrixHttp } from "./client.ts";
-import type { MatrixConfig } from "./config.ts";
+import { type MatrixConfig, matrixSecrets } from "./config.ts";
 import { classifyError } from "./errors.ts";
 
 /** The channel id of the Matrix plugin. */
@@ -102,7 +106,7 @@ export async function checkMatrixCredentials(
   try {
     const id = await whoami(
       config,
-      deps.secret(config.accessTokenEnv),
+      readSecret(deps, matrixSecrets.accessToken(config)),
       deps.accountId ?? "default",
     );
     return { ok: true, detail: `${id.userId} (device ${id.deviceId}) at ${config.homeserverUrl}` };

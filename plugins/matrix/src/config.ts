@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { z } from "@herald/plugin-sdk/channel-message";
+import { type SecretSpec, z } from "@herald/plugin-sdk/channel-message";
 
 /**
  * The largest event a homeserver accepts, in bytes of its federation JSON (spec "Size limits",
@@ -185,3 +185,21 @@ export type MatrixConfigInput = z.input<typeof matrixConfigSchema>;
 export type MatrixHomeserverConfig = z.infer<typeof matrixHomeserverSchema>;
 /** The `/sync` part of a validated config. */
 export type MatrixSyncConfig = z.infer<typeof matrixSyncSchema>;
+
+/**
+ * The secrets a Matrix account reads, trimmed and shape-checked at start with the SDK's
+ * `readSecret` (a malformed one stops the account with the setting named; C49). The spec gives
+ * access tokens no format (Synapse issues `syt_…`): one word, no whitespace.
+ * Source: https://spec.matrix.org/v1.12/client-server-api/#using-access-tokens
+ */
+export const matrixSecrets = {
+  /** The access token (`accessTokenEnv`). */
+  accessToken: (config: Pick<MatrixConfig, "accessTokenEnv">): SecretSpec => ({
+    channel: "matrix",
+    name: config.accessTokenEnv,
+    setting: "accessTokenEnv",
+    what: "the Matrix access token",
+    expected: "an access token (one word, e.g. syt_…)",
+    where: "the access_token of /login, or your client's settings",
+  }),
+};

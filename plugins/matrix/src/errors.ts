@@ -20,6 +20,7 @@ import {
   type DeliveryFailureKind,
   HeraldError,
   networkFailureOf,
+  ownValue,
   PlatformApiError,
   PlatformNetworkError,
   redactSecrets,
@@ -173,7 +174,7 @@ const KIND_BY_ERRCODE: Readonly<Record<string, DeliveryFailureKind>> = {
 export function classifyError(error: unknown, secrets: readonly string[] = []): ClassifiedFailure {
   const redact = (text: string) => (secrets.length ? redactSecrets(text, secrets) : text);
   if (error instanceof MatrixApiError) {
-    const kind = error.errcode ? KIND_BY_ERRCODE[error.errcode] : undefined;
+    const kind = error.errcode ? ownValue(KIND_BY_ERRCODE, error.errcode) : undefined;
     if (error.status === 429 || kind === "rate_limit") {
       return {
         kind: "rate_limit",

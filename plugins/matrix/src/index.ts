@@ -19,6 +19,7 @@ import {
   defineChannelMessageAdapter,
   defineChannelPlugin,
   type MessageCapabilities,
+  readSecret,
 } from "@herald/plugin-sdk/channel-message";
 import {
   checkMatrixCredentials,
@@ -27,7 +28,12 @@ import {
   whoami,
 } from "./account.ts";
 import { MatrixHttp } from "./client.ts";
-import { type MatrixConfig, matrixConfigSchema, txnRetentionMsOf } from "./config.ts";
+import {
+  type MatrixConfig,
+  matrixConfigSchema,
+  matrixSecrets,
+  txnRetentionMsOf,
+} from "./config.ts";
 import { createLive } from "./live.ts";
 import { matrixOrigin } from "./origin.ts";
 import { createReceive } from "./receive.ts";
@@ -245,7 +251,7 @@ export async function createMatrixAccount(
   config: MatrixConfig,
   deps: ChannelAccountDeps,
 ): Promise<ChannelAccount> {
-  const accessToken = deps.secret(config.accessTokenEnv);
+  const accessToken = readSecret(deps, matrixSecrets.accessToken(config));
   const identity = await whoami(config, accessToken, deps.accountId, deps.signal);
   const http = new MatrixHttp({
     homeserverUrl: config.homeserverUrl,
@@ -269,9 +275,10 @@ export async function createMatrixAccount(
 const matrix = defineChannelPlugin<MatrixConfig>({
   id: MATRIX_CHANNEL_ID,
   configSchema: matrixConfigSchema,
-  createAdapter: (config, deps) => createMatrixAdapter(config, deps.secret(config.accessTokenEnv)),
+  createAdapter: (config, deps) =>
+    createMatrixAdapter(config, readSecret(deps, matrixSecrets.accessToken(config))),
   createReceiver: (config, sink, deps) =>
-    createMatrixReceiver(config, deps.secret(config.accessTokenEnv), sink),
+    createMatrixReceiver(config, readSecret(deps, matrixSecrets.accessToken(config)), sink),
   createAccount: createMatrixAccount,
   checkCredentials: (config, deps) => checkMatrixCredentials(config, deps),
 });

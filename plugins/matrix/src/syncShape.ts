@@ -114,7 +114,12 @@ export function parseSyncAnswer(answer: unknown): ParsedSync {
       },
     ]);
   }
-  const out: ParsedSync = { nextBatch: top.next_batch, rooms: [], invites: {}, malformed: [] };
+  const out: ParsedSync = {
+    nextBatch: top.next_batch,
+    rooms: [],
+    invites: Object.create(null) as Record<string, SyncInvite>,
+    malformed: [],
+  };
   const rooms = roomsSchema.safeParse(top.rooms);
   if (!rooms.success) {
     const issue = firstIssue(rooms.error);
@@ -125,7 +130,14 @@ export function parseSyncAnswer(answer: unknown): ParsedSync {
     });
     return out;
   }
-  for (const [roomId, raw] of Object.entries(rooms.data?.join ?? {})) {
+  // Room ids are the homeserver's JSON keys: read them from the answer itself (own keys after
+  // `JSON.parse`), not from zod's copy, where a room id "__proto__" would become a prototype and
+  // vanish (C49).
+  const given = (top.rooms ?? {}) as {
+    join?: Record<string, unknown>;
+    invite?: Record<string, unknown>;
+  };
+  for (const [roomId, raw] of Object.entries(rooms.data?.join ? (given.join ?? {}) : {})) {
     const room = joinedRoomSchema.safeParse(raw);
     if (!room.success) {
       const issue = firstIssue(room.error);
@@ -146,7 +158,7 @@ export function parseSyncAnswer(answer: unknown): ParsedSync {
       memberCount: summary?.["m.joined_member_count"],
     });
   }
-  for (const [roomId, raw] of Object.entries(rooms.data?.invite ?? {})) {
+  for (const [roomId, raw] of Object.entries(rooms.data?.invite ? (given.invite ?? {}) : {})) {
     const room = invitedRoomSchema.safeParse(raw);
     if (!room.success) {
       const issue = firstIssue(room.error);

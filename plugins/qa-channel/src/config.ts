@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { z } from "@herald/plugin-sdk/channel-message";
+import { type SecretSpec, z } from "@herald/plugin-sdk/channel-message";
 
 /**
  * How the adapter makes a send whose outcome is unknown (reset, timeout, crash) safe:
@@ -59,3 +59,19 @@ export const qaConfigSchema = z.strictObject({
 export type QaConfig = z.infer<typeof qaConfigSchema>;
 /** A QA account config as written by a user (defaults optional). */
 export type QaConfigInput = z.input<typeof qaConfigSchema>;
+
+/**
+ * The secret a QA account reads (`tokenSecret`), trimmed and shape-checked at start with the
+ * SDK's `readSecret` (C49): the platform's bot token is `<bot id>:<secret>`.
+ */
+export const qaSecrets = {
+  /** The bot token (`tokenSecret`). */
+  botToken: (config: Pick<QaConfig, "tokenSecret">): SecretSpec => ({
+    channel: "qa",
+    name: config.tokenSecret,
+    setting: "tokenSecret",
+    what: "the QA bot token",
+    shape: /^[^:\s]+:\S+$/,
+    expected: 'a bot token "<bot id>:<secret>"',
+  }),
+};

@@ -19,9 +19,10 @@ import {
   defineChannelMessageAdapter,
   defineChannelPlugin,
   type MessageCapabilities,
+  readSecret,
 } from "@herald/plugin-sdk/channel-message";
 import { QaClient } from "./client.ts";
-import { type QaConfig, qaConfigSchema } from "./config.ts";
+import { type QaConfig, qaConfigSchema, qaSecrets } from "./config.ts";
 import { QaApiError } from "./errors.ts";
 import { createLive } from "./live.ts";
 import { qaOrigin } from "./origin.ts";
@@ -114,7 +115,7 @@ export async function createQaAccount(
   config: QaConfig,
   deps: ChannelAccountDeps,
 ): Promise<ChannelAccount> {
-  const token = deps.secret(config.tokenSecret);
+  const token = readSecret(deps, qaSecrets.botToken(config));
   let me: { id: string; name: string };
   try {
     me = await clientOf(config, token).me(deps.signal);
@@ -140,9 +141,10 @@ export async function createQaAccount(
 const qaChannel = defineChannelPlugin<QaConfig>({
   id: QA_CHANNEL_ID,
   configSchema: qaConfigSchema,
-  createAdapter: (config, deps) => createQaAdapter(config, deps.secret(config.tokenSecret)),
+  createAdapter: (config, deps) =>
+    createQaAdapter(config, readSecret(deps, qaSecrets.botToken(config))),
   createReceiver: (config, sink, deps) =>
-    createQaReceiverFor(config, deps.secret(config.tokenSecret), sink),
+    createQaReceiverFor(config, readSecret(deps, qaSecrets.botToken(config)), sink),
   createAccount: createQaAccount,
 });
 

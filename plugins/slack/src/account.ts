@@ -8,10 +8,15 @@
  *
  * @module
  */
-import { ChannelAccountError, type ChannelPluginDeps } from "@herald/plugin-sdk/channel-message";
+import {
+  ChannelAccountError,
+  type ChannelPluginDeps,
+  isMalformedSecretError,
+  readSecret,
+} from "@herald/plugin-sdk/channel-message";
 import type { WebClient } from "@slack/web-api";
 import { createSlackClient } from "./client.ts";
-import type { SlackConfig } from "./config.ts";
+import { type SlackConfig, slackSecrets } from "./config.ts";
 import { classifyError, redactTokens } from "./errors.ts";
 
 /** The channel id herald uses for Slack. */
@@ -100,11 +105,11 @@ export async function identityOrAccountError(
  */
 export async function checkSlackCredentials(
   config: SlackConfig,
-  deps: Pick<ChannelPluginDeps, "secret">,
+  deps: Pick<ChannelPluginDeps, "accountId" | "secret">,
 ): Promise<{ ok: boolean; detail: string }> {
   let token: string | undefined;
   try {
-    token = deps.secret(config.tokenEnv);
+    token = readSecret(deps, slackSecrets.botToken(config));
     const client = createSlackClient({
       token,
       slackApiUrl: config.slackApiUrl,
@@ -116,6 +121,7 @@ export async function checkSlackCredentials(
       detail: `bot ${me.userName ?? me.userId} (user ${me.userId}, bot ${me.botId}) in team ${me.teamId} at ${config.slackApiUrl}`,
     };
   } catch (error) {
+    if (isMalformedSecretError(error)) return { ok: false, detail: error.message };
     const failure = classifyError(error, [token]);
     const hint =
       failure.kind === "auth"

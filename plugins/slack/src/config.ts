@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { z } from "@herald/plugin-sdk/channel-message";
+import { type SecretSpec, z } from "@herald/plugin-sdk/channel-message";
 
 /**
  * Slack's hard limit for `text`, in characters: longer text is truncated with a
@@ -190,3 +190,42 @@ export type SlackConfig = z.infer<typeof slackConfigSchema>;
 export type SlackConfigInput = z.input<typeof slackConfigSchema>;
 /** The Events API part of a validated config. */
 export type SlackEventsConfig = z.infer<typeof slackEventsSchema>;
+
+/**
+ * The secrets a Slack account reads, each trimmed and shape-checked at start with the SDK's
+ * `readSecret` (a malformed one stops the account with the setting named; C49).
+ * Sources: https://docs.slack.dev/authentication/tokens (`xoxb-` bot, `xapp-` app-level tokens;
+ * `xoxe.xoxb-` with token rotation), https://docs.slack.dev/authentication/verifying-requests-from-slack.
+ */
+export const slackSecrets = {
+  /** The bot token (`tokenEnv`). */
+  botToken: (config: Pick<SlackConfig, "tokenEnv">): SecretSpec => ({
+    channel: "slack",
+    name: config.tokenEnv,
+    setting: "tokenEnv",
+    what: "the Slack bot token",
+    shape: /^(xoxe\.)?xoxb-[A-Za-z0-9-]+$/,
+    expected: "a bot token (xoxb-…)",
+    where: "OAuth & Permissions → Bot User OAuth Token",
+  }),
+  /** The signing secret of the Events API (`receive.signingSecretEnv`). */
+  signingSecret: (receive: Pick<SlackEventsConfig, "signingSecretEnv">): SecretSpec => ({
+    channel: "slack",
+    name: receive.signingSecretEnv,
+    setting: "receive.signingSecretEnv",
+    what: "the Slack signing secret",
+    shape: /^[A-Za-z0-9]{8,}$/,
+    expected: "the app's signing secret (letters and digits, 32 of them)",
+    where: "Basic Information → App Credentials → Signing Secret",
+  }),
+  /** The app-level token of Socket Mode (`receive.appTokenEnv`). */
+  appToken: (receive: { appTokenEnv: string }): SecretSpec => ({
+    channel: "slack",
+    name: receive.appTokenEnv,
+    setting: "receive.appTokenEnv",
+    what: "the Slack app-level token",
+    shape: /^xapp-[A-Za-z0-9-]+$/,
+    expected: "an app-level token (xapp-…) with connections:write",
+    where: "Basic Information → App-Level Tokens",
+  }),
+};

@@ -16,6 +16,7 @@ import {
   type DeliveryFailureKind,
   HeraldError,
   networkFailureOf,
+  ownValue,
   PlatformNetworkError,
   redactSecrets,
 } from "@herald/plugin-sdk/channel-message";
@@ -85,7 +86,8 @@ const PERMISSION_PREFIXES = ["restricted_action"];
 
 /** The herald kind of a Slack platform error code, if Slack documents it. */
 export function kindOfSlackCode(code: string): DeliveryFailureKind | undefined {
-  const known = KIND_BY_CODE[code];
+  // `ownValue`: a code such as "constructor" is not one of ours (C49).
+  const known = ownValue(KIND_BY_CODE, code);
   if (known) return known;
   return PERMISSION_PREFIXES.some((p) => code.startsWith(p)) ? "permission" : undefined;
 }

@@ -13,12 +13,15 @@ import {
   type ChannelAccount,
   type ChannelAccountDeps,
   type ChannelMessageAdapter,
+  type ChannelPluginDeps,
   type ChannelReceiver,
   type ChannelReceiverSink,
   defineChannelMessageAdapter,
   defineChannelPlugin,
   type MessageCapabilities,
+  ownValue,
   type RateLimitRouteInput,
+  readSecret,
 } from "@herald/plugin-sdk/channel-message";
 import {
   checkSlackCredentials,
@@ -27,7 +30,7 @@ import {
   type SlackIdentity,
 } from "./account.ts";
 import { createSlackClient } from "./client.ts";
-import { type SlackConfig, slackConfigSchema } from "./config.ts";
+import { type SlackConfig, slackConfigSchema, slackSecrets } from "./config.ts";
 import { IdentityCell } from "./identity.ts";
 import { createLive } from "./live.ts";
 import { slackOrigin } from "./origin.ts";
@@ -268,7 +271,7 @@ export function createSlackReceiver(
       slackApiUrl: config.slackApiUrl,
       requestTimeoutMs: config.requestTimeoutMs,
       ackDeadlineMs: 2_500,
-      accountOfTeam: (team) => receive.teams[team],
+      accountOfTeam: (team) => ownValue(receive.teams, team),
     });
   }
   if (!secrets.signingSecret) {
@@ -280,7 +283,7 @@ export function createSlackReceiver(
     sink,
     signingSecret: secrets.signingSecret,
     config: receive,
-    accountOfTeam: (team) => receive.teams[team],
+    accountOfTeam: (team) => ownValue(receive.teams, team),
     ...(options.clock ? { clock: options.clock } : {}),
   });
 }
@@ -288,11 +291,11 @@ export function createSlackReceiver(
 /** The receiver secrets of `config`, read through `secret`. */
 function receiverSecrets(
   config: SlackConfig,
-  secret: (name: string) => string,
+  deps: Pick<ChannelPluginDeps, "accountId" | "secret">,
 ): SlackReceiverSecrets {
   return config.receive.mode === "events"
-    ? { signingSecret: secret(config.receive.signingSecretEnv) }
-    : { appToken: secret(config.receive.appTokenEnv) };
+    ? { signingSecret: readSecret(deps, slackSecrets.signingSecret(config.receive)) }
+    : { appToken: readSecret(deps, slackSecrets.appToken(config.receive)) };
 }
 
 /**
@@ -306,14 +309,14 @@ export async function createSlackAccount(
   config: SlackConfig,
   deps: ChannelAccountDeps,
 ): Promise<ChannelAccount> {
-  const token = deps.secret(config.tokenEnv);
+  const token = readSecret(deps, slackSecrets.botToken(config));
   const client = createSlackClient({
     token,
     slackApiUrl: config.slackApiUrl,
     timeoutMs: config.requestTimeoutMs,
   });
   const me = await identityOrAccountError(config, client, token, deps.accountId);
-  const secrets = receiverSecrets(config, deps.secret);
+  const secrets = receiverSecrets(config, deps);
   const adapter = createSlackAdapter(config, {
     token,
     identity: me,
@@ -337,9 +340,9 @@ const slack = defineChannelPlugin<SlackConfig>({
   id: SLACK_CHANNEL_ID,
   configSchema: slackConfigSchema,
   createAdapter: (config, deps) =>
-    createSlackAdapter(config, { token: deps.secret(config.tokenEnv) }),
+    createSlackAdapter(config, { token: readSecret(deps, slackSecrets.botToken(config)) }),
   createReceiver: (config, sink, deps) =>
-    createSlackReceiver(config, sink, receiverSecrets(config, deps.secret)),
+    createSlackReceiver(config, sink, receiverSecrets(config, deps)),
   createAccount: createSlackAccount,
   checkCredentials: checkSlackCredentials,
 });

@@ -20,6 +20,7 @@ import {
   ackToResponse,
   type ChannelReceiver,
   type ChannelReceiverSink,
+  refuseUnauthenticated,
   verifyHmacSha256,
 } from "@herald/plugin-sdk/channel-message";
 import type { SlackEventsConfig } from "./config.ts";
@@ -44,7 +45,7 @@ export type EventsReceiverOptions = {
   clock?: () => number;
 };
 
-/** Why a request was refused (logged by the gateway as the 401's reason; never recorded). */
+/** Why a request was refused (logged with the 401; never recorded). */
 export type EventsAuthFailure = "missing_header" | "stale_timestamp" | "bad_signature";
 
 /**
@@ -125,7 +126,7 @@ export function createEventsReceiver(
         options.config.maxClockSkewMs,
         clock(),
       );
-      if (refused) return new Response(`unauthorized: ${refused}`, { status: 401 });
+      if (refused) return refuseUnauthenticated(options.sink.logger, "slack", refused);
       const body = parseSlackBody(request.headers.get("content-type") ?? "", decodeUtf8(rawBody));
       const kind = (body as { type?: unknown } | null)?.type;
       if (kind === "url_verification") {

@@ -8,10 +8,15 @@
  *
  * @module
  */
-import { ChannelAccountError, type ChannelPluginDeps } from "@herald/plugin-sdk/channel-message";
+import {
+  ChannelAccountError,
+  type ChannelPluginDeps,
+  isMalformedSecretError,
+  readSecret,
+} from "@herald/plugin-sdk/channel-message";
 import type { UserFromGetMe } from "grammy/types";
 import { createTelegramApi, grammySignal } from "./client.ts";
-import type { TelegramConfig } from "./config.ts";
+import { type TelegramConfig, telegramSecrets } from "./config.ts";
 import { classifyError, redactToken } from "./errors.ts";
 import { TELEGRAM_CHANNEL_ID } from "./receive.ts";
 
@@ -54,11 +59,11 @@ export async function getMe(
  */
 export async function checkTelegramCredentials(
   config: TelegramConfig,
-  deps: Pick<ChannelPluginDeps, "secret">,
+  deps: Pick<ChannelPluginDeps, "secret"> & { accountId?: string },
 ): Promise<{ ok: boolean; detail: string }> {
   let token: string | undefined;
   try {
-    token = deps.secret(config.tokenEnv);
+    token = readSecret(deps, telegramSecrets.botToken(config));
     const me = await createTelegramApi({
       token,
       apiRoot: config.apiRoot,
@@ -66,6 +71,7 @@ export async function checkTelegramCredentials(
     }).getMe();
     return { ok: true, detail: `bot @${me.username} (id ${me.id}) at ${config.apiRoot}` };
   } catch (error) {
+    if (isMalformedSecretError(error)) return { ok: false, detail: error.message };
     const failure = classifyError(error, token);
     const hint =
       failure.kind === "auth"

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { z } from "@herald/plugin-sdk/channel-message";
+import { type SecretSpec, z } from "@herald/plugin-sdk/channel-message";
 
 /** Telegram's limit for `text`, in UTF-16 units after entity parsing (Bot API `sendMessage`). */
 export const TELEGRAM_TEXT_LIMIT = 4096;
@@ -185,3 +185,32 @@ export type TelegramConfigInput = z.input<typeof telegramConfigSchema>;
 export type TelegramPollingConfig = z.infer<typeof telegramPollingSchema>;
 /** The webhook part of a validated config. */
 export type TelegramWebhookConfig = z.infer<typeof telegramWebhookSchema>;
+
+/**
+ * The secrets a Telegram account reads, each trimmed and shape-checked at start with the SDK's
+ * `readSecret` (a malformed one stops the account with the setting named; C49).
+ * Sources: https://core.telegram.org/bots/api#authorizing-your-bot (`123456:ABC-DEF…`),
+ * https://core.telegram.org/bots/api#setwebhook (`secret_token`: 1–256 of `A-Za-z0-9_-`).
+ */
+export const telegramSecrets = {
+  /** The bot token (`tokenEnv`). */
+  botToken: (config: Pick<TelegramConfig, "tokenEnv">): SecretSpec => ({
+    channel: "telegram",
+    name: config.tokenEnv,
+    setting: "tokenEnv",
+    what: "the Telegram bot token",
+    shape: /^\d+:[A-Za-z0-9_-]+$/,
+    expected: "a bot token (<bot id>:<secret>, e.g. 123456:ABC-DEF1234ghIkl)",
+    where: "@BotFather → /token",
+  }),
+  /** The webhook's secret token (`receive.secretTokenEnv`). */
+  webhookSecret: (receive: Pick<TelegramWebhookConfig, "secretTokenEnv">): SecretSpec => ({
+    channel: "telegram",
+    name: receive.secretTokenEnv,
+    setting: "receive.secretTokenEnv",
+    what: "the Telegram webhook secret token",
+    shape: /^[A-Za-z0-9_-]{1,256}$/,
+    expected: "1–256 characters of A-Z a-z 0-9 _ -",
+    where: "any value you choose, e.g. openssl rand -hex 32",
+  }),
+};

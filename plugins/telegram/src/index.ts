@@ -18,10 +18,11 @@ import {
   defineChannelMessageAdapter,
   defineChannelPlugin,
   type MessageCapabilities,
+  readSecret,
 } from "@herald/plugin-sdk/channel-message";
 import { checkTelegramCredentials, getMe } from "./account.ts";
 import { botIdOfToken, createTelegramApi } from "./client.ts";
-import { type TelegramConfig, telegramConfigSchema } from "./config.ts";
+import { type TelegramConfig, telegramConfigSchema, telegramSecrets } from "./config.ts";
 import { OutboundLedger } from "./ledger.ts";
 import { createLive } from "./live.ts";
 import { BotIdentity, createReceive, TELEGRAM_CHANNEL_ID } from "./receive.ts";
@@ -187,9 +188,11 @@ export async function createTelegramAccount(
   config: TelegramConfig,
   deps: ChannelAccountDeps,
 ): Promise<ChannelAccount> {
-  const token = deps.secret(config.tokenEnv);
+  const token = readSecret(deps, telegramSecrets.botToken(config));
   const secretToken =
-    config.receive.mode === "webhook" ? deps.secret(config.receive.secretTokenEnv) : undefined;
+    config.receive.mode === "webhook"
+      ? readSecret(deps, telegramSecrets.webhookSecret(config.receive))
+      : undefined;
   const me = await getMe(config, token, deps.accountId, deps.signal);
   const adapter = createTelegramAdapter(
     { ...config, botUsername: config.botUsername ?? me.username },
@@ -208,13 +211,16 @@ export async function createTelegramAccount(
 const telegram = defineChannelPlugin<TelegramConfig>({
   id: TELEGRAM_CHANNEL_ID,
   configSchema: telegramConfigSchema,
-  createAdapter: (config, deps) => createTelegramAdapter(config, deps.secret(config.tokenEnv)),
+  createAdapter: (config, deps) =>
+    createTelegramAdapter(config, readSecret(deps, telegramSecrets.botToken(config))),
   createReceiver: (config, sink, deps) =>
     createTelegramReceiver(
       config,
-      deps.secret(config.tokenEnv),
+      readSecret(deps, telegramSecrets.botToken(config)),
       sink,
-      config.receive.mode === "webhook" ? deps.secret(config.receive.secretTokenEnv) : undefined,
+      config.receive.mode === "webhook"
+        ? readSecret(deps, telegramSecrets.webhookSecret(config.receive))
+        : undefined,
     ),
   createAccount: createTelegramAccount,
   checkCredentials: checkTelegramCredentials,

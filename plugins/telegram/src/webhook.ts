@@ -17,6 +17,7 @@ import {
   type ChannelReceiverSink,
   constantTimeEqual,
   receiverHealth,
+  refuseUnauthenticated,
 } from "@herald/plugin-sdk/channel-message";
 import type { Api } from "grammy";
 import { TELEGRAM_ALLOWED_UPDATES, type TelegramWebhookConfig } from "./config.ts";
@@ -37,7 +38,7 @@ export type WebhookReceiverOptions = {
   secretToken: string;
 };
 
-/** A refusal without a body (405, 401). */
+/** A refusal without a body (405). */
 const refuse = (status: number, headers?: Record<string, string>) =>
   new Response(null, { status, ...(headers ? { headers } : {}) });
 
@@ -72,8 +73,14 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): ChannelR
     },
     async webhook(request) {
       if (request.method !== "POST") return refuse(405, { allow: "POST" });
-      if (!constantTimeEqual(request.headers.get(SECRET_TOKEN_HEADER) ?? "", secretToken)) {
-        return refuse(401);
+      const given = request.headers.get(SECRET_TOKEN_HEADER);
+      if (!constantTimeEqual(given ?? "", secretToken)) {
+        return refuseUnauthenticated(
+          sink.logger,
+          "telegram",
+          given === null ? "missing_secret_token" : "wrong_secret_token",
+          null,
+        );
       }
       const text = await request.text();
       let update: unknown;

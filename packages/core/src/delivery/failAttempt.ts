@@ -119,7 +119,9 @@ export async function failAttempt(
   const { store, owner } = deps;
   const log = deps.logger.child({ intentId: intent.id, channel: intent.channel });
   const now = deps.clock();
-  let failure = withDoubt(intent, classified, partial, now);
+  // The failure keeps the number of the attempt it ended (a later attempt, after an operator's
+  // retry, does not renumber it while it is still the stored one).
+  let failure: DeliveryFailure = { ...withDoubt(intent, classified, partial, now), attempt };
   const after = { ...intent, attempt, ...(partial ? { partialReceipt: partial } : {}) };
   if (
     failure.evidence === "not_dispatched" &&

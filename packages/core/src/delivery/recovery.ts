@@ -70,6 +70,7 @@ export async function recoverStale(deps: DeliveryDeps, budgetMs: number): Promis
               evidence: "maybe_sent",
               message: `worker ${intent.leaseOwner ?? "?"} stopped while sending (crash or lost lease)`,
               at: now,
+              attempt: intent.attempt,
             };
             // Due after the replay gate (and the settle delay when it will be reconciled).
             const adapter = deps.adapterFor(intent.channel, intent.accountId);

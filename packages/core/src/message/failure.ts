@@ -76,6 +76,13 @@ export type DeliveryFailure = {
   receiptConflict?: ReceiptConflictDetail;
   /** Epoch milliseconds when the failure happened. */
   at?: number;
+  /**
+   * The number of the attempt that ended with this failure (`DurableSendIntent.attempt` as it
+   * was then). It stays with the failure when an operator's retry starts the next attempt, so a
+   * timeline never numbers an old failure with a later attempt's number. Absent on failures
+   * written by older versions and on failures no attempt made (a render failure).
+   */
+  attempt?: number;
 };
 
 /**

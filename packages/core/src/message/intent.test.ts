@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
+  allowedOperations,
   assertTransition,
   canTransition,
   IllegalTransitionError,
   INTENT_STATUSES,
   type IntentStatus,
   orderingKeyOf,
+  statusesAllowing,
 } from "./intent.ts";
 import type { ChannelMessage } from "./message.ts";
 
@@ -26,6 +28,7 @@ const LEGAL = new Set<string>([
   "unknown_after_send→failed",
   "unknown_after_send→cancelled",
   "failed→pending",
+  "failed→cancelled",
 ]);
 
 describe("intent status machine", () => {
@@ -64,6 +67,26 @@ describe("intent status machine", () => {
     // a crash in sending must go through unknown_after_send (recovery), which is legal too.
     expect(canTransition("sending", "unknown_after_send")).toBe(true);
     expect(canTransition("committing", "pending")).toBe(false);
+  });
+});
+
+describe("operator actions ([H28] C48)", () => {
+  it("lets an operator close a failed intent for good, and retry it", () => {
+    expect(allowedOperations("failed")).toEqual(["retry", "cancel"]);
+  });
+
+  it("offers exactly the legal transitions of an intent no worker holds", () => {
+    expect(Object.fromEntries(INTENT_STATUSES.map((s) => [s, allowedOperations(s)]))).toEqual({
+      pending: ["cancel"],
+      sending: [],
+      committing: [],
+      unknown_after_send: ["retry", "cancel"],
+      sent: [],
+      failed: ["retry", "cancel"],
+      cancelled: [],
+    });
+    expect(statusesAllowing("retry")).toEqual(["unknown_after_send", "failed"]);
+    expect(statusesAllowing("cancel")).toEqual(["pending", "unknown_after_send", "failed"]);
   });
 });
 

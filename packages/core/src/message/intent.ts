@@ -143,8 +143,8 @@ const ALLOWED: Readonly<Record<IntentStatus, readonly IntentStatus[]>> = {
   // reconcile: sent → commit; not_sent (or at_least_once replay) → pending; operator gives up.
   unknown_after_send: ["committing", "sent", "pending", "failed", "cancelled"],
   sent: [],
-  // operator retry (`herald queue retry`).
-  failed: ["pending"],
+  // operator retry (`herald queue retry`); an operator closes it for good (`queue cancel`).
+  failed: ["pending", "cancelled"],
   cancelled: [],
 };
 
@@ -169,6 +169,45 @@ export function assertTransition(from: IntentStatus, to: IntentStatus): void {
 /** The statuses reachable from `from` in one step. */
 export function nextStatuses(from: IntentStatus): readonly IntentStatus[] {
   return ALLOWED[from];
+}
+
+/** What an operator may do to an intent: `herald queue retry|cancel` and the console's buttons. */
+export type OperatorAction = "retry" | "cancel";
+
+/** Every {@link OperatorAction}, in the order surfaces show them. */
+export const OPERATOR_ACTIONS: readonly OperatorAction[] = ["retry", "cancel"];
+
+/** The status each {@link OperatorAction} moves an intent to. */
+export const OPERATOR_ACTION_TARGET: Readonly<Record<OperatorAction, IntentStatus>> = {
+  retry: "pending",
+  cancel: "cancelled",
+};
+
+/**
+ * Statuses in which a worker holds the intent mid-call (its lease guards the platform call and
+ * the receipt commit): an operator never moves such an intent, even where the machine has an edge
+ * for the worker itself (`sending → pending`, `sending → cancelled` on a live supersede).
+ */
+const WORKER_HELD: readonly IntentStatus[] = ["sending", "committing"];
+
+/**
+ * The operator actions the status machine allows from `status` — the one rule every surface
+ * (CLI `herald queue retry|cancel`, the console's buttons, the docs' table) offers: an action
+ * is offered exactly when its target ({@link OPERATOR_ACTION_TARGET}) is a legal transition from
+ * `status` and no worker holds the intent.
+ *
+ * @example
+ * allowedOperations("failed"); // ["retry", "cancel"]
+ * allowedOperations("sent"); // []
+ */
+export function allowedOperations(status: IntentStatus): readonly OperatorAction[] {
+  if (WORKER_HELD.includes(status)) return [];
+  return OPERATOR_ACTIONS.filter((action) => canTransition(status, OPERATOR_ACTION_TARGET[action]));
+}
+
+/** The statuses from which an operator may take `action` ({@link allowedOperations}). */
+export function statusesAllowing(action: OperatorAction): readonly IntentStatus[] {
+  return INTENT_STATUSES.filter((status) => allowedOperations(status).includes(action));
 }
 
 /**

@@ -31,6 +31,7 @@ import { LoopGuard } from "./LoopGuard.ts";
 import { InboundPolicies, type InboundPolicyOverride } from "./policy.ts";
 import { type PreflightPolicy, preflight } from "./preflight.ts";
 import { recoverInbox } from "./recover.ts";
+import { InboundRetries } from "./retries.ts";
 import type {
   ReceiveDeadLetters,
   ReceiveEventHandler,
@@ -84,6 +85,9 @@ class DurableReceiveRuntime implements ReceiveRuntime {
   readonly #recent = new RecentEventClasses();
   readonly #running = new Set<Promise<unknown>>();
   readonly #eventDeps: EventDeps;
+  readonly #retries: InboundRetries;
+  /** Failed outcomes of deliveries whose handler had not run (recorded or not): retried. */
+  readonly #beforeHandler = new WeakSet<ReceiveOutcome>();
   #handler: ReceiveHandler | undefined;
   #eventHandler: ReceiveEventHandler | undefined;
 
@@ -129,6 +133,18 @@ class DurableReceiveRuntime implements ReceiveRuntime {
       options.loopGuard === false
         ? undefined
         : new LoopGuard(options.loopGuard, this.#store.sharedLimits);
+    this.#retries = new InboundRetries(
+      {
+        run: (raw, source) => {
+          const ack = new AckGate();
+          return this.#track(this.#settle(ack, this.#receive(raw, source, ack, undefined)));
+        },
+        beforeHandler: (outcome) => this.#beforeHandler.has(outcome),
+        clock: this.#clock,
+        log: this.#log,
+      },
+      options.retry,
+    );
     this.deadLetters = {
       list: (query = {}) => this.#store.listDeadLetters({ status: "new", ...query }),
       replay: (id) => this.#replay(id),
@@ -156,8 +172,21 @@ class DurableReceiveRuntime implements ReceiveRuntime {
       throw new TypeError("receive(raw, source): source.channel must be a non-empty string");
     const ack = new AckGate();
     if (source.ackDeadlineMs !== undefined) ack.deadline(source.ackDeadlineMs);
-    const done = this.#track(this.#settle(ack, this.#receive(raw, source, ack, undefined)));
+    const done = this.#track(
+      this.#settle(ack, this.#receive(raw, source, ack, undefined)).then((outcome) => {
+        this.#retries.consider(raw, source, outcome);
+        return outcome;
+      }),
+    );
     return { ack: ack.promise, done };
+  }
+
+  pendingRetries() {
+    return this.#retries.list();
+  }
+
+  stopRetries(): void {
+    this.#retries.stop();
   }
 
   async recover(options: { channels?: readonly string[] } = {}): Promise<ReceiveRecoverReport> {
@@ -231,7 +260,16 @@ class DurableReceiveRuntime implements ReceiveRuntime {
       try {
         return await processEvent(input, source.ackPolicy, ack, this.#eventDeps);
       } catch (error) {
-        return { status: "failed", error: asError(error), acked: ack.answered, recorded: false };
+        // Thrown before the event's handler ran (the lease could not be taken): retried. A
+        // failing handler is an answer of `processEvent`, not a throw (redelivery decides).
+        const failed: ReceiveOutcome = {
+          status: "failed",
+          error: asError(error),
+          acked: ack.answered,
+          recorded: false,
+        };
+        this.#beforeHandler.add(failed);
+        return failed;
       }
     }
     return this.#admit(input, source, ack);
@@ -345,13 +383,15 @@ class DurableReceiveRuntime implements ReceiveRuntime {
       if (leased) await this.#leases.release(key);
       entry.end("released");
       this.#log.error({ key, error: describeError(error) }, "receive failed before dispatch");
-      return {
+      const failed: ReceiveOutcome = {
         status: "failed",
         error: asError(error),
         key,
         acked: ack.answered,
         recorded: entry.recordSeq !== undefined,
       };
+      this.#beforeHandler.add(failed);
+      return failed;
     }
   }
 
@@ -381,8 +421,10 @@ class DurableReceiveRuntime implements ReceiveRuntime {
     try {
       outcome = await run;
     } catch (error) {
+      // Intake or a dead letter's write threw: nothing ran the handler (retried).
       this.#log.error({ error: describeError(error) }, "receive failed");
       outcome = { status: "failed", error: asError(error), acked: ack.answered, recorded: false };
+      this.#beforeHandler.add(outcome);
     }
     if (outcome.status === "busy") ack.retry("in_flight_elsewhere", outcome.retryAfterMs);
     else if (outcome.status === "failed")

@@ -16,6 +16,7 @@ export * from "./errors.ts";
 export type { LoopGuardOptions } from "./LoopGuard.ts";
 export type { InboundPolicy, InboundPolicyOverride } from "./policy.ts";
 export { createReceiveRuntime } from "./ReceiveRuntime.ts";
+export type { InboundRetryOptions, PendingInbound } from "./retries.ts";
 export {
   createReceiverSinkFor,
   type ReceiverSink,

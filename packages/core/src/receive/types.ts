@@ -13,6 +13,7 @@ import type { MessageStateStore } from "../state/MessageStateStore.ts";
 import type { DeadLetter, DedupeKey } from "../state/types.ts";
 import type { LoopGuardOptions } from "./LoopGuard.ts";
 import type { InboundPolicyOverride } from "./policy.ts";
+import type { InboundRetryOptions, PendingInbound } from "./retries.ts";
 
 /** The parts of a channel adapter the receive runtime uses. */
 export type ReceiveChannelAdapter = Pick<ChannelMessageAdapter, "id" | "receive" | "origin">;
@@ -224,6 +225,12 @@ export type ReceiveRuntimeOptions = {
    * @defaultValue 5
    */
   maxAttempts?: number;
+  /**
+   * Retries of inbound that failed before its handler ran (the store could not be written, the
+   * lease was lost before the record…): the running runtime runs the event again with backoff
+   * until it is handled ([H28] C50). See `InboundRetryOptions` for the defaults.
+   */
+  retry?: InboundRetryOptions;
 };
 
 /** Result of one {@link ReceiveRuntime.recover} pass. */
@@ -288,6 +295,13 @@ export type ReceiveRuntime = {
   deadLetters: ReceiveDeadLetters;
   /** Resolves when every delivery and recovery started so far has settled. */
   drain(): Promise<void>;
+  /**
+   * Inbound events that failed before their handler ran and wait for a retry in this process,
+   * oldest first (the console and `/metrics` show them).
+   */
+  pendingRetries(): PendingInbound[];
+  /** Stops the retries of {@link pendingRetries} (the runtime stops). */
+  stopRetries(): void;
   /** The lease owner id of this runtime. */
   readonly instanceId: string;
 };

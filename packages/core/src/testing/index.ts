@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+export * from "./failingWrites.ts";
 export * from "./fakeAdapter.ts";
 export * from "./fakePlatform.ts";
 export * from "./fakePlatformServer.ts";

@@ -7,7 +7,6 @@
  *
  * @module
  */
-import type { IntentStatus } from "@herald/core";
 import { Command, Option } from "commander";
 import { CliUsageError, installCliErrorHandling, reportCliError } from "./cliErrors.ts";
 import type { CliContext } from "./context.ts";
@@ -73,6 +72,10 @@ program
     await startCommand(o.config, o.echo ? { echo: true } : {});
   });
 
+/** Where this config's gateway serves HTTP, as a local client reaches it. */
+const gatewayUrlOf = (http: { host: string; port: number }) =>
+  `http://${http.host === "0.0.0.0" || http.host === "::" ? "127.0.0.1" : http.host}:${http.port}`;
+
 const queue = program.command("queue").description("inspect and act on the send queue");
 queue
   .command("ls")
@@ -87,6 +90,8 @@ queue
         ...(o.status ? { status: o.status } : {}),
         ...(o.channel ? { channel: o.channel } : {}),
         limit: Number(o.limit),
+        // Inbound waiting for a retry lives in the running gateway only (C50): ask it.
+        gatewayUrl: gatewayUrlOf(ctx.loaded.config.http),
       }),
     ),
   );
@@ -101,41 +106,30 @@ queue
         throw new CliUsageError(`no intent ${id} (see herald queue ls)`);
     }),
   );
-for (const [name, run, statuses, describe] of [
-  [
-    "retry",
-    "queueRetry",
-    ["failed", "unknown_after_send"],
-    "put failed or held intents back to pending",
-  ],
-  [
-    "cancel",
-    "queueCancel",
-    ["pending", "unknown_after_send", "failed"],
-    "cancel intents that are not sent",
-  ],
+// What each action applies to is core's status machine (`allowedOperations`), checked once the
+// queue module loads: no copied list of statuses here.
+for (const [name, describe] of [
+  ["retry", "put failed or held intents back to pending (due now)"],
+  ["cancel", "close intents that are not sent, for good (pending, held or failed)"],
 ] as const) {
   queue
     .command(`${name} [ids...]`)
     .description(describe)
     .addOption(configOption())
-    .option("--all <status>", `every intent in this status (${statuses.join(" | ")})`)
+    .option("--all <status>", `every intent in this status (one that ${name} applies to)`)
     .option("--channel <channel>", "with --all: only this channel")
     .action((ids: string[], o: { config?: string; all?: string; channel?: string }) =>
       withContext(o.config, async (ctx) => {
-        if (o.all && !(statuses as readonly string[]).includes(o.all))
-          throw new CliUsageError(`--all must be one of ${statuses.join(", ")}`);
         const ops = await commands.queue();
+        const all = o.all === undefined ? undefined : ops.allStatus(name, o.all);
         const selected = await ops.selectIds(
           ctx.store,
           ids,
-          o.all
-            ? { statuses: [o.all as IntentStatus], ...(o.channel ? { channel: o.channel } : {}) }
-            : undefined,
+          all ? { statuses: [all], ...(o.channel ? { channel: o.channel } : {}) } : undefined,
         );
         if (selected.length === 0)
           throw new CliUsageError(`nothing to ${name}: give intent ids or --all <status>`);
-        const result = await ops[run](ctx.store, selected);
+        const result = await ops.queueAct(ctx.store, name, selected);
         process.stdout.write(
           `${name}: ${result.changed.length} changed, ${result.skipped.length} skipped\n`,
         );

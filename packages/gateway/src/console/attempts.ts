@@ -76,6 +76,14 @@ export class AttemptLog {
   }
 }
 
+/** Statuses in which no attempt is under way: the intent's count is its last attempt's. */
+const AT_REST: readonly DurableSendIntent["status"][] = [
+  "pending",
+  "unknown_after_send",
+  "failed",
+  "cancelled",
+];
+
 /** The timeline of one intent, oldest first. */
 export function timelineOf(intent: DurableSendIntent, log: AttemptLog): TimelineEntry[] {
   const entries: TimelineEntry[] = [{ at: intent.createdAt, what: "created" }];
@@ -94,12 +102,15 @@ export function timelineOf(intent: DurableSendIntent, log: AttemptLog): Timeline
   }
   const f = intent.failure;
   if (f) {
+    // The attempt that failed: stored with the failure; for a failure stored by an older
+    // version, the intent's count only while no later attempt has started.
+    const attempt = f.attempt ?? (AT_REST.includes(intent.status) ? intent.attempt : undefined);
     if (f.inDoubtSince !== undefined)
       entries.push({ at: f.inDoubtSince, what: "in_doubt", detail: "outcome unknown since" });
     entries.push({
       at: f.at ?? intent.updatedAt,
       what: "failure",
-      attempt: intent.attempt,
+      ...(attempt !== undefined ? { attempt } : {}),
       kind: f.kind,
       evidence: f.evidence,
       detail: `${f.platformCode ? `[${f.platformCode}] ` : ""}${f.message}${f.unresolvedChecks ? ` (${f.unresolvedChecks} unresolved reconcile checks)` : ""}`,

@@ -213,6 +213,26 @@ describe("web console access", () => {
     expect((await store.getIntent(id))?.status).toBe("pending");
   });
 
+  it("closes a failed intent for good with Cancel, as offered ([H28] C48)", async () => {
+    const id = await failedIntent();
+    const detail = await (
+      await app().request(`/console/queue/intents/${id}`, { headers: signedIn })
+    ).text();
+    expect(detail).toContain('data-action="cancel"');
+    const done = await app().request(`${ORIGIN}/console/queue/intents/${id}/cancel`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: ORIGIN,
+        ...signedIn,
+      },
+      body: form({ _csrf: csrfToken(TOKEN) }),
+    });
+    expect(done.status).toBe(303);
+    expect(decodeURIComponent(done.headers.get("location") ?? "")).toContain("Cancelled");
+    expect((await store.getIntent(id))?.status).toBe("cancelled");
+  });
+
   it("renders no secret: the failure reason and raw intent are redacted as in queue show", async () => {
     const id = await failedIntent();
     for (const path of ["/console/queue", `/console/queue/intents/${id}`, "/console/accounts"]) {

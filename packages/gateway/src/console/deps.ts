@@ -46,7 +46,7 @@ export type ConsoleDeps = {
   store: MessageStateStore;
   runtime: Pick<
     MessageRuntime,
-    "ledger" | "deadLetters" | "worker" | "onTurn" | "onActivity" | "store"
+    "ledger" | "deadLetters" | "worker" | "onTurn" | "onActivity" | "store" | "pendingInbound"
   >;
   accounts: () => readonly AccountHealth[];
   /** The gateway's redaction (the same one `herald queue show` uses). */

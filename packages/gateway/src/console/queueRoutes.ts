@@ -19,6 +19,7 @@ import { queueRows } from "../queue/queueRows.ts";
 import { timelineOf } from "./attempts.ts";
 import { signedNotice, verifiedNotice } from "./auth.ts";
 import type { ConsoleDeps } from "./deps.ts";
+import { inboundRetries } from "./inboundView.ts";
 import { type Html, notice, type PageContext, page } from "./layout.ts";
 import { queryChoice, queryPositive, queryValue } from "./query.ts";
 import {
@@ -107,6 +108,7 @@ export function registerQueueRoutes(
       await deps.store.listIntents({ statuses: ["unknown_after_send"], limit: 5_000 })
     ).filter(isHeldForOperator).length;
     const body = html`<h1>Send queue</h1>
+${inboundRetries(redacted(deps.runtime.pendingInbound(), deps.redact), deps.clock())}
 <div id="queue-live" hx-get="${ctx.base}/queue/counts${filterQuery(f)}" hx-trigger="sse:queue" hx-swap="innerHTML">${countsBar(ctx, counts, held, f)}</div>
 ${filterForm(ctx, f)}
 <section id="queue-rows" hx-get="${ctx.base}/queue/rows${filterQuery(f)}" hx-trigger="sse:queue" hx-swap="innerHTML">${await rows(ctx, f)}</section>

@@ -6,13 +6,13 @@
  * @module
  */
 import {
+  allowedOperations,
   type DurableSendIntent,
   INTENT_STATUSES,
   type IntentStatus,
   isHeldForOperator,
 } from "@herald/core";
 import { html } from "hono/html";
-import { CANCELLABLE, RETRYABLE } from "../queue/operations.ts";
 import { type QueueRow, queueRows } from "../queue/queueRows.ts";
 import type { TimelineEntry } from "./attempts.ts";
 import { ago, clock, csrfField, type Html, type PageContext, rawBlock } from "./layout.ts";
@@ -100,18 +100,24 @@ ${rows.map(
 )}</tbody></table>`;
 }
 
-/** What Retry and Cancel do to this intent, in words (shown next to the buttons and in the confirmation). */
+/**
+ * What Retry and Cancel do to this intent, in words (shown next to the buttons and in the
+ * confirmation): one entry per action the status machine allows (`allowedOperations`).
+ */
 export function actionEffects(i: DurableSendIntent): { retry?: string; cancel?: string } {
   const held = isHeldForOperator(i);
+  const allowed = allowedOperations(i.status);
   const effects: { retry?: string; cancel?: string } = {};
-  if (RETRYABLE.includes(i.status))
+  if (allowed.includes("retry"))
     effects.retry = held
       ? "Retry sends it again now. If the first attempt did reach the platform (the outcome is unknown), the message will show twice."
       : "Retry puts it back in the queue, due now; the delivery worker sends it with a fresh attempt.";
-  if (CANCELLABLE.includes(i.status))
+  if (allowed.includes("cancel"))
     effects.cancel = held
       ? "Cancel stops it for good: nothing more is sent. If the first attempt did reach the platform, that message stays; if it did not, it is never shown."
-      : "Cancel stops it for good: it is never sent.";
+      : i.status === "failed"
+        ? "Cancel closes it for good: it is never retried and no longer counts as failed."
+        : "Cancel stops it for good: it is never sent.";
   return effects;
 }
 

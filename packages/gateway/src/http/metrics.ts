@@ -4,8 +4,11 @@
  *
  * - `herald_queue_depth{status}` — intents per status, read from the store at scrape time
  *   (absent while the store cannot be read);
- * - `herald_store_up` — 1 when the scrape could read the store, else 0 (the rest of the
- *   metrics are still served; the error is logged through the gateway's logger);
+ * - `herald_store_up` — 1 when the store can be read *and written* (the readiness probe of
+ *   `/healthz`, shared: the two never disagree), else 0 — a full disk reads fine and fails
+ *   every write (the rest of the metrics are still served; the error is logged);
+ * - `herald_inbound_retry_pending{channel}` — inbound events that failed before their handler
+ *   ran and wait for this process to retry them (C50);
  * - `herald_send_latency_seconds` — enqueue (or last attempt start) → settled, per channel;
  * - `herald_delivery_failures_total{channel,kind}` — classified failures;
  * - `herald_inbound_total{channel,outcome}` and `herald_inbound_dedupe_hits_total{channel}`;
@@ -33,6 +36,7 @@ import {
 } from "@herald/core";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { AccountHealth } from "../accounts/AccountSupervisor.ts";
+import { type StoreProbe, storeProber } from "./probes.ts";
 
 /** The gateway's metrics and their registry. */
 export class GatewayMetrics {
@@ -47,13 +51,34 @@ export class GatewayMetrics {
   readonly reconcileErrors: Counter<"channel" | "account">;
   readonly receiptConflicts: Counter<"channel" | "account">;
 
-  /** @param logger - where a failed store read at scrape time is logged. */
+  /**
+   * The store probe of `herald_store_up`: the readiness probe's (read the queue counts, write the
+   * probe's watermark), run at every scrape, so `/metrics` and `/healthz` agree.
+   */
+  readonly #probe: () => Promise<StoreProbe>;
+
+  /** @param logger - where a failed store read or write at scrape time is logged. */
   constructor(store: MessageStateStore, logger: HeraldLogger = silentLogger) {
     const registers = [this.registry];
+    this.#probe = storeProber({ store, logger, cacheMs: 0, what: "metrics" });
     this.#storeUp = new Gauge({
       name: "herald_store_up",
-      help: "1 when the last scrape could read the state store, else 0",
+      help: "1 when the state store could be read and written at the last scrape, else 0",
       registers,
+    });
+    const pendingInbound = () => this.#pendingInbound();
+    new Gauge({
+      name: "herald_inbound_retry_pending",
+      help: "Inbound events that failed before their handler ran, waiting for a retry here",
+      labelNames: ["channel"],
+      registers,
+      collect() {
+        this.reset();
+        const byChannel = new Map<string, number>();
+        for (const p of pendingInbound())
+          byChannel.set(p.channel, (byChannel.get(p.channel) ?? 0) + 1);
+        for (const [channel, n] of byChannel) this.set({ channel }, n);
+      },
     });
     this.#queueDepth = new Gauge({
       name: "herald_queue_depth",
@@ -62,7 +87,6 @@ export class GatewayMetrics {
       registers,
     });
     this.#store = store;
-    this.#logger = logger;
     this.sendLatency = new Histogram({
       name: "herald_send_latency_seconds",
       help: "Time from an intent's creation to its settled status, in seconds",
@@ -160,11 +184,25 @@ export class GatewayMetrics {
     this.#accounts = accounts;
   }
 
+  /** Where `herald_inbound_retry_pending` reads the waiting inbound (`runtime.pendingInbound`). */
+  watchPendingInbound(pending: () => readonly { channel: string }[]): void {
+    this.#pendingInbound = pending;
+  }
+
+  #pendingInbound: () => readonly { channel: string }[] = () => [];
+
   #accounts: () => readonly AccountHealth[] = () => [];
   readonly #storeUp: Gauge;
+
+  async #countsOrUndefined() {
+    try {
+      return await this.#store.countIntents();
+    } catch {
+      return undefined;
+    }
+  }
   readonly #queueDepth: Gauge<"status">;
   readonly #store: MessageStateStore;
-  readonly #logger: HeraldLogger;
 
   /**
    * The exposition text and its content type. Reads the queue depth from the store first; a
@@ -172,14 +210,18 @@ export class GatewayMetrics {
    * the error goes to the logger.
    */
   async render(): Promise<{ body: string; contentType: string }> {
-    try {
-      const counts = await this.#store.countIntents();
-      for (const status of INTENT_STATUSES) this.#queueDepth.set({ status }, counts[status]);
+    // The probe logs its own failure (read or write).
+    const probe = await this.#probe();
+    if (probe.up) {
+      for (const status of INTENT_STATUSES) this.#queueDepth.set({ status }, probe.queue[status]);
       this.#storeUp.set(1);
-    } catch (error) {
-      this.#queueDepth.reset();
+    } else {
       this.#storeUp.set(0);
-      this.#logger.warn({ err: error }, "metrics: the state store cannot be read");
+      // A store that reads but cannot write still has a queue to show.
+      const counts = probe.failed === "write" ? await this.#countsOrUndefined() : undefined;
+      if (counts)
+        for (const status of INTENT_STATUSES) this.#queueDepth.set({ status }, counts[status]);
+      else this.#queueDepth.reset();
     }
     return { body: await this.registry.metrics(), contentType: this.registry.contentType };
   }

@@ -37,6 +37,8 @@ export function storeProber(options: {
   clock?: () => number;
   /** @defaultValue 1000 */
   cacheMs?: number;
+  /** Who probes, first in the log line. @defaultValue "readiness" */
+  what?: string;
 }): () => Promise<StoreProbe> {
   const clock = options.clock ?? Date.now;
   const cacheMs = options.cacheMs ?? 1000;
@@ -52,7 +54,7 @@ export function storeProber(options: {
       const code = (error as { code?: unknown }).code;
       options.logger.warn(
         { err: error, step },
-        `readiness: the store cannot be ${step === "read" ? "read" : "written"}`,
+        `${options.what ?? "readiness"}: the state store cannot be ${step === "read" ? "read" : "written"}`,
       );
       return {
         up: false,

@@ -179,6 +179,29 @@ describe("/metrics during a store outage (item 8)", () => {
   });
 });
 
+describe("herald_store_up agrees with readiness ([H28] C50)", () => {
+  it("is 0 while the store reads but cannot be written (a full disk), then 1 again", async () => {
+    const url = await serveWith(new Map());
+    expect(await (await fetch(`${url}/metrics`)).text()).toContain("herald_store_up 1");
+    // Another connection holds the write lock: reads work (WAL), every write fails.
+    const other = new DatabaseSync(join(dir, "state.db"));
+    other.exec("BEGIN IMMEDIATE");
+    try {
+      const body = await (await fetch(`${url}/metrics`)).text();
+      expect(body).toContain("herald_store_up 0");
+      // What can still be read is still served.
+      expect(body).toContain('herald_queue_depth{status="pending"} 0');
+      expect(
+        logged().some((l) => l.msg.includes("metrics: the state store cannot be written")),
+      ).toBe(true);
+    } finally {
+      other.exec("ROLLBACK");
+      other.close();
+    }
+    expect(await (await fetch(`${url}/metrics`)).text()).toContain("herald_store_up 1");
+  });
+});
+
 describe("liveness and readiness (item 9)", () => {
   it("readiness fails while SQLite cannot be written though it can be read; liveness stays up; no file name", async () => {
     const url = await serveWith(new Map());

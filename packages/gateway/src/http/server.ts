@@ -54,6 +54,7 @@ export const CONSOLE_PATH = "/console";
 /** Builds the hono app (exported for tests that call `app.request(...)` without a socket). */
 export function createHttpApp(options: HttpAppOptions): Hono {
   const app = new Hono();
+  // `herald_store_up` runs the same probe (read and write) at every scrape (C50).
   const probe = storeProber({ store: options.store, logger: options.logger });
   const phase = options.phase ?? (() => "ready" as const);
   const ready = async () => readiness(probe, phase(), options.accounts?.() ?? []);

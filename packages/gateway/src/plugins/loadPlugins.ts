@@ -5,7 +5,11 @@
  * @module
  */
 import type { ChannelMessageAdapter, HeraldLogger } from "@herald/core";
-import type { ChannelPlugin, ChannelPluginDeps } from "@herald/plugin-sdk/channel-message";
+import {
+  type ChannelPlugin,
+  type ChannelPluginDeps,
+  isMalformedSecretError,
+} from "@herald/plugin-sdk/channel-message";
 import { ConfigError, type ConfigIssue } from "../config/errors.ts";
 import { didYouMean, parseWithIssues } from "../config/issues.ts";
 import type { HeraldConfig } from "../config/schema.ts";
@@ -149,6 +153,15 @@ export async function loadPlugins(
       // A secret that is not set is already a ConfigError with its path and fix: keep its issues.
       if (error instanceof ConfigError) {
         issues.push(...error.issues);
+        continue;
+      }
+      // A malformed secret (the SDK's `readSecret`): at the setting that names it (C49).
+      if (isMalformedSecretError(error)) {
+        issues.push({
+          path: `${at}.config.${error.setting}`,
+          message: `${error.source} ${error.problem}`,
+          fix: error.fix,
+        });
         continue;
       }
       issues.push({

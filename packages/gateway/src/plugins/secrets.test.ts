@@ -1,6 +1,9 @@
+import { silentLogger } from "@herald/core";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../config/errors.ts";
+import { parseConfig } from "../config/load.ts";
 import { createLogger } from "../logger.ts";
+import { loadPlugins } from "./loadPlugins.ts";
 import { SecretReader } from "./secrets.ts";
 
 describe("secrets", () => {
@@ -52,5 +55,36 @@ describe("secrets", () => {
     secrets.read("TOKEN", "x");
     const echoed = `proxy said: bad token ${token} at /bot${encodeURIComponent(token)}/getMe`;
     expect(secrets.redact(echoed)).toBe("proxy said: bad token [redacted] at /bot[redacted]/getMe");
+  });
+
+  it("trims what it reads; a variable named like an Object member is unset, not a function ([H28] C49)", () => {
+    const secrets = new SecretReader({ TOKEN: "  123456:ABC-secret\n" });
+    expect(secrets.read("TOKEN", "x")).toBe("123456:ABC-secret");
+    for (const name of ["constructor", "toString", "__proto__"])
+      expect(() => secrets.read(name, "channels[0].config.tokenEnv")).toThrow(
+        `environment variable ${name} is not set`,
+      );
+  });
+
+  it("a malformed token is a config issue at the setting that names it, never the value ([H28] C49)", async () => {
+    const config = parseConfig({
+      channels: [{ plugin: "@herald/plugin-telegram", config: { tokenEnv: "TG_TOKEN" } }],
+    });
+    const error = await loadPlugins(config, {
+      logger: silentLogger,
+      secrets: new SecretReader({ TG_TOKEN: "Bot 123456:ABC secret" }),
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    const [issue] = (error as ConfigError).issues;
+    expect(issue).toMatchObject({ path: "channels[0].config.tokenEnv" });
+    expect(`${issue?.message} ${issue?.fix}`).toContain("TG_TOKEN");
+    expect(`${issue?.message} ${issue?.fix}`).not.toContain("ABC secret");
+    // With a trailing newline (echo … > file) the same token loads.
+    await expect(
+      loadPlugins(config, {
+        logger: silentLogger,
+        secrets: new SecretReader({ TG_TOKEN: "123456:ABC-secret\n" }),
+      }),
+    ).resolves.toHaveLength(1);
   });
 });

@@ -42,23 +42,28 @@ export class SecretReader {
   }
 
   /**
-   * The value of environment variable `name`.
+   * The value of environment variable `name`, trimmed (a value written with `echo … > file`
+   * ends in a newline; plugins also trim and shape-check with the SDK's `readSecret`).
    * @param where - the config path that named it, for the error message.
-   * @throws {@link ConfigError} when it is unset or empty.
+   * @throws {@link ConfigError} when it is unset or empty (or only whitespace).
    */
   read(name: string, where: string): string {
-    const value = this.#env[name];
+    // Own keys only: a variable named "constructor" or "toString" is unset, not a function (C49).
+    const raw = Object.hasOwn(this.#env, name) ? this.#env[name] : undefined;
+    const value = raw?.trim();
     if (!value) {
+      const known = Object.hasOwn(PUBLIC_DEFAULTS, name) ? PUBLIC_DEFAULTS[name] : undefined;
       throw new ConfigError("config", [
         {
           path: where,
           message: `environment variable ${name} is not set`,
-          fix: PUBLIC_DEFAULTS[name]
-            ? `export ${name}=${PUBLIC_DEFAULTS[name].value} before starting herald (${PUBLIC_DEFAULTS[name].why})`
+          fix: known
+            ? `export ${name}=${known.value} before starting herald (${known.why})`
             : `export ${name}=<value> before starting herald`,
         },
       ]);
     }
+    this.#redactor.add(raw as string);
     this.#redactor.add(value);
     return value;
   }

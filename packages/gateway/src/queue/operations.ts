@@ -1,17 +1,24 @@
 /**
- * The operator's queue operations, shared by `herald queue …` (CLI) and the web console: one
- * copy of what may be retried or cancelled, how an intent is shown (secrets redacted, DESIGN
- * §11) and the bulk status moves.
+ * The operator's queue operations, shared by `herald queue …` (CLI) and the web console: what
+ * may be retried or cancelled (derived from core's status machine, `allowedOperations`), how an
+ * intent is shown (secrets redacted, DESIGN §11) and the bulk status moves.
  *
  * @module
  */
-import type { DurableSendIntent, IntentStatus, MessageStateStore } from "@herald/core";
+import {
+  type DurableSendIntent,
+  type IntentStatus,
+  type MessageStateStore,
+  OPERATOR_ACTION_TARGET,
+  type OperatorAction,
+  statusesAllowing,
+} from "@herald/core";
 import { displayStatus } from "./queueRows.ts";
 
-/** Statuses an operator may put back to `pending` (due now). */
-export const RETRYABLE: readonly IntentStatus[] = ["failed", "unknown_after_send"];
-/** Statuses an operator may cancel. */
-export const CANCELLABLE: readonly IntentStatus[] = ["pending", "unknown_after_send", "failed"];
+/** Statuses an operator may put back to `pending` (due now): the status machine's rule. */
+export const RETRYABLE: readonly IntentStatus[] = statusesAllowing("retry");
+/** Statuses an operator may cancel: the status machine's rule. */
+export const CANCELLABLE: readonly IntentStatus[] = statusesAllowing("cancel");
 
 /**
  * An intent as `herald queue show` prints it and the console renders it: the stored intent with
@@ -76,20 +83,39 @@ export async function moveIntents(
   return result;
 }
 
+/**
+ * Applies an operator action to each intent of `ids` whose status allows it (core's
+ * `allowedOperations`); reports the others as skipped with the reason.
+ */
+export function applyOperation(
+  store: MessageStateStore,
+  action: OperatorAction,
+  ids: readonly string[],
+  onProgress?: (done: number) => void,
+): Promise<BulkResult> {
+  return moveIntents(
+    store,
+    ids,
+    statusesAllowing(action),
+    OPERATOR_ACTION_TARGET[action],
+    onProgress,
+  );
+}
+
 /** Puts failed or held intents back to `pending` (due now). */
 export function retryIntents(
   store: MessageStateStore,
   ids: readonly string[],
   onProgress?: (done: number) => void,
 ): Promise<BulkResult> {
-  return moveIntents(store, ids, RETRYABLE, "pending", onProgress);
+  return applyOperation(store, "retry", ids, onProgress);
 }
 
-/** Cancels pending, held or failed intents. */
+/** Cancels pending, held or failed intents: nothing more is sent. */
 export function cancelIntents(
   store: MessageStateStore,
   ids: readonly string[],
   onProgress?: (done: number) => void,
 ): Promise<BulkResult> {
-  return moveIntents(store, ids, CANCELLABLE, "cancelled", onProgress);
+  return applyOperation(store, "cancel", ids, onProgress);
 }

@@ -100,7 +100,7 @@ export async function openStore(
       },
     });
   }
-  const url = env[store.postgres.urlEnv];
+  const url = Object.hasOwn(env, store.postgres.urlEnv) ? env[store.postgres.urlEnv] : undefined;
   if (!url) {
     throw new ConfigError("config", [
       {

@@ -249,6 +249,14 @@ export {
 export { type RetryOptions, retry } from "./util/retry.ts";
 export { formatRetryAfter, parseRetryAfter } from "./util/retry-after.ts";
 export {
+  checkSecret,
+  isMalformedSecretError,
+  MalformedSecretError,
+  ownValue,
+  readSecret,
+  type SecretSpec,
+} from "./util/secrets.ts";
+export {
   constantTimeEqual,
   type Ed25519Check,
   ed25519PublicKey,
@@ -258,5 +266,9 @@ export {
   verifyEd25519,
   verifyHmacSha256,
 } from "./util/verify.ts";
-export { type AckResponseOptions, ackToResponse } from "./util/webhook-response.ts";
+export {
+  type AckResponseOptions,
+  ackToResponse,
+  refuseUnauthenticated,
+} from "./util/webhook-response.ts";
 export { type WebhookReceiverOptions, webhookReceiver } from "./webhook.ts";

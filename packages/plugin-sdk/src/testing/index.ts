@@ -81,6 +81,10 @@ export {
   type RunChildOptions,
   runNodeChild,
 } from "./process.ts";
+export {
+  createAdapterWithSecrets,
+  type SecretCheckResult,
+} from "./secretCheck.ts";
 export { createReceiverSink } from "./sink.ts";
 export {
   openTestRun,

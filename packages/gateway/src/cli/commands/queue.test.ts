@@ -7,7 +7,7 @@ import {
   outboundMessage,
 } from "@herald/core/testing";
 import { describe, expect, it } from "vitest";
-import { queueCancel, queueList, queueRetry, queueShow } from "./queue.ts";
+import { queueAct, queueList, queueShow } from "./queue.ts";
 
 function sink() {
   const out = { text: "", isTTY: false, write: (s: string) => (out.text += s) };
@@ -97,14 +97,14 @@ describe("herald queue", () => {
     const ida = a?.intent.id ?? "";
     const idb = b?.intent.id ?? "";
     await store.transitionIntents([{ id: ida, from: "pending", to: "failed" }]);
-    const retried = await queueRetry(store, [ida, idb, "missing"]);
+    const retried = await queueAct(store, "retry", [ida, idb, "missing"]);
     expect(retried.changed).toEqual([ida]);
     expect(retried.skipped.map((s) => s.reason)).toEqual([
       expect.stringMatching(/status is pending/),
       "no such intent",
     ]);
     expect((await store.getIntent(ida))?.status).toBe("pending");
-    const cancelled = await queueCancel(store, [idb]);
+    const cancelled = await queueAct(store, "cancel", [idb]);
     expect(cancelled.changed).toEqual([idb]);
     expect((await store.getIntent(idb))?.status).toBe("cancelled");
     const out = sink();

@@ -3,13 +3,14 @@
  *
  * @module
  */
-import { INTENT_STATUSES, type IntentStatus, type MessageStateStore } from "@herald/core";
 import {
-  type BulkResult,
-  cancelIntents,
-  intentJson,
-  retryIntents,
-} from "../../queue/operations.ts";
+  INTENT_STATUSES,
+  type IntentStatus,
+  type MessageStateStore,
+  type OperatorAction,
+  statusesAllowing,
+} from "@herald/core";
+import { applyOperation, type BulkResult, intentJson } from "../../queue/operations.ts";
 import { QUEUE_LEGEND, queueRows } from "../../queue/queueRows.ts";
 import { CliUsageError } from "../cliErrors.ts";
 import { type Out, printTable, progress, relativeTime } from "../output.ts";
@@ -20,7 +21,7 @@ import { type Out, printTable, progress, relativeTime } from "../output.ts";
  */
 export async function queueList(
   store: MessageStateStore,
-  filter: { status?: string[]; channel?: string; limit?: number },
+  filter: { status?: string[]; channel?: string; limit?: number; gatewayUrl?: string },
   out: Out = process.stdout,
 ): Promise<void> {
   const statuses = filter.status?.map((s) => {
@@ -63,6 +64,42 @@ export async function queueList(
       `note: ${sessions} of the cancelled intents listed ${sessions === 1 ? "is a finished live session" : "are finished live sessions"} (live: …), not a lost message\n`,
     );
   out.write(`${QUEUE_LEGEND}\n`);
+  if (filter.gatewayUrl) {
+    const waiting = await gatewayInboundRetries(filter.gatewayUrl);
+    if (waiting && waiting.size > 0)
+      out.write(
+        `inbound waiting for a retry in the gateway at ${filter.gatewayUrl}: ${[...waiting]
+          .map(([channel, n]) => `${channel} ${n}`)
+          .join(
+            ", ",
+          )} (they failed before their handler ran, e.g. on a full disk; see ${filter.gatewayUrl}/console/queue)\n`,
+      );
+  }
+}
+
+/**
+ * Inbound events waiting for a retry in a running gateway, per channel ([H28] C50), read from its
+ * `/metrics` (`herald_inbound_retry_pending`): they live in that process only, because they
+ * failed while the store could not be written.
+ *
+ * @returns undefined when no gateway answers at `url` within `timeoutMs`.
+ */
+export async function gatewayInboundRetries(
+  url: string,
+  timeoutMs = 1_000,
+): Promise<Map<string, number> | undefined> {
+  try {
+    const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) return undefined;
+    const waiting = new Map<string, number>();
+    for (const [, channel = "", n] of (await response.text()).matchAll(
+      /^herald_inbound_retry_pending\{channel="([^"]*)"\} (\d+)$/gm,
+    ))
+      if (Number(n) > 0) waiting.set(channel, Number(n));
+    return waiting;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Prints one intent in full (message, batch, receipts, failure), secrets redacted. */
@@ -102,12 +139,28 @@ export async function selectIds(
   }
 }
 
-/** Puts failed or held intents back to `pending` (due now), showing progress. */
-export function queueRetry(store: MessageStateStore, ids: string[]): Promise<BulkResult> {
-  return retryIntents(store, ids, progress("retry", ids.length));
+/**
+ * The status of `herald queue <action> --all <status>`, checked against the status machine.
+ *
+ * @throws CliUsageError naming the statuses `action` applies to (core's `statusesAllowing`).
+ */
+export function allStatus(action: OperatorAction, status: string): IntentStatus {
+  const allowed = statusesAllowing(action);
+  if (!allowed.includes(status as IntentStatus))
+    throw new CliUsageError(
+      `--all must be one of ${allowed.join(", ")} (what ${action} applies to)`,
+    );
+  return status as IntentStatus;
 }
 
-/** Cancels pending, held or failed intents, showing progress. */
-export function queueCancel(store: MessageStateStore, ids: string[]): Promise<BulkResult> {
-  return cancelIntents(store, ids, progress("cancel", ids.length));
+/**
+ * `herald queue retry|cancel`: applies `action` to each id whose status allows it (core's
+ * `allowedOperations`), showing progress.
+ */
+export function queueAct(
+  store: MessageStateStore,
+  action: OperatorAction,
+  ids: string[],
+): Promise<BulkResult> {
+  return applyOperation(store, action, ids, progress(action, ids.length));
 }

@@ -115,7 +115,7 @@ function chainOf(error: unknown): ErrorLike[] {
 }
 
 function reasonOfCode(code: string): NetworkFailureReason | undefined {
-  const known = REASON_BY_CODE[code];
+  const known = Object.hasOwn(REASON_BY_CODE, code) ? REASON_BY_CODE[code] : undefined;
   if (known) return known;
   if (code.startsWith("ERR_SSL_") || code.startsWith("ERR_TLS_")) return "tls";
   return undefined;

@@ -41,3 +41,28 @@ export function ackToResponse(ack: ReceiveAckSignal, options: AckResponseOptions
     "ackToResponse: a manual ack has no answer of its own; decide from ticket.done",
   );
 }
+
+/** Where {@link refuseUnauthenticated} logs (a receiver sink's logger). */
+type WarnLogger = { warn(fields: Record<string, unknown>, message: string): void };
+
+/**
+ * The 401 of a webhook request that failed authentication, with one log line saying why
+ * ([H28] C49): a wrong secret in the config refuses every genuine event, and without the line an
+ * operator sees nothing. `reason` must not contain a secret (say "bad_signature", not the
+ * header's value); nothing is recorded in the store (DESIGN §11).
+ *
+ * @param channel - the channel id, first in the message (`slack: webhook request refused (401)`).
+ * @param body - the 401's body. @defaultValue `unauthorized: <reason>`
+ *
+ * @example
+ * if (refused) return refuseUnauthenticated(sink.logger, "slack", refused);
+ */
+export function refuseUnauthenticated(
+  logger: WarnLogger,
+  channel: string,
+  reason: string,
+  body: string | null = `unauthorized: ${reason}`,
+): Response {
+  logger.warn({ status: 401, reason }, `${channel}: webhook request refused (401): ${reason}`);
+  return new Response(body, { status: 401 });
+}

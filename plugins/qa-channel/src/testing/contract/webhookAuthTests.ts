@@ -40,6 +40,12 @@ export function webhookAuthTests(suite: ContractSuite): void {
             const target = await run.platform.createTarget("group");
             const response = await (forge as NonNullable<typeof forge>)(kind, target);
             expect(response.status, `a ${kind} signature`).toBe(401);
+            // An operator can tell why genuine events are refused (a wrong secret): one line per
+            // refusal, never the secret itself ([H28] C49; the secrets test greps for it).
+            expect(
+              run.logLines.filter((l) => l.includes("(401)")),
+              "the refusal is logged",
+            ).toHaveLength(1);
             expect(run.deliveries, "nothing reached herald's sink").toBe(0);
             expect(await run.store.listDeadLetters()).toEqual([]);
             // The real path still works: the refusal was about the signature, not the receiver.
