@@ -97,7 +97,10 @@ describe("config", () => {
     }).catch((e: ConfigError) => e);
     expect(error).toBeInstanceOf(ConfigError);
     const issues = (error as ConfigError).issues;
-    expect(issues.map((i) => i.path)).toEqual(["channels[0].plugin", "channels[1].config"]);
+    expect(issues.map((i) => i.path)).toEqual([
+      "channels[0].plugin",
+      "channels[1].config.tokenSecret",
+    ]);
     expect(issues.every((i) => i.fix)).toBe(true);
   });
 

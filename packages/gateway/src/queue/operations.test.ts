@@ -45,7 +45,7 @@ async function intentIn(status: IntentStatus): Promise<DurableSendIntent> {
   for (const to of PATHS[status]) {
     const patch =
       to === "committing"
-        ? { receipt: textReceipt(["p1"]) }
+        ? { receipt: textReceipt([`p-${intent.id}`]) } // a message id is one intent's receipt
         : to === "failed"
           ? { failure: { kind: "permission", evidence: "not_dispatched", message: "403" } as const }
           : {};
