@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { sleep } from "@herald/core";
 import { type HttpBindings, type ServerType, serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
+import { fakeTrafficCheck, recordFakeTrafficViolations } from "./fakeTraffic.ts";
 import { FaultQueue, type PlatformFault, type PlatformOp, retryAfterHeader } from "./faults.ts";
 
 /** Hono environment of a fake platform: the Node request/response objects are available. */
@@ -62,6 +63,11 @@ export type FakePlatformServerOptions = {
   latencyMs?: number;
   /** @defaultValue Date.now */
   clock?: () => number;
+  /**
+   * The platform this fake stands for (`"discord"`, `"slack"`, …): every request and answer is
+   * handed to the check registered for it with `setFakeTrafficCheck` (none: not checked).
+   */
+  platform?: string;
 };
 
 /** Scripted faults plus refused connections. */
@@ -153,6 +159,42 @@ function defaultErrorBody(answer: FakeErrorAnswer): unknown {
 }
 
 /**
+ * Hands one exchange to the traffic check registered for `platform` (first middleware, so it
+ * sees every route, faults included, and the final answer after the fake's own middleware).
+ * Streams (anything not JSON or text) are not read.
+ */
+async function checkTraffic(
+  platform: string,
+  c: Context<FakePlatformEnv>,
+  next: () => Promise<void>,
+): Promise<void> {
+  const check = fakeTrafficCheck(platform);
+  if (!check) return next();
+  const requestBody = await c.req.raw.clone().text();
+  await next();
+  const res = c.res;
+  // A reset before the call was accepted answers nothing: the fake's 599 never reaches the client.
+  if (res.status === 599) return;
+  const type = res.headers.get("content-type") ?? "";
+  const readable = type.includes("json") || type.startsWith("text/plain") || res.body === null;
+  const responseBody = readable ? await res.clone().text() : undefined;
+  const url = new URL(c.req.url);
+  recordFakeTrafficViolations(
+    await check({
+      platform,
+      method: c.req.method,
+      path: url.pathname,
+      query: url.searchParams,
+      requestHeaders: c.req.raw.headers,
+      requestBody,
+      status: res.status,
+      responseHeaders: res.headers,
+      responseBody,
+    }),
+  );
+}
+
+/**
  * A fake platform's HTTP server on 127.0.0.1.
  *
  * @example
@@ -177,6 +219,8 @@ export class FakePlatformServer {
   constructor(options: FakePlatformServerOptions = {}) {
     this.#options = options;
     this.#errorBody = options.wire?.errorBody ?? defaultErrorBody;
+    const platform = options.platform;
+    if (platform !== undefined) this.app.use("*", (c, next) => checkTraffic(platform, c, next));
     this.faults = new PlatformFaults(
       () => this.#refuse(),
       () => {

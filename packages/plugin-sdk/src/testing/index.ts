@@ -68,6 +68,15 @@ export {
   type FakeSocketServerOptions,
 } from "./FakeSocketServer.ts";
 export {
+  type FakeExchange,
+  type FakeTrafficCheck,
+  type FakeTrafficViolation,
+  fakeTrafficCheck,
+  formatFakeTrafficViolation,
+  setFakeTrafficCheck,
+  takeFakeTrafficViolations,
+} from "./fakeTraffic.ts";
+export {
   FaultQueue,
   type FaultTarget,
   type PlatformFault,

@@ -36,7 +36,7 @@ import type {
   FakeStoredMessage,
   FakeUser,
 } from "./fakeTypes.ts";
-import { discordErrorBody, readBody } from "./fakeWire.ts";
+import { discordErrorBody, readBody, USER_DEFAULTS } from "./fakeWire.ts";
 
 export type {
   FakeBotAccount,
@@ -125,6 +125,7 @@ export class FakeDiscord implements FakeDiscordCore {
     this.buckets = options.buckets ?? { limit: 5, windowMs: 5_000 };
     this.server = new FakePlatformServer({
       wire: { errorBody: discordErrorBody },
+      platform: "discord",
       clock: this.clock,
       ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
     });
@@ -258,6 +259,7 @@ export class FakeDiscord implements FakeDiscordCore {
         discriminator: "0",
         bot: input.author.bot === true,
         avatar: null,
+        ...USER_DEFAULTS,
       },
       content: input.text,
       timestamp: new Date(message.createdAt).toISOString(),
@@ -273,11 +275,21 @@ export class FakeDiscord implements FakeDiscordCore {
         url: `https://cdn.invalid/${f.name}`,
         proxy_url: `https://cdn.invalid/${f.name}`,
       })),
-      embeds: input.embeds ?? [],
+      embeds: (input.embeds ?? []).map(richEmbed),
       pinned: false,
+      // `MessageResponse` requires these (discord-api-spec); a plain message has none set.
+      flags: 0,
+      components: [],
       ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
       ...(input.referenceId !== undefined
-        ? { message_reference: { message_id: input.referenceId, channel_id: input.channelId } }
+        ? {
+            // type 0 = DEFAULT (a reply); `MessageReferenceResponse` requires it.
+            message_reference: {
+              type: 0,
+              message_id: input.referenceId,
+              channel_id: input.channelId,
+            },
+          }
         : {}),
       ...(input.webhookId ? { webhook_id: input.webhookId } : {}),
       ...(input.applicationId ? { application_id: input.applicationId } : {}),
@@ -305,7 +317,7 @@ export class FakeDiscord implements FakeDiscordCore {
       ...stored.json,
       content: text,
       edited_timestamp: new Date(this.clock()).toISOString(),
-      ...(embeds ? { embeds } : {}),
+      ...(embeds ? { embeds: embeds.map(richEmbed) } : {}),
     };
     if (embeds) stored.embeds = embeds;
     this.#emit({ type: "update", message: stored });
@@ -340,4 +352,9 @@ export class FakeDiscord implements FakeDiscordCore {
   #emit(event: FakeMessageEvent): void {
     for (const l of this.#listeners) l(event);
   }
+}
+
+/** An embed as Discord answers it: a bot's embeds come back with `type: "rich"` (the spec's `MessageEmbedResponse` requires `type`). */
+function richEmbed(embed: unknown): unknown {
+  return { type: "rich", ...(embed as Record<string, unknown>) };
 }

@@ -90,7 +90,10 @@ export class FakeGoogleChat {
   private constructor(options: FakeGoogleChatOptions) {
     this.audience = options.audience ?? { type: "endpoint_url", url: FAKE_ENDPOINT_URL };
     this.writesPerSecondPerSpace = options.writesPerSecondPerSpace;
-    this.server = new FakePlatformServer({ wire: { errorBody: googleErrorBody } });
+    this.server = new FakePlatformServer({
+      wire: { errorBody: googleErrorBody },
+      platform: "googlechat",
+    });
     registerChatRoutes(this.server, {
       store: this.store,
       apps: this.apps,
