@@ -26,6 +26,12 @@ export type OpenApiOptions = {
   responseKey?: (status: number, body: unknown, responses: Json) => string | undefined;
   /** Schemas are JSON Schema 2020-12 (OpenAPI 3.1) rather than draft-07-like (3.0, 2.0). */
   draft2020?: boolean;
+  /**
+   * A method's arguments may come in the query string, a form body or a JSON body, and any
+   * HTTP method reaches the operation (Slack's Web API: "arguments can be passed as GET query
+   * string parameters or POST form/JSON bodies"); all are checked as the described parameters.
+   */
+  argumentsAnywhere?: boolean;
 };
 
 /** An operation of the description that matched a call. */
@@ -141,8 +147,9 @@ export class OpenApiDescription {
     const responses = (op.operation.responses ?? {}) as Json;
     const response = this.#deref(responses[String(status)]) as Json | undefined;
     const content = (response?.content ?? {}) as Json;
+    const base = responsePath(op, responses, String(status));
+    if (this.#swagger2 && response?.schema) this.#validator(pointer([...base, "schema"]));
     if ("application/json" in content) {
-      const base = responsePath(op, responses, String(status));
       this.#validator(pointer([...base, "content", "application/json", "schema"]));
     }
   }
@@ -155,7 +162,12 @@ export class OpenApiDescription {
       const match = t.regex.exec(stripped);
       if (!match) continue;
       const pathItem = this.#deref((this.#doc.paths as Record<string, Json>)[t.template]) as Json;
-      const operation = pathItem[m] as Json | undefined;
+      const anyMethod = this.#options.argumentsAnywhere
+        ? METHODS.find((x) => x in pathItem)
+        : undefined;
+      const operation = (pathItem[m] ?? (anyMethod ? pathItem[anyMethod] : undefined)) as
+        | Json
+        | undefined;
       if (!operation) continue;
       const pathParams: Record<string, string> = {};
       t.names.forEach((name, i) => {
@@ -164,7 +176,7 @@ export class OpenApiDescription {
       return {
         id: (operation.operationId as string | undefined) ?? `${method} ${t.template}`,
         template: t.template,
-        method: m,
+        method: m in pathItem ? m : (anyMethod ?? m),
         pathParams,
         operation,
         pathItem,
@@ -198,7 +210,9 @@ export class OpenApiDescription {
     // A request the description rejects is a divergence only when the fake accepted it: a fake
     // that answers 4xx to it agrees with the platform (tests of the fake's own validation).
     if (requestOk) for (const p of requestProblems) add("request", p.field, p.message);
-    for (const p of this.#checkResponse(op, exchange)) add("response", p.field, p.message);
+    if (!exchange.scriptedAnswer) {
+      for (const p of this.#checkResponse(op, exchange)) add("response", p.field, p.message);
+    }
     return out;
   }
 
@@ -255,6 +269,8 @@ export class OpenApiDescription {
     // Path and query parameters (strings on the wire, coerced to the described type).
     const query: Record<string, unknown> = {};
     for (const [k, v] of ex.query) query[k] = v;
+    const anywhere = this.#options.argumentsAnywhere === true;
+    if (anywhere) Object.assign(query, parseArguments(ex));
     const form: Record<string, unknown> = {};
     const formProps: Record<string, Json> = {};
     const formRequired: string[] = [];
@@ -263,14 +279,14 @@ export class OpenApiDescription {
       const where = param.in as string;
       const schemaAt = param.schema ? [...at, "schema"] : undefined;
       const inline = param.schema ? undefined : swagger2Schema(param);
-      if (where === "formData") {
+      if (where === "formData" && !anywhere) {
         formProps[name] = inline ?? {};
         if (param.required) formRequired.push(name);
         continue;
       }
       const value =
-        where === "path" ? op.pathParams[name] : where === "query" ? query[name] : undefined;
-      if (where !== "path" && where !== "query") continue;
+        where === "path" ? op.pathParams[name] : where !== "header" ? query[name] : undefined;
+      if (where !== "path" && where !== "query" && !(anywhere && where === "formData")) continue;
       if (value === undefined) {
         if (param.required) problems.push({ field: `/${where}/${name}`, message: "is required" });
         continue;
@@ -288,7 +304,7 @@ export class OpenApiDescription {
     }
     // Body.
     const type = (ex.requestHeaders.get("content-type") ?? "").split(";")[0]?.trim() ?? "";
-    if (ex.requestBody === "" || ex.method === "GET") return problems;
+    if (anywhere || ex.requestBody === "" || ex.method === "GET") return problems;
     let body: unknown;
     if (type === "application/x-www-form-urlencoded") {
       for (const [k, v] of new URLSearchParams(ex.requestBody)) form[k] = v;
@@ -380,6 +396,24 @@ export class OpenApiDescription {
     if (body === undefined) return [{ field: "", message: "response body is not JSON" }];
     return this.#run(this.#validator(pointer(schemaPath)), body, "");
   }
+}
+
+/** The arguments of a form or JSON body, as one object (Slack's `argumentsAnywhere`). */
+function parseArguments(ex: FakeExchange): Record<string, unknown> {
+  const type = ex.requestHeaders.get("content-type") ?? "";
+  if (ex.requestBody === "") return {};
+  if (type.includes("application/x-www-form-urlencoded")) {
+    return Object.fromEntries(new URLSearchParams(ex.requestBody));
+  }
+  if (type.includes("json")) {
+    try {
+      const parsed = JSON.parse(ex.requestBody) as unknown;
+      return parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
+    } catch {
+      return {};
+    }
+  }
+  return {};
 }
 
 function responsePath(op: MatchedOperation, responses: Json, key: string): string[] {

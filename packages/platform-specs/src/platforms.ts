@@ -17,7 +17,7 @@ async function readJson(path: string): Promise<Json> {
 }
 
 /** Platforms with a vendored description. */
-export const PLATFORMS = ["discord", "googlechat"] as const;
+export const PLATFORMS = ["discord", "googlechat", "slack"] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
 const loaders: Record<Platform, () => Promise<OpenApiDescription>> = {
@@ -31,6 +31,28 @@ const loaders: Record<Platform, () => Promise<OpenApiDescription>> = {
     });
     d.warm("POST", "/channels/1/messages");
     d.warm("PATCH", "/channels/1/messages/1");
+    return d;
+  },
+  // slack-api-specs: Swagger 2.0 at basePath `/api`, one path per Web API method. Slack answers
+  // its errors with HTTP 200 and `ok: false`: those are the description's `default` response.
+  slack: async () => {
+    const d = new OpenApiDescription(
+      await readJson("slack/slack_web_openapi_v2_without_examples.json"),
+      {
+        platform: "slack",
+        basePath: /^\/api/,
+        argumentsAnywhere: true,
+        responseKey: (status, body, responses) =>
+          status === 200 &&
+          (body as { ok?: unknown } | undefined)?.ok === false &&
+          "default" in responses
+            ? "default"
+            : undefined,
+      },
+    );
+    for (const name of ["chat.postMessage", "chat.update", "conversations.history"]) {
+      d.warm("POST", `/api/${name}`);
+    }
     return d;
   },
   // The Chat API's discovery document, read as OpenAPI (paths are `/v1/...`).

@@ -158,6 +158,9 @@ function defaultErrorBody(answer: FakeErrorAnswer): unknown {
   };
 }
 
+/** Answers built from a scripted fault's own `body` (not checked against the description). */
+const scriptedAnswers = new WeakSet<Response>();
+
 /**
  * Hands one exchange to the traffic check registered for `platform` (first middleware, so it
  * sees every route, faults included, and the final answer after the fake's own middleware).
@@ -190,6 +193,7 @@ async function checkTraffic(
       status: res.status,
       responseHeaders: res.headers,
       responseBody,
+      scriptedAnswer: scriptedAnswers.has(res),
     }),
   );
 }
@@ -364,10 +368,12 @@ export class FakePlatformServer {
         description: fault.description ?? `scripted fault: HTTP ${fault.status}`,
       };
       const body = fault.body !== undefined ? fault.body : this.#errorBody(answer);
-      return new Response(JSON.stringify(body), {
+      const response = new Response(JSON.stringify(body), {
         status: fault.status,
         headers: { "content-type": "application/json", ...fault.headers },
       });
+      if (fault.body !== undefined) scriptedAnswers.add(response);
+      return response;
     }
     const via = fault.via ?? "both";
     const status = fault.status ?? 429;

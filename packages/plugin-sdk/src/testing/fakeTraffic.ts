@@ -27,6 +27,11 @@ export type FakeExchange = {
   responseHeaders: Headers;
   /** The answer's body as text; `undefined` when it is a stream that was not read. */
   responseBody: string | undefined;
+  /**
+   * The answer is a scripted fault's own `body`: the test's words, not the fake's claim about
+   * the platform (a malformed answer a plugin must survive). Checks skip such answers.
+   */
+  scriptedAnswer: boolean;
 };
 
 /** Something a fake received or answered that its platform's description does not allow. */

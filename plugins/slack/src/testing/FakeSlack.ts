@@ -148,6 +148,7 @@ export class FakeSlack implements FakeSlackCore {
     this.postsPerChannelPerSecond = options.postsPerChannelPerSecond;
     this.streamLifetimeMs = options.streamLifetimeMs ?? 300_000;
     this.server = new FakePlatformServer({
+      platform: "slack",
       wire: {
         errorBody: (answer) => {
           this.#pendingRetryAfterMs = answer.retryAfterMs;
