@@ -32,6 +32,11 @@ export type OpenApiOptions = {
    * string parameters or POST form/JSON bodies"); all are checked as the described parameters.
    */
   argumentsAnywhere?: boolean;
+  /**
+   * The body schema of an error status (>= 400) an operation does not list, when the platform
+   * defines one error format for every endpoint (Matrix's standard error response).
+   */
+  undeclaredError?: (status: number) => Json;
 };
 
 /** An operation of the description that matched a call. */
@@ -77,7 +82,7 @@ export class OpenApiDescription {
   readonly #doc: Json;
   readonly #options: OpenApiOptions;
   readonly #templates: Template[];
-  readonly #ajv: AjvInstance;
+  #plainAjv: AjvInstance | undefined;
   /** Query and form values arrive as strings: this instance coerces them to the schema's types. */
   #coercingAjv: AjvInstance | undefined;
   readonly #make: (coerce: boolean) => AjvInstance;
@@ -114,7 +119,12 @@ export class OpenApiDescription {
       return ajv as AjvInstance;
     };
     this.#make = make;
-    this.#ajv = make(false);
+  }
+
+  /** Made on first use: Matrix has 72 documents, most never used by a suite. */
+  get #ajv(): AjvInstance {
+    this.#plainAjv ??= this.#make(false);
+    return this.#plainAjv;
   }
 
   get #coercing(): AjvInstance {
@@ -373,6 +383,11 @@ export class OpenApiDescription {
       this.#options.responseKey?.(ex.status, body, responses) ??
       [status, `${status[0]}XX`, `${status[0]}xx`, "default"].find((k) => k in responses);
     if (key === undefined) {
+      const fallback = ex.status >= 400 ? this.#options.undeclaredError?.(ex.status) : undefined;
+      if (fallback && ex.responseBody !== undefined) {
+        if (body === undefined) return [{ field: "", message: "response body is not JSON" }];
+        return this.#run(this.#validator(`#undeclared-${status}`, false, fallback), body, "");
+      }
       return [{ field: "", message: `status ${status} is not described for this operation` }];
     }
     const response = this.#deref(responses[key]) as Json;
@@ -385,6 +400,12 @@ export class OpenApiDescription {
       const mediaType = Object.keys(content).find((t) => t.includes("json"));
       if (mediaType && content[mediaType]?.schema)
         schemaPath = [...base, "content", mediaType, "schema"];
+    }
+    const fallback = ex.status >= 400 ? this.#options.undeclaredError?.(ex.status) : undefined;
+    if (!schemaPath && fallback && ex.responseBody !== undefined) {
+      // The operation names the status but not its body: the platform's one error format.
+      if (body === undefined) return [{ field: "", message: "response body is not JSON" }];
+      return this.#run(this.#validator(`#undeclared-${status}`, false, fallback), body, "");
     }
     if (!schemaPath) {
       if (ex.responseBody && ex.responseBody !== "{}" && ex.status !== 204) {

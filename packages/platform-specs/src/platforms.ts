@@ -5,8 +5,15 @@
  * @module
  */
 import { readFile } from "node:fs/promises";
+import { CompositeDescription } from "./composite.ts";
 import { discoveryToOpenApi } from "./discovery.ts";
 import { OpenApiDescription } from "./openapi.ts";
+
+/** What a platform's check needs of its description. */
+export type Description = Pick<
+  OpenApiDescription,
+  "platform" | "check" | "covered" | "validations"
+>;
 
 type Json = Record<string, unknown>;
 
@@ -17,10 +24,10 @@ async function readJson(path: string): Promise<Json> {
 }
 
 /** Platforms with a vendored description. */
-export const PLATFORMS = ["discord", "googlechat", "slack"] as const;
+export const PLATFORMS = ["discord", "googlechat", "slack", "matrix"] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
-const loaders: Record<Platform, () => Promise<OpenApiDescription>> = {
+const loaders: Record<Platform, () => Promise<Description>> = {
   // discord-api-spec: OpenAPI 3.1, server https://discord.com/api/v10 (discord.js puts the
   // version in the path; the gateway's own `/gateway/bot` is in the description too).
   discord: async () => {
@@ -55,6 +62,32 @@ const loaders: Record<Platform, () => Promise<OpenApiDescription>> = {
     }
     return d;
   },
+  // matrix-spec: one OpenAPI 3.1 YAML document per Client-Server module, each with its own
+  // base path (`/_matrix/client/v3`, `…/v1`), bundled (the `$ref`s across files pulled into
+  // each) by `vendor/matrix/bundle.ts` into one JSON file: bundling at load took seconds.
+  matrix: async () => {
+    const bundled = (await readJson("matrix/client-server.bundled.json")) as unknown as {
+      documents: Array<{ basePath: string; doc: Json }>;
+      errors: { error: Json; rateLimited: Json };
+    };
+    // "Any errors which occur at the Matrix API level MUST return a standard error response"
+    // (Client-Server API, API standards): statuses an endpoint does not list are checked as one.
+    const { error, rateLimited } = bundled.errors;
+    const parts = bundled.documents.map(
+      ({ basePath, doc }) =>
+        new OpenApiDescription(doc, {
+          platform: "matrix",
+          basePath: new RegExp(`^${basePath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
+          draft2020: true,
+          undeclaredError: (status) => (status === 429 ? rateLimited : error),
+        }),
+    );
+    const matrix = new CompositeDescription("matrix", parts);
+    matrix.warm("GET", "/_matrix/client/v3/sync");
+    matrix.warm("PUT", "/_matrix/client/v3/rooms/!r/send/m.room.message/t");
+    matrix.warm("GET", "/_matrix/client/v3/rooms/!r/messages");
+    return matrix;
+  },
   // The Chat API's discovery document, read as OpenAPI (paths are `/v1/...`).
   googlechat: async () =>
     new OpenApiDescription(discoveryToOpenApi(await readJson("googlechat/chat.v1.json")), {
@@ -63,10 +96,10 @@ const loaders: Record<Platform, () => Promise<OpenApiDescription>> = {
     }),
 };
 
-const loaded = new Map<Platform, Promise<OpenApiDescription>>();
+const loaded = new Map<Platform, Promise<Description>>();
 
 /** The description of `platform`, loaded once per process. */
-export function description(platform: Platform): Promise<OpenApiDescription> {
+export function description(platform: Platform): Promise<Description> {
   let d = loaded.get(platform);
   if (!d) {
     d = loaders[platform]();
@@ -82,6 +115,6 @@ export function platformOfFile(path: string): Platform | undefined {
 }
 
 /** The descriptions loaded in this process so far. */
-export async function loadedDescriptions(): Promise<OpenApiDescription[]> {
+export async function loadedDescriptions(): Promise<Description[]> {
   return Promise.all(loaded.values());
 }

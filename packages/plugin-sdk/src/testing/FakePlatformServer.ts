@@ -13,7 +13,12 @@ import type { AddressInfo } from "node:net";
 import { sleep } from "@herald/core";
 import { type HttpBindings, type ServerType, serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
-import { fakeTrafficCheck, recordFakeTrafficViolations } from "./fakeTraffic.ts";
+import {
+  fakeTrafficCheck,
+  isScriptedAnswer,
+  recordFakeTrafficViolations,
+  scriptedAnswer,
+} from "./fakeTraffic.ts";
 import { FaultQueue, type PlatformFault, type PlatformOp, retryAfterHeader } from "./faults.ts";
 
 /** Hono environment of a fake platform: the Node request/response objects are available. */
@@ -158,9 +163,6 @@ function defaultErrorBody(answer: FakeErrorAnswer): unknown {
   };
 }
 
-/** Answers built from a scripted fault's own `body` (not checked against the description). */
-const scriptedAnswers = new WeakSet<Response>();
-
 /**
  * Hands one exchange to the traffic check registered for `platform` (first middleware, so it
  * sees every route, faults included, and the final answer after the fake's own middleware).
@@ -172,7 +174,9 @@ async function checkTraffic(
   next: () => Promise<void>,
 ): Promise<void> {
   const check = fakeTrafficCheck(platform);
-  if (!check) return next();
+  // Paths under `/_fake/` are a fake's own plumbing (a call re-dispatched to tag its op), not
+  // the platform's: the call the client made is checked where it entered.
+  if (!check || c.req.path.startsWith("/_fake/")) return next();
   const requestBody = await c.req.raw.clone().text();
   await next();
   const res = c.res;
@@ -193,7 +197,7 @@ async function checkTraffic(
       status: res.status,
       responseHeaders: res.headers,
       responseBody,
-      scriptedAnswer: scriptedAnswers.has(res),
+      scriptedAnswer: isScriptedAnswer(res),
     }),
   );
 }
@@ -372,8 +376,8 @@ export class FakePlatformServer {
         status: fault.status,
         headers: { "content-type": "application/json", ...fault.headers },
       });
-      if (fault.body !== undefined) scriptedAnswers.add(response);
-      return response;
+      // A fault's own body is the test's words, not the fake's claim about the platform.
+      return fault.body !== undefined ? scriptedAnswer(response) : response;
     }
     const via = fault.via ?? "both";
     const status = fault.status ?? 429;

@@ -56,6 +56,7 @@ export type FakeTrafficCheck = (
 type Registry = {
   checks: Map<string, FakeTrafficCheck>;
   violations: FakeTrafficViolation[];
+  scripted: WeakSet<Response>;
 };
 
 // One registry per process, on globalThis: the fakes and the harness that registers checks may
@@ -64,7 +65,7 @@ const KEY = Symbol.for("herald.fakeTraffic");
 
 function registry(): Registry {
   const g = globalThis as { [KEY]?: Registry };
-  g[KEY] ??= { checks: new Map(), violations: [] };
+  g[KEY] ??= { checks: new Map(), violations: [], scripted: new WeakSet() };
   return g[KEY];
 }
 
@@ -85,6 +86,21 @@ export function fakeTrafficCheck(platform: string): FakeTrafficCheck | undefined
 /** @internal Records violations found on an exchange. */
 export function recordFakeTrafficViolations(found: readonly FakeTrafficViolation[]): void {
   registry().violations.push(...found);
+}
+
+/**
+ * Marks an answer a test scripted word for word (a malformed body, a proxy's HTML page) so
+ * traffic checks skip it: it is the test's input, not the fake's claim about the platform.
+ * @returns `response`
+ */
+export function scriptedAnswer(response: Response): Response {
+  registry().scripted.add(response);
+  return response;
+}
+
+/** Whether {@link scriptedAnswer} marked `response`. */
+export function isScriptedAnswer(response: Response): boolean {
+  return registry().scripted.has(response);
 }
 
 /** Returns the violations recorded since the last call, and forgets them. */

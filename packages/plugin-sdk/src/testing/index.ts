@@ -73,6 +73,8 @@ export {
   type FakeTrafficViolation,
   fakeTrafficCheck,
   formatFakeTrafficViolation,
+  isScriptedAnswer,
+  scriptedAnswer,
   setFakeTrafficCheck,
   takeFakeTrafficViolations,
 } from "./fakeTraffic.ts";

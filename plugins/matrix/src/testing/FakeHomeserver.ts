@@ -126,6 +126,7 @@ export class FakeHomeserver implements FakeHomeserverCore {
     this.users = [FAKE_BOT, ALICE, OTHER_FAKE_BOT, SECOND_FAKE_BOT, ...(options.users ?? [])];
     this.rooms = new FakeRooms({ clock: this.#clock });
     this.server = new FakePlatformServer({
+      platform: "matrix",
       wire: { errorBody: matrixErrorBody },
       clock: this.#clock,
       ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
