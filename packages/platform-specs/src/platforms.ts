@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { CompositeDescription } from "./composite.ts";
 import { discoveryToOpenApi } from "./discovery.ts";
 import { OpenApiDescription } from "./openapi.ts";
+import { TelegramDescription } from "./telegram.ts";
 
 /** What a platform's check needs of its description. */
 export type Description = Pick<
@@ -24,7 +25,7 @@ async function readJson(path: string): Promise<Json> {
 }
 
 /** Platforms with a vendored description. */
-export const PLATFORMS = ["discord", "googlechat", "slack", "matrix"] as const;
+export const PLATFORMS = ["discord", "googlechat", "slack", "matrix", "telegram"] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
 const loaders: Record<Platform, () => Promise<Description>> = {
@@ -87,6 +88,19 @@ const loaders: Record<Platform, () => Promise<Description>> = {
     matrix.warm("PUT", "/_matrix/client/v3/rooms/!r/send/m.room.message/t");
     matrix.warm("GET", "/_matrix/client/v3/rooms/!r/messages");
     return matrix;
+  },
+  // The Bot API types grammY ships, as JSON Schema (`vendor/telegram/generate.ts`).
+  telegram: async () => {
+    const d = new TelegramDescription(await readJson("telegram/bot-api.schema.json"));
+    for (const method of [
+      "sendMessage",
+      "editMessageText",
+      "editMessageReplyMarkup",
+      "getUpdates",
+    ]) {
+      d.warm(method);
+    }
+    return d;
   },
   // The Chat API's discovery document, read as OpenAPI (paths are `/v1/...`).
   googlechat: async () =>
