@@ -147,10 +147,11 @@ export const ALLOW_LIST: readonly AllowEntry[] = [
   },
   {
     platform: "googlechat",
-    operation: /^GET \/(oauth2\/v1\/certs|service_accounts\/v1\/metadata\/x509\/)/,
+    operation: /^(GET \/(oauth2\/v1\/certs|service_accounts\/v1\/metadata\/x509\/)|POST \/token$)/,
     reason:
-      "Google's signing-key endpoints (the fake serves them so the plugin verifies event tokens) " +
-      "belong to Google's OAuth2 service, not the Chat API: no description of them is vendored.",
+      "Google's signing-key and token endpoints (served so the plugin verifies event tokens and " +
+      "gets access tokens) belong to Google's OAuth2 service, not the Chat API: no description " +
+      "of them is vendored.",
   },
   {
     platform: "googlechat",

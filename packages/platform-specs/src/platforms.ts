@@ -103,11 +103,16 @@ const loaders: Record<Platform, () => Promise<Description>> = {
     return d;
   },
   // The Chat API's discovery document, read as OpenAPI (paths are `/v1/...`).
-  googlechat: async () =>
-    new OpenApiDescription(discoveryToOpenApi(await readJson("googlechat/chat.v1.json")), {
-      platform: "googlechat",
-      basePath: /^$/,
-    }),
+  googlechat: async () => {
+    const d = new OpenApiDescription(
+      discoveryToOpenApi(await readJson("googlechat/chat.v1.json")),
+      { platform: "googlechat", basePath: /^$/ },
+    );
+    // The Message schema (cards included) takes a second to compile; a client timeout is 1 s.
+    d.warm("POST", "/v1/spaces/s/messages");
+    d.warm("PUT", "/v1/spaces/s/messages/m");
+    return d;
+  },
 };
 
 const loaded = new Map<Platform, Promise<Description>>();
