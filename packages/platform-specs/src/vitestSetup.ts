@@ -7,10 +7,14 @@
  * @module
  */
 import { appendFileSync } from "node:fs";
-import { formatFakeTrafficViolation, takeFakeTrafficViolations } from "@herald/plugin-sdk/testing";
+import {
+  formatFakeTrafficViolation,
+  setFakeTrafficCheck,
+  takeFakeTrafficViolations,
+} from "@herald/plugin-sdk/testing";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { registerSpecChecks } from "./index.ts";
-import { description, loadedDescriptions, platformOfFile } from "./platforms.ts";
+import { description, loadedDescriptions, PLATFORMS, platformOfFile } from "./platforms.ts";
 
 registerSpecChecks();
 
@@ -33,6 +37,9 @@ beforeAll(async () => {
 
 afterEach(failOnViolations);
 afterAll(async () => {
+  // The registry lives on globalThis, which a worker keeps for the next file (maybe another
+  // project's): leave no check behind.
+  for (const platform of PLATFORMS) setFakeTrafficCheck(platform, undefined);
   failOnViolations();
   const file = process.env.HERALD_SPEC_STATS;
   if (!file) return;
