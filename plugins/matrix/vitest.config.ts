@@ -1,9 +1,10 @@
 import { defineProject } from "vitest/config";
-import { sourceResolution } from "../../vitest.shared.ts";
+import { fakeSpecChecks, sourceResolution } from "../../vitest.shared.ts";
 
 export default defineProject({
   ...sourceResolution,
   test: {
+    ...fakeSpecChecks,
     name: "matrix",
     include: ["src/**/*.test.ts"],
     testTimeout: 30_000,

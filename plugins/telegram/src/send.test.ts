@@ -145,7 +145,7 @@ describe("sending to Telegram", () => {
     );
     const [photo, doc, voice] = receipt.platformMessageIds.map((r) => b.fake.message(idOf(r)));
     expect(photo).toMatchObject({
-      photo: { file_id: "AgAD-photo" },
+      photo: [{ file_id: "AgAD-photo" }],
       caption: "chart",
       caption_entities: [{ type: "bold", offset: 0, length: 5 }],
     });
@@ -179,7 +179,10 @@ describe("sending to Telegram", () => {
     );
     const sent = receipt.platformMessageIds.map((r) => b.fake.message(idOf(r)) ?? {});
     expect(sent).toHaveLength(2);
-    expect(sent[0]).toMatchObject({ photo: { file_id: "AgAD-chart" }, message_thread_id: topic });
+    expect(sent[0]).toMatchObject({
+      photo: [{ file_id: "AgAD-chart" }],
+      message_thread_id: topic,
+    });
     expect(sent[0]).not.toHaveProperty("caption");
     expect(sent[0]?.reply_to_message).toMatchObject({ message_id: question.message.message_id });
     expect(sent[0]).not.toHaveProperty("reply_markup");

@@ -13,6 +13,12 @@ import type { AddressInfo } from "node:net";
 import { sleep } from "@herald/core";
 import { type HttpBindings, type ServerType, serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
+import {
+  fakeTrafficCheck,
+  isScriptedAnswer,
+  recordFakeTrafficViolations,
+  scriptedAnswer,
+} from "./fakeTraffic.ts";
 import { FaultQueue, type PlatformFault, type PlatformOp, retryAfterHeader } from "./faults.ts";
 
 /** Hono environment of a fake platform: the Node request/response objects are available. */
@@ -62,6 +68,11 @@ export type FakePlatformServerOptions = {
   latencyMs?: number;
   /** @defaultValue Date.now */
   clock?: () => number;
+  /**
+   * The platform this fake stands for (`"discord"`, `"slack"`, …): every request and answer is
+   * handed to the check registered for it with `setFakeTrafficCheck` (none: not checked).
+   */
+  platform?: string;
 };
 
 /** Scripted faults plus refused connections. */
@@ -153,6 +164,45 @@ function defaultErrorBody(answer: FakeErrorAnswer): unknown {
 }
 
 /**
+ * Hands one exchange to the traffic check registered for `platform` (first middleware, so it
+ * sees every route, faults included, and the final answer after the fake's own middleware).
+ * Streams (anything not JSON or text) are not read.
+ */
+async function checkTraffic(
+  platform: string,
+  c: Context<FakePlatformEnv>,
+  next: () => Promise<void>,
+): Promise<void> {
+  const check = fakeTrafficCheck(platform);
+  // Paths under `/_fake/` are a fake's own plumbing (a call re-dispatched to tag its op), not
+  // the platform's: the call the client made is checked where it entered.
+  if (!check || c.req.path.startsWith("/_fake/")) return next();
+  const requestBody = await c.req.raw.clone().text();
+  await next();
+  const res = c.res;
+  // A reset before the call was accepted answers nothing: the fake's 599 never reaches the client.
+  if (res.status === 599) return;
+  const type = res.headers.get("content-type") ?? "";
+  const readable = type.includes("json") || type.startsWith("text/plain") || res.body === null;
+  const responseBody = readable ? await res.clone().text() : undefined;
+  const url = new URL(c.req.url);
+  recordFakeTrafficViolations(
+    await check({
+      platform,
+      method: c.req.method,
+      path: url.pathname,
+      query: url.searchParams,
+      requestHeaders: c.req.raw.headers,
+      requestBody,
+      status: res.status,
+      responseHeaders: res.headers,
+      responseBody,
+      scriptedAnswer: isScriptedAnswer(res),
+    }),
+  );
+}
+
+/**
  * A fake platform's HTTP server on 127.0.0.1.
  *
  * @example
@@ -182,6 +232,8 @@ export class FakePlatformServer {
   constructor(options: FakePlatformServerOptions = {}) {
     this.#options = options;
     this.#errorBody = options.wire?.errorBody ?? defaultErrorBody;
+    const platform = options.platform;
+    if (platform !== undefined) this.app.use("*", (c, next) => checkTraffic(platform, c, next));
     this.faults = new PlatformFaults(
       () => this.#refuse(),
       () => {
@@ -342,10 +394,12 @@ export class FakePlatformServer {
         description: fault.description ?? `scripted fault: HTTP ${fault.status}`,
       };
       const body = fault.body !== undefined ? fault.body : this.#errorBody(answer);
-      return new Response(JSON.stringify(body), {
+      const response = new Response(JSON.stringify(body), {
         status: fault.status,
         headers: { "content-type": "application/json", ...fault.headers },
       });
+      // A fault's own body is the test's words, not the fake's claim about the platform.
+      return fault.body !== undefined ? scriptedAnswer(response) : response;
     }
     const via = fault.via ?? "both";
     const status = fault.status ?? 429;

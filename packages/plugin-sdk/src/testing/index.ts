@@ -68,6 +68,17 @@ export {
   type FakeSocketServerOptions,
 } from "./FakeSocketServer.ts";
 export {
+  type FakeExchange,
+  type FakeTrafficCheck,
+  type FakeTrafficViolation,
+  fakeTrafficCheck,
+  formatFakeTrafficViolation,
+  isScriptedAnswer,
+  scriptedAnswer,
+  setFakeTrafficCheck,
+  takeFakeTrafficViolations,
+} from "./fakeTraffic.ts";
+export {
   FaultQueue,
   type FaultTarget,
   type PlatformFault,

@@ -41,7 +41,7 @@ import type {
   FakeStoredMessage,
   FakeUser,
 } from "./fakeTypes.ts";
-import { discordErrorBody, readBody } from "./fakeWire.ts";
+import { discordErrorBody, readBody, USER_DEFAULTS } from "./fakeWire.ts";
 
 export type { FakeRateLimitShape } from "./fakeRateLimits.ts";
 export type {
@@ -136,6 +136,7 @@ export class FakeDiscord implements FakeDiscordCore {
     this.buckets = options.buckets ?? { limit: 5, windowMs: 5_000 };
     this.server = new FakePlatformServer({
       wire: { errorBody: discordErrorBody },
+      platform: "discord",
       clock: this.clock,
       ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
     });
@@ -299,6 +300,7 @@ export class FakeDiscord implements FakeDiscordCore {
         discriminator: "0",
         bot: input.author.bot === true,
         avatar: null,
+        ...USER_DEFAULTS,
       },
       content: input.text,
       timestamp: new Date(message.createdAt).toISOString(),
@@ -314,11 +316,21 @@ export class FakeDiscord implements FakeDiscordCore {
         url: `https://cdn.invalid/${f.name}`,
         proxy_url: `https://cdn.invalid/${f.name}`,
       })),
-      embeds: input.embeds ?? [],
+      embeds: (input.embeds ?? []).map(richEmbed),
       pinned: false,
+      // `MessageResponse` requires these (discord-api-spec); a plain message has none set.
+      flags: 0,
+      components: [],
       ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
       ...(input.referenceId !== undefined
-        ? { message_reference: { message_id: input.referenceId, channel_id: input.channelId } }
+        ? {
+            // type 0 = DEFAULT (a reply); `MessageReferenceResponse` requires it.
+            message_reference: {
+              type: 0,
+              message_id: input.referenceId,
+              channel_id: input.channelId,
+            },
+          }
         : {}),
       ...(input.webhookId ? { webhook_id: input.webhookId } : {}),
       ...(input.applicationId ? { application_id: input.applicationId } : {}),
@@ -346,7 +358,7 @@ export class FakeDiscord implements FakeDiscordCore {
       ...stored.json,
       content: text,
       edited_timestamp: new Date(this.clock()).toISOString(),
-      ...(embeds ? { embeds } : {}),
+      ...(embeds ? { embeds: embeds.map(richEmbed) } : {}),
     };
     if (embeds) stored.embeds = embeds;
     this.#emit({ type: "update", message: stored });
@@ -381,4 +393,9 @@ export class FakeDiscord implements FakeDiscordCore {
   #emit(event: FakeMessageEvent): void {
     for (const l of this.#listeners) l(event);
   }
+}
+
+/** An embed as Discord answers it: a bot's embeds come back with `type: "rich"` (the spec's `MessageEmbedResponse` requires `type`). */
+function richEmbed(embed: unknown): unknown {
+  return { type: "rich", ...(embed as Record<string, unknown>) };
 }

@@ -17,6 +17,7 @@
 import { type FakeSocketConnection, FakeSocketServer } from "@herald/plugin-sdk/testing";
 import { channelJson } from "./fakeRest.ts";
 import type { FakeBotAccount, FakeDiscordCore, FakeMessageEvent } from "./fakeTypes.ts";
+import { USER_DEFAULTS } from "./fakeWire.ts";
 
 type Dispatch = { op: 0; t: string; s: number; d: unknown };
 
@@ -179,7 +180,14 @@ export class FakeGateway {
     const fake = this.#fake;
     this.#send(session, "READY", {
       v: 10,
-      user: { id: bot.id, username: bot.username, discriminator: "0", bot: true, avatar: null },
+      user: {
+        id: bot.id,
+        username: bot.username,
+        discriminator: "0",
+        bot: true,
+        avatar: null,
+        ...USER_DEFAULTS,
+      },
       guilds: [{ id: fake.guildId, unavailable: true }],
       session_id: session.id,
       resume_gateway_url: this.server.url,

@@ -9,7 +9,7 @@
 import type { Context, FakePlatformEnv } from "@herald/plugin-sdk/testing";
 import type { FakeBotAccount, FakeDiscordCore } from "./fakeTypes.ts";
 import { validateCreate, validateEdit } from "./fakeValidate.ts";
-import { errorResponse, FakeDiscordError, readBody } from "./fakeWire.ts";
+import { errorResponse, FakeDiscordError, readBody, USER_DEFAULTS } from "./fakeWire.ts";
 
 const V = "/api/v10";
 
@@ -115,7 +115,17 @@ export function registerRest(fake: FakeDiscordCore): void {
     `${V}/users/@me`,
     "read",
     wrap((_c, bot) =>
-      json({ id: bot.id, username: bot.username, discriminator: "0", bot: true, avatar: null }),
+      json({
+        id: bot.id,
+        username: bot.username,
+        discriminator: "0",
+        bot: true,
+        avatar: null,
+        ...USER_DEFAULTS,
+        // `GET /users/@me` answers the PII fields too (`UserPIIResponse`).
+        mfa_enabled: false,
+        locale: "en-US",
+      }),
     ),
   );
 
@@ -290,6 +300,9 @@ export function channelJson(fake: FakeDiscordCore, id: string): Record<string, u
           owner_id: "0",
           message_count: 0,
           member_count: 1,
+          // Required by discord-api-spec's `ThreadResponse`.
+          flags: 0,
+          total_message_sent: 0,
         }
       : {}),
     ...(channel.type === "dm" ? { recipients: [] } : {}),

@@ -10,6 +10,12 @@
  */
 import type { Context, FakeErrorAnswer, FakePlatformEnv } from "@herald/plugin-sdk/testing";
 
+/**
+ * The user fields Discord always answers (`UserResponse` requires them in discord-api-spec's
+ * openapi.json; `null`/`0` for a bot with no display name, badges or primary guild).
+ */
+export const USER_DEFAULTS = { global_name: null, public_flags: 0, flags: 0, primary_guild: null };
+
 /** Discord JSON error codes the fake answers with, by the neutral codes faults use. */
 const CODE_OF: Record<string, { code: number; message: string }> = {
   bad_request: { code: 50035, message: "Invalid Form Body" },

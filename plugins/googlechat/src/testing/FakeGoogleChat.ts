@@ -103,7 +103,10 @@ export class FakeGoogleChat {
     this.audience = options.audience ?? { type: "endpoint_url", url: FAKE_ENDPOINT_URL };
     this.writesPerSecondPerSpace = options.writesPerSecondPerSpace;
     this.requestIdRetentionMs = options.requestIdRetentionMs;
-    this.server = new FakePlatformServer({ wire: { errorBody: googleErrorBody } });
+    this.server = new FakePlatformServer({
+      wire: { errorBody: googleErrorBody },
+      platform: "googlechat",
+    });
     registerChatRoutes(this.server, {
       store: this.store,
       apps: this.apps,

@@ -144,6 +144,7 @@ export class FakeHomeserver implements FakeHomeserverCore {
       ...(options.kind !== undefined ? { kind: options.kind } : {}),
     });
     this.server = new FakePlatformServer({
+      platform: "matrix",
       wire: { errorBody: matrixErrorBody },
       clock: this.#clock,
       ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),

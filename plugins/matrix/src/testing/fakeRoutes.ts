@@ -14,7 +14,11 @@
  *
  * @module
  */
-import { type FakePlatformServer, retryAfterHeader } from "@herald/plugin-sdk/testing";
+import {
+  type FakePlatformServer,
+  retryAfterHeader,
+  scriptedAnswer,
+} from "@herald/plugin-sdk/testing";
 import type { FakeEvent, FakeHomeserverCore, FakeMatrixUser } from "./fakeTypes.ts";
 
 /** The send limits of the routes (the homeserver's options, read at every send). */
@@ -252,10 +256,12 @@ function transactionStore(fake: FakeHomeserverCore, clock: () => number, limits:
     const { event } = fake.rooms.transaction(key, make);
     const fault = fake.afterApply.shift();
     if (fault) {
-      return new Response(fault.body, {
-        status: fault.status,
-        headers: { "content-type": fault.contentType },
-      });
+      return scriptedAnswer(
+        new Response(fault.body, {
+          status: fault.status,
+          headers: { "content-type": fault.contentType },
+        }),
+      );
     }
     return c.json({ event_id: event.event_id });
   };

@@ -165,6 +165,7 @@ export class FakeSlack implements FakeSlackCore {
     this.postsShownPerChannelPerSecond = options.postsShownPerChannelPerSecond;
     this.streamLifetimeMs = options.streamLifetimeMs ?? 300_000;
     this.server = new FakePlatformServer({
+      platform: "slack",
       wire: {
         errorBody: (answer) => {
           this.#pendingRetryAfterMs = answer.retryAfterMs;

@@ -209,7 +209,9 @@ export function registerChatMethods(fake: FakeSlackCore): void {
       stored.metadata = metadata as NonNullable<typeof stored.metadata>;
     }
     f.state.edit(stored.visibleId, text, stored.metadata);
-    return ok({ channel, ts, text });
+    // Slack answers the edited message too (slack-api-specs: `message` is required).
+    const edited = f.message(channel, ts);
+    return ok({ channel, ts, text, ...(edited ? { message: f.messageJson(edited, true) } : {}) });
   });
 
   method(fake, "chat.delete", "delete", (f, args, bot) => {

@@ -33,6 +33,7 @@ function page(
   fake: FakeSlackCore,
   list: FakeSlackMessage[],
   args: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
 ): Response {
   const limit = Math.min(Number(args.limit ?? 100) || 100, fake.historyPageLimit);
   const cursor = typeof args.cursor === "string" && args.cursor ? args.cursor : undefined;
@@ -42,6 +43,7 @@ function page(
   const more = offset + limit < list.length;
   const withMetadata = boolField(args.include_all_metadata);
   return ok({
+    ...extra,
     messages: slice.map((m) => fake.messageJson(m, withMetadata)),
     has_more: more,
     ...(more
@@ -85,7 +87,13 @@ export function registerReadMethods(fake: FakeSlackCore): void {
     const list = live(channel)
       .filter((m) => (m.threadTs === undefined || m.broadcast) && inWindow(m, args))
       .sort((a, b) => tsNumber(b.ts) - tsNumber(a.ts));
-    return page(f, list, args);
+    // Every history answer has these (slack-api-specs requires them); the fake pins nothing and
+    // has no channel actions.
+    return page(f, list, args, {
+      pin_count: 0,
+      channel_actions_ts: null,
+      channel_actions_count: 0,
+    });
   });
 
   method(fake, "conversations.replies", "read", (f, args, bot) => {

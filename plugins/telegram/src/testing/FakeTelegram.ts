@@ -100,6 +100,7 @@ export class FakeTelegram implements FakeTelegramCore {
   readonly chats = new Map<number, FakeChat>();
   /** Stored messages by `message_id` (ids are unique across chats here). */
   readonly stored = new Map<number, FakeStoredMessage>();
+  readonly pushedVerbatim = new WeakSet<object>();
   #queues = new Map<number, UpdateQueue>();
   readonly #answerPollsAtOnce: boolean;
   #nextGroupId = 1_000_000_001;
@@ -114,6 +115,7 @@ export class FakeTelegram implements FakeTelegramCore {
   private constructor(options: FakeTelegramOptions) {
     this.bots = options.bots ?? [FAKE_BOT, OTHER_FAKE_BOT];
     this.server = new FakePlatformServer({
+      platform: "telegram",
       wire: { errorBody: telegramErrorBody },
       ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
       ...(options.port !== undefined ? { port: options.port } : {}),
@@ -281,7 +283,9 @@ export class FakeTelegram implements FakeTelegramCore {
 
   /** Queues any update for a bot (a callback query, an edit, a malformed payload…). */
   pushUpdate(update: Record<string, unknown>, botId?: number): FakeUpdate {
-    return this.queue(botId).push(update);
+    const pushed = this.queue(botId).push(update);
+    this.pushedVerbatim.add(pushed);
+    return pushed;
   }
 
   /** Queues the update of an earlier message again under a new `update_id` (a redelivery). */

@@ -9,7 +9,12 @@
  *
  * @module
  */
-import type { Context, FakePlatformEnv, PlatformOp } from "@herald/plugin-sdk/testing";
+import {
+  type Context,
+  type FakePlatformEnv,
+  type PlatformOp,
+  scriptedAnswer,
+} from "@herald/plugin-sdk/testing";
 import type { FakeBotAccount, FakeChat, FakeStoredMessage, FakeTelegramCore } from "./fakeTypes.ts";
 import {
   badRequest,
@@ -33,6 +38,29 @@ const MEDIA_FIELD: Record<string, string> = {
   sendVideo: "video",
   sendSticker: "sticker",
 };
+
+/**
+ * A sent file as the Bot API answers it: a photo is an array of sizes, a voice note or audio has
+ * a `duration`, a video its size too, a sticker its kind (the required fields of `PhotoSize`,
+ * `Voice`, `Audio`, `Video`, `Sticker` in @grammyjs/types, checked by packages/platform-specs).
+ */
+function mediaJson(field: string, file: string, id: number): unknown {
+  const base = { file_id: file, file_unique_id: `u${id}` };
+  if (field === "photo") return [{ ...base, width: 90, height: 90 }];
+  if (field === "voice" || field === "audio") return { ...base, duration: 1 };
+  if (field === "video") return { ...base, duration: 1, width: 90, height: 90 };
+  if (field === "sticker") {
+    return {
+      ...base,
+      type: "regular",
+      width: 512,
+      height: 512,
+      is_animated: false,
+      is_video: false,
+    };
+  }
+  return base;
+}
 
 function chatOf(fake: FakeTelegramCore, p: Payload): FakeChat {
   const chat = fake.chats.get(Number(p.chat_id));
@@ -107,7 +135,7 @@ function post(
     ...(reply ? { reply_to_message: reply.json } : {}),
     ...(content.media
       ? {
-          [content.media.field]: { file_id: content.media.file, file_unique_id: `u${id}` },
+          [content.media.field]: mediaJson(content.media.field, content.media.file, id),
           ...(content.text ? { caption: content.text, caption_entities: content.entities } : {}),
         }
       : { text: content.text, ...(content.entities.length ? { entities: content.entities } : {}) }),
@@ -253,7 +281,22 @@ const getUpdates: Method = async ({ fake, bot, p }) => {
 const METHODS: Record<string, [PlatformOp, Method]> = {
   getMe: [
     "read",
-    ({ bot }) => ({ id: bot.id, is_bot: true, first_name: bot.firstName, username: bot.username }),
+    ({ bot }) => ({
+      id: bot.id,
+      is_bot: true,
+      first_name: bot.firstName,
+      username: bot.username,
+      // getMe answers the bot's settings too (`UserFromGetMe` requires them); BotFather's defaults.
+      can_join_groups: true,
+      can_read_all_group_messages: false,
+      supports_inline_queries: false,
+      can_connect_to_business: false,
+      has_main_web_app: false,
+      has_topics_enabled: false,
+      allows_users_to_create_topics: false,
+      supports_join_request_queries: false,
+      can_manage_bots: false,
+    }),
   ],
   sendMessage: ["send", sendMessage],
   ...Object.fromEntries(Object.keys(MEDIA_FIELD).map((m) => [m, ["send", sendMedia(m)]])),
@@ -298,7 +341,13 @@ export function registerBotApi(fake: FakeTelegramCore): void {
           c.env.incoming.socket.destroy(); // applied, then the answer is lost
           return new Response(null, { status: 599 });
         }
-        return c.json({ ok: true, result });
+        const answer = c.json({ ok: true, result });
+        // A batch carrying an update a test pushed verbatim is the test's words.
+        const verbatim =
+          (Array.isArray(result) && result.some((u) => fake.pushedVerbatim.has(u))) ||
+          // `answerNextSendsWithoutMessageId`: a send answered `true` (C12) is a scripted fault.
+          (op === "send" && result === true);
+        return verbatim ? scriptedAnswer(answer) : answer;
       } catch (error) {
         if (!(error instanceof FakeBotApiError)) throw error;
         return c.json(

@@ -72,6 +72,8 @@ export interface FakeTelegramCore {
   readonly chats: Map<number, FakeChat>;
   /** Stored messages by `message_id`. */
   readonly stored: Map<number, FakeStoredMessage>;
+  /** Updates a test pushed verbatim (its words, not the fake's: not checked against the spec). */
+  readonly pushedVerbatim: WeakSet<object>;
   /** The flood limits in force (`SendLimiter`): `check` throws the 429 or records the send. */
   readonly limiter: { check(botId: number, chat: FakeChat): void } | undefined;
   botOfToken(token: string): FakeBotAccount | undefined;
