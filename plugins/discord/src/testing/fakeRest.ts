@@ -287,6 +287,10 @@ export function channelJson(fake: FakeDiscordCore, id: string): Record<string, u
     id: channel.id,
     type,
     name: channel.name,
+    // Required by discord-api-spec on every channel response (`GuildChannelResponse`,
+    // `ThreadResponse`, `PrivateChannelResponse`); `position` on guild channels that are not threads.
+    flags: 0,
+    ...(channel.guildId && channel.type !== "thread" ? { position: 0 } : {}),
     ...(channel.guildId ? { guild_id: channel.guildId } : {}),
     ...(channel.parentId ? { parent_id: channel.parentId } : {}),
     ...(channel.type === "thread"
@@ -301,7 +305,6 @@ export function channelJson(fake: FakeDiscordCore, id: string): Record<string, u
           message_count: 0,
           member_count: 1,
           // Required by discord-api-spec's `ThreadResponse`.
-          flags: 0,
           total_message_sent: 0,
         }
       : {}),

@@ -47,7 +47,7 @@ export function postAsBot(
   args: Record<string, unknown>,
   bot: FakeSlackBot,
   text: string,
-): Response | { ts: string; channel: string } {
+): Response | { ts: string; channel: string; hiddenMessage?: Record<string, unknown> } {
   const channelId = String(args.channel ?? "");
   const threadTs =
     typeof args.thread_ts === "string" && args.thread_ts ? args.thread_ts : undefined;
@@ -99,12 +99,14 @@ export function postAsBot(
   });
   if (overShownLimit(fake, channelId, at)) {
     // Accepted, answered ok, never shown: the burst Slack does not store or display.
+    // Slack's answer still carries the message (slack-api-specs: `chat.postMessage` requires it).
+    const hiddenMessage = fake.messageJson(stored, true);
     fake.state.delete(stored.visibleId);
     fake.postsHidden.push({ channel: channelId, ts: stored.ts, text });
     record("ok_hidden");
-  } else {
-    record("ok");
+    return { ts: stored.ts, channel: channelId, hiddenMessage };
   }
+  record("ok");
   return { ts: stored.ts, channel: channelId };
 }
 
@@ -187,7 +189,11 @@ export function registerChatMethods(fake: FakeSlackCore): void {
     return ok({
       channel: posted.channel,
       ts: posted.ts,
-      ...(stored ? { message: f.messageJson(stored, true) } : {}),
+      ...(stored
+        ? { message: f.messageJson(stored, true) }
+        : posted.hiddenMessage
+          ? { message: posted.hiddenMessage }
+          : {}),
     });
   });
 
