@@ -12,6 +12,7 @@ import { isHeldForOperator } from "../message/intent.ts";
 import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
 import { FakePlatform } from "../testing/fakePlatform.ts";
 import { serveFakePlatform } from "../testing/fakePlatformServer.ts";
+import { trackChild } from "../testing/teardown.ts";
 
 const worker = fileURLToPath(new URL("./testing/crashWorker.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "herald-crash-"));
@@ -27,10 +28,12 @@ function runWorker(
   failpoints = "",
 ): Promise<{ code: number | null; signal: string | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [worker, JSON.stringify(config)], {
-      env: { ...process.env, HERALD_FAILPOINTS: failpoints },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = trackChild(
+      spawn(process.execPath, [worker, JSON.stringify(config)], {
+        env: { ...process.env, HERALD_FAILPOINTS: failpoints },
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+    );
     let stderr = "";
     let stdout = "";
     child.stderr.on("data", (d) => {

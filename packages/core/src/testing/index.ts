@@ -9,3 +9,5 @@ export * from "./fakeAdapter.ts";
 export * from "./fakePlatform.ts";
 export * from "./fakePlatformServer.ts";
 export * from "./fixtures.ts";
+export * from "./teardown.ts";
+export * from "./timeScale.ts";

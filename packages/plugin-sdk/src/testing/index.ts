@@ -42,6 +42,16 @@ export {
   SqliteStateStore,
   setCoreMutations,
 } from "@herald/core";
+// The suite's time scale and teardown registry (one copy, in core's testing kit).
+export {
+  endTracked,
+  scaledMs,
+  TEST_TIME_SCALE_ENV,
+  testTimeScale,
+  trackChild,
+  trackCloser,
+  trackedCount,
+} from "@herald/core/testing";
 // The HTTP toolkit fakes are built on.
 export { type Context, Hono } from "hono";
 export { streamSSE } from "hono/streaming";
