@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import {
   FakePlatform,
+  gateOrFull,
   newIntent,
   outboundMessage,
   scaledMs,
@@ -53,10 +54,11 @@ const exited = (child: ChildProcess) =>
   );
 
 describe.skipIf(!available)("several gateway processes on one database", () => {
-  it("deliver 5,000 intents over 50 targets with SIGKILLs: nothing lost, no duplicates, order kept", {
+  // 1,000 intents in `pnpm check`, 5,000 in `pnpm check:full` (HERALD_MP_INTENTS wins).
+  const TOTAL = Number(process.env.HERALD_MP_INTENTS ?? gateOrFull(1_000, 5_000));
+  it(`deliver ${TOTAL} intents over 50 targets with SIGKILLs: nothing lost, no duplicates, order kept`, {
     timeout: scaledMs(240_000),
   }, async () => {
-    const TOTAL = Number(process.env.HERALD_MP_INTENTS ?? 5_000);
     const TARGETS = 50;
     const schema = freshSchemaName("herald_mp");
     schemas.push(schema);

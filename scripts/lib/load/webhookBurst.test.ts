@@ -8,19 +8,23 @@
  * whose reply was durable is never run again, even when the kill came before the inbound commit.
  */
 
-import { scaledMs } from "@herald/core/testing";
+import { gateOrFull, scaledMs } from "@herald/core/testing";
 import { expect, it } from "vitest";
 import { runWebhookBurst } from "./webhookBurst.ts";
 
+// 200 updates in `pnpm check`, 600 in `pnpm check:full`; the kill comes after half of them.
+const UPDATES = gateOrFull(200, 600);
+const KILL_AFTER = UPDATES / 2;
+
 it(
-  "600 webhook updates, 100 connections, one SIGKILL mid-backlog: each answered once, handlers once, held ≤ concurrency",
+  `${UPDATES} webhook updates, 100 connections, one SIGKILL mid-backlog: each answered once, handlers once, held ≤ concurrency`,
   async () => {
     const concurrency = 16;
     const report = await runWebhookBurst({
-      updates: 600,
+      updates: UPDATES,
       connections: 100,
       kills: 1,
-      killAfterAcks: [300],
+      killAfterAcks: [KILL_AFTER],
       concurrency,
       settleTimeoutMs: 90_000,
       log: (line) => console.log(line),
@@ -36,8 +40,8 @@ it(
     // has no idempotency key: held for an operator, never blindly resent); every other update is
     // answered, none is lost silently (no reply and nothing held).
     expect(report.lost).toBe(0);
-    expect(report.fates.answered + report.fates.held_kill + report.fates.held_answer).toBe(600);
-    expect((report.intents.sent ?? 0) + report.held).toBe(600);
+    expect(report.fates.answered + report.fates.held_kill + report.fates.held_answer).toBe(UPDATES);
+    expect((report.intents.sent ?? 0) + report.held).toBe(UPDATES);
     // Every handler ran; none ran again after its reply was durable (before [H20] the ~300
     // handlers waiting for a reply behind the 30/s limit all ran twice, and a kill between a
     // reply's intent and the inbound commit re-ran that handler).
@@ -45,12 +49,12 @@ it(
     expect(report.extraRuns).toBe(0);
     // Once per message, plus one per run the kill cut short before anything of it was durable.
     const runs = Object.entries(report.handlerRuns).reduce((n, [k, v]) => n + Number(k) * v, 0);
-    expect(runs).toBe(600 + report.interruptedRuns);
-    // The kill can only interrupt handlers that had started: at most the 300 updates acked by
+    expect(runs).toBe(UPDATES + report.interruptedRuns);
+    // The kill can only interrupt handlers that had started: at most the updates acked by
     // then (acks come once the update is recorded, so handlers in flight are not bounded by the
     // connections). Each interrupted run is re-run after the restart, at once — not at the next
     // 30 s recovery pass (the Telegram account registers its adapter after start()).
-    expect(report.interruptedRuns).toBeLessThanOrEqual(300);
+    expect(report.interruptedRuns).toBeLessThanOrEqual(KILL_AFTER);
   },
   scaledMs(120_000),
 );

@@ -12,6 +12,7 @@ import { isHeldForOperator } from "../message/intent.ts";
 import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
 import { FakePlatform } from "../testing/fakePlatform.ts";
 import { serveFakePlatform } from "../testing/fakePlatformServer.ts";
+import { gateOrFull } from "../testing/suiteDepth.ts";
 import { trackChild } from "../testing/teardown.ts";
 
 const worker = fileURLToPath(new URL("./testing/crashWorker.ts", import.meta.url));
@@ -265,9 +266,10 @@ describe("[H19] SIGKILL around the folded first attempt (enqueue + `sending` in 
 });
 
 describe("randomized SIGKILL at every lifecycle point", () => {
-  // 120 in `pnpm check` (~1 s each on a quiet machine, 3 s on a slow one); `pnpm soak` runs
-  // 1,000.
-  const RUNS = Number(process.env.HERALD_CRASH_RUNS ?? 120);
+  // 48 in `pnpm check`: each of the 48 (mode, kill point, hit) combinations once (~1 s each on a
+  // quiet machine, 3 s on a slow one); 120 in `pnpm check:full` (each at least twice); `pnpm
+  // soak` runs 1,000.
+  const RUNS = Number(process.env.HERALD_CRASH_RUNS ?? gateOrFull(48, 120));
   const points = [
     "send.after_begin",
     "send.after_sending",
@@ -286,7 +288,7 @@ describe("randomized SIGKILL at every lifecycle point", () => {
       return Math.floor((seed / 2 ** 31) * n);
     };
     // Every (mode, kill point, hit) combination, in a shuffled order (seeded: a failure
-    // reproduces), repeated until RUNS: 120 runs kill each of the 48 at least twice.
+    // reproduces), repeated until RUNS: 48 runs kill each of the 48 once, 120 each at least twice.
     const combos = modes.flatMap((mode) =>
       points.flatMap((point) => [1, 2, 3, 4].map((hit) => ({ mode, point, hit }))),
     );
@@ -333,7 +335,10 @@ describe("randomized SIGKILL at every lifecycle point", () => {
 });
 
 describe("SIGKILL during a timed-out send that the platform stores late", () => {
-  const RUNS = Math.max(6, Math.round(Number(process.env.HERALD_CRASH_RUNS ?? 120) / 5));
+  const RUNS = Math.max(
+    6,
+    Math.round(Number(process.env.HERALD_CRASH_RUNS ?? gateOrFull(48, 120)) / 5),
+  );
   const points = ["send.after_failed_call", "send.after_platform_accept", "send.after_sending"];
   const modes: Mode[] = ["idempotent", "reconcile", "at_least_once"];
 

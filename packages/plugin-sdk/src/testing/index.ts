@@ -42,9 +42,13 @@ export {
   SqliteStateStore,
   setCoreMutations,
 } from "@herald/core";
-// The suite's time scale and teardown registry (one copy, in core's testing kit).
+// The suite's time scale, depth (gate or full) and teardown registry (one copy, in core's
+// testing kit).
 export {
   endTracked,
+  FULL_SUITE_ENV,
+  fullSuite,
+  gateOrFull,
   scaledMs,
   TEST_TIME_SCALE_ENV,
   testTimeScale,
