@@ -14,6 +14,7 @@ import { FakePlatform } from "../testing/fakePlatform.ts";
 import { serveFakePlatform } from "../testing/fakePlatformServer.ts";
 import { gateOrFull } from "../testing/suiteDepth.ts";
 import { trackChild } from "../testing/teardown.ts";
+import { scaledMs } from "../testing/timeScale.ts";
 
 const worker = fileURLToPath(new URL("./testing/crashWorker.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "herald-crash-"));
@@ -120,7 +121,9 @@ describe("C02: no-send failures, then a kill and a restart", () => {
         attempt: 1,
         failure: { kind: "transient", evidence: "not_dispatched" },
       });
-      expect(afterKill?.nextAttemptAt).toBeGreaterThan(afterKill?.updatedAt ?? Infinity);
+      // A backoff after the failure (compared with the failure's time, not the row's write,
+      // which a busy machine can delay past a 10 ms backoff).
+      expect(afterKill?.nextAttemptAt).toBeGreaterThan(afterKill?.failure?.at ?? Infinity);
       const second = await runWorker({ ...base, phase: "drain" });
       expect(second.code).toBe(0);
       const [done] = await store.listIntents();
@@ -280,7 +283,7 @@ describe("randomized SIGKILL at every lifecycle point", () => {
 
   it(`loses nothing and duplicates only under at_least_once (${RUNS} runs)`, {
     // ~1 s per run on a quiet machine; `pnpm soak` runs 1,000 on a shared one.
-    timeout: Math.max(600_000, RUNS * 5_000),
+    timeout: scaledMs(Math.max(600_000, RUNS * 5_000)),
   }, async () => {
     let seed = 7;
     const random = (n: number) => {
@@ -344,7 +347,7 @@ describe("SIGKILL during a timed-out send that the platform stores late", () => 
 
   it(`loses nothing and never duplicates on keyed or reconciled channels (${RUNS} runs)`, {
     // ~1 s per run on a quiet machine; `pnpm soak` runs 1,000 on a shared one.
-    timeout: Math.max(600_000, RUNS * 5_000),
+    timeout: scaledMs(Math.max(600_000, RUNS * 5_000)),
   }, async () => {
     let seed = 11;
     const random = (n: number) => {
