@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { newIntent } from "../../testing/fixtures.ts";
+import { scaledMs } from "../../testing/timeScale.ts";
 import { StoreUnavailableError } from "../errors.ts";
 import type { MessageStateStore } from "../MessageStateStore.ts";
 import { SqliteStateStore, type SqliteStateStoreOptions } from "./SqliteStateStore.ts";
@@ -56,7 +57,9 @@ describe.each(stores)("SqliteStateStore (%s) under another connection's write lo
 
   it("fails with StoreUnavailableError after busyTimeoutMs, without holding the loop for it", async () => {
     const path = freshPath();
-    const store = await open({ path, busyTimeoutMs: 200 });
+    // Scaled (HERALD_TEST_TIME_SCALE): on a busy machine a 10 ms timer may not run within 200 ms
+    // even on a free loop (load 20 failed it); a synchronous wait allows no tick however long.
+    const store = await open({ path, busyTimeoutMs: scaledMs(200) });
     const other = new DatabaseSync(path);
     other.exec("BEGIN IMMEDIATE");
     let ticks = 0;
