@@ -70,6 +70,32 @@ describe("a reused key is a retry only when it asks for the same thing", () => {
     }
   });
 
+  it("attachments: other ones conflict, none and an empty list are the same", () => {
+    const image = (url: string) => ({ kind: "image" as const, url });
+    const withA = message({ attachments: [image("https://example.com/a.png")] });
+    const withB = message({ attachments: [image("https://example.com/b.png")] });
+    const send = { kind: "send" } as const;
+    expect(verdict(() => assertSameRequest(intent(withA), withB, send))).toBe(
+      "message.attachments",
+    );
+    expect(verdict(() => assertSameRequest(intent(base), message({ attachments: [] }), send))).toBe(
+      "same",
+    );
+  });
+
+  it("shows at most 80 characters of each side in the error", () => {
+    const long = message({ body: { markdown: "x".repeat(500) } });
+    const error = (() => {
+      try {
+        assertSameRequest(intent(base), long, { kind: "send" });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(error?.message).toContain("message.body");
+    expect(error?.message).not.toContain("x".repeat(100));
+  });
+
   it("an edit or delete of other platform messages is a conflict on its target", () => {
     expect(verdict(() => assertSameRequest(intent(base, edit(["m1"])), base, edit(["m2"])))).toBe(
       "target",
