@@ -8,15 +8,17 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
  * Files that take minutes, longest first (a full run, one file at a time, on the shared 2-core
- * machine; seconds): core's randomized crash runs (375), the workspace contract suite (one shard
- * per channel, ~100 each), PostgreSQL's multi-process drain (233), the webhook burst (57).
+ * machine; seconds, before the gate's sizes): core's randomized crash runs (375 at 144 runs; 58
+ * in the gate), the workspace contract suite (one shard per channel, ~100 each), PostgreSQL's
+ * multi-process drain (233 at 5,000 intents; 1,000 in the gate), the webhook burst (57 at 600
+ * updates; 200 in the gate).
  */
 const LONGEST_FIRST = [
   "packages/core/src/delivery/crash.test.ts",
-  "packages/store-postgres/src/multiprocess.test.ts",
   "plugins/qa-channel/src/testing/contract/workspace.shard-",
   "plugins/qa-channel/src/testing/contract/variants.test.ts",
   "examples/plugin-httpchat/src/contract.test.ts",
+  "packages/store-postgres/src/multiprocess.test.ts",
   "scripts/lib/docs-examples.test.ts",
   "scripts/lib/load/webhookBurst.test.ts",
   "plugins/qa-channel/src/testing/contract/mutants/",

@@ -72,6 +72,15 @@ if [ ! -f "$stamp" ] || [ "$root/pnpm-lock.yaml" -nt "$stamp" ] || [ "$root/pack
   touch "$stamp"
 fi
 
+# --- The test suite's system dependencies -----------------------------------------------------
+# `pnpm check` / `pnpm check:full` need chromium and PostgreSQL besides Node: scripts/test-deps.sh
+# installs chromium (apt-get) and starts PostgreSQL (pg_ctlcluster) when they are missing or
+# down, or says what is needed. HERALD_TEST_DEPS=skip turns it off.
+if [ "${1:-}" = "pnpm" ] && [[ "${2:-}" == check || "${2:-}" == check:full ]] &&
+  [ "${HERALD_TEST_DEPS:-}" != "skip" ]; then
+  "$root/scripts/test-deps.sh"
+fi
+
 # The command runs in the caller's folder (dependencies were installed at the root above):
 # `(cd packages/core && ../../scripts/bootstrap.sh pnpm pack)` packs that package, not the root
 # (which failed with ERR_PNPM_PACKAGE_VERSION_NOT_FOUND).

@@ -1,11 +1,11 @@
 import { defineProject } from "vitest/config";
-import { sourceResolution } from "../../vitest.shared.ts";
+import { sharedTest, sourceResolution } from "../../vitest.shared.ts";
 
 export default defineProject({
   ...sourceResolution,
   test: {
+    ...sharedTest,
     name: "example-plugin-httpchat",
     include: ["src/**/*.test.ts"],
-    testTimeout: 30_000,
   },
 });

@@ -7,6 +7,5 @@ export default defineProject({
     ...fakeSpecChecks,
     name: "telegram",
     include: ["src/**/*.test.ts"],
-    testTimeout: 30_000,
   },
 });

@@ -9,6 +9,7 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { scaledMs } from "@herald/core/testing";
 import { describe, expect, it } from "vitest";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -56,21 +57,29 @@ describe("bootstrap Node floor", () => {
     }
   });
 
-  it("keeps a system Node at the floor, replaces one below it (22.13: node:sqlite without busy timeout)", () => {
-    const ok = fakeNode("22.18.0");
-    expect(nodeChosenWith(ok)).toBe(ok);
-    const old = fakeNode("22.13.0");
-    expect(nodeChosenWith(old)).toContain(join(".cache", "toolchain"));
-  }, 120_000); // on a fresh checkout whose system Node was fine, this fetches Node 24 first
+  it(
+    "keeps a system Node at the floor, replaces one below it (22.13: node:sqlite without busy timeout)",
+    () => {
+      const ok = fakeNode("22.18.0");
+      expect(nodeChosenWith(ok)).toBe(ok);
+      const old = fakeNode("22.13.0");
+      expect(nodeChosenWith(old)).toContain(join(".cache", "toolchain"));
+    },
+    scaledMs(120_000),
+  ); // on a fresh checkout whose system Node was fine, this fetches Node 24 first
 
-  it("runs the command in the caller's folder, so the documented pnpm pack loop packs each package ([H28] C51)", () => {
-    // docs/getting-started.md: (cd "$p" && ../../scripts/bootstrap.sh pnpm pack …)
-    const dir = join(root, "packages/core");
-    const r = spawnSync("../../scripts/bootstrap.sh", ["sh", "-c", "pwd && pnpm pkg get name"], {
-      cwd: dir,
-      encoding: "utf8",
-    });
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`${dir}\n"@herald/core"\n`);
-  }, 60_000);
+  it(
+    "runs the command in the caller's folder, so the documented pnpm pack loop packs each package ([H28] C51)",
+    () => {
+      // docs/getting-started.md: (cd "$p" && ../../scripts/bootstrap.sh pnpm pack …)
+      const dir = join(root, "packages/core");
+      const r = spawnSync("../../scripts/bootstrap.sh", ["sh", "-c", "pwd && pnpm pkg get name"], {
+        cwd: dir,
+        encoding: "utf8",
+      });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toBe(`${dir}\n"@herald/core"\n`);
+    },
+    scaledMs(60_000),
+  );
 });

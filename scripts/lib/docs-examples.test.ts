@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { scaledMs } from "@herald/core/testing";
 import { describe, expect, it } from "vitest";
 import { docFiles } from "./docs/snippets.ts";
 
@@ -34,7 +35,7 @@ describe("runnable docs examples", () => {
       const r = spawnSync(process.execPath, ["--conditions=herald-source", path], {
         cwd: root,
         encoding: "utf8",
-        timeout: 60_000,
+        timeout: scaledMs(60_000),
       });
       expect(r.status, `${relative(root, path)}\n${r.stderr}`).toBe(0);
     },

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { scaledMs, trackChild } from "@herald/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -21,7 +22,7 @@ describe("README: the 10-line bot", () => {
   });
 
   it("is at most 10 lines and answers, also after a restart on the same state", {
-    timeout: 60_000,
+    timeout: scaledMs(60_000),
   }, async () => {
     expect(
       code
@@ -36,11 +37,13 @@ describe("README: the 10-line bot", () => {
     // A fresh working folder: the bot keeps its state in ./.herald, kept across the restart.
     const cwd = mkdtempSync(join(tmpdir(), "herald-readme-bot-"));
     for (const text of ["hello readme", "hello again"]) {
-      const bot = spawn(process.execPath, ["--conditions=herald-source", file], {
-        cwd,
-        env: { ...process.env, HERALD_QA_TOKEN: "herald:qa-secret" },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      const bot = trackChild(
+        spawn(process.execPath, ["--conditions=herald-source", file], {
+          cwd,
+          env: { ...process.env, HERALD_QA_TOKEN: "herald:qa-secret" },
+          stdio: ["ignore", "pipe", "pipe"],
+        }),
+      );
       child = bot;
       const url = await new Promise<string>((resolve, reject) => {
         let err = "";

@@ -121,7 +121,9 @@ describe.skipIf(!available)("PostgresStateStore failures", () => {
     const schema = env.schema();
     const store = env.store(schema, {
       applicationName: schema,
-      pool: { max: 1, connectionTimeoutMs: 5_000 },
+      // An hour: a call the closing pool does not serve would time the test out (no assertion
+      // on elapsed time).
+      pool: { max: 1, connectionTimeoutMs: 3_600_000 },
     });
     const [r] = await store.enqueueIntents([newIntent()]);
     const id = r?.intent.id ?? "";
@@ -135,13 +137,11 @@ describe.skipIf(!available)("PostgresStateStore failures", () => {
       await new Promise((res) => setTimeout(res, 20));
       const closed = store.close();
       await raw.query("ROLLBACK");
-      const t0 = Date.now();
       expect((await first)?.id).toBe(id);
-      // Before: the pool, once ending, served no waiting call; it failed after 5 s ("timeout
+      // Before: the pool, once ending, served no waiting call; it failed after connectionTimeoutMs ("timeout
       // exceeded when trying to connect"). A runtime's settle poll in that spot held every wait.
       expect((await second)?.id).toBe(id);
       await closed;
-      expect(Date.now() - t0).toBeLessThan(2_000);
     });
   });
 });

@@ -5,7 +5,15 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { FakePlatform, newIntent, outboundMessage, serveFakePlatform } from "@herald/core/testing";
+import {
+  FakePlatform,
+  gateOrFull,
+  newIntent,
+  outboundMessage,
+  scaledMs,
+  serveFakePlatform,
+  trackChild,
+} from "@herald/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { PostgresStateStore } from "./PostgresStateStore.ts";
 import { locationOf } from "./testing/openStore.ts";
@@ -24,12 +32,14 @@ afterAll(() => dropSchemas(schemas));
 
 function startWorker(config: object): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=herald-source", workerScript, JSON.stringify(config)],
-      {
-        stdio: ["ignore", "pipe", "inherit"],
-      },
+    const child = trackChild(
+      spawn(
+        process.execPath,
+        ["--conditions=herald-source", workerScript, JSON.stringify(config)],
+        {
+          stdio: ["ignore", "pipe", "inherit"],
+        },
+      ),
     );
     child.stdout?.once("data", () => resolve(child));
     child.once("error", reject);
@@ -44,10 +54,11 @@ const exited = (child: ChildProcess) =>
   );
 
 describe.skipIf(!available)("several gateway processes on one database", () => {
-  it("deliver 5,000 intents over 50 targets with SIGKILLs: nothing lost, no duplicates, order kept", {
-    timeout: 240_000,
+  // 1,000 intents in `pnpm check`, 5,000 in `pnpm check:full` (HERALD_MP_INTENTS wins).
+  const TOTAL = Number(process.env.HERALD_MP_INTENTS ?? gateOrFull(1_000, 5_000));
+  it(`deliver ${TOTAL} intents over 50 targets with SIGKILLs: nothing lost, no duplicates, order kept`, {
+    timeout: scaledMs(240_000),
   }, async () => {
-    const TOTAL = Number(process.env.HERALD_MP_INTENTS ?? 5_000);
     const TARGETS = 50;
     const schema = freshSchemaName("herald_mp");
     schemas.push(schema);
@@ -74,7 +85,7 @@ describe.skipIf(!available)("several gateway processes on one database", () => {
       return Math.floor((seed / 2 ** 31) * n);
     };
     try {
-      const deadline = Date.now() + 200_000;
+      const deadline = Date.now() + scaledMs(200_000);
       for (;;) {
         const counts = await store.countIntents();
         if (counts.sent === TOTAL) break;

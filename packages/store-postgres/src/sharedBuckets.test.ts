@@ -7,7 +7,14 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { FakePlatform, newIntent, outboundMessage, serveFakePlatform } from "@herald/core/testing";
+import {
+  FakePlatform,
+  newIntent,
+  outboundMessage,
+  scaledMs,
+  serveFakePlatform,
+  trackChild,
+} from "@herald/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { PostgresStateStore } from "./PostgresStateStore.ts";
 import { locationOf } from "./testing/openStore.ts";
@@ -41,10 +48,12 @@ async function freshStores(n: number): Promise<PostgresStateStore[]> {
 
 function startWorker(config: object): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=herald-source", workerScript, JSON.stringify(config)],
-      { stdio: ["ignore", "pipe", "inherit"] },
+    const child = trackChild(
+      spawn(
+        process.execPath,
+        ["--conditions=herald-source", workerScript, JSON.stringify(config)],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      ),
     );
     child.stdout?.once("data", () => resolve(child));
     child.once("error", reject);
@@ -60,7 +69,7 @@ const exited = (child: ChildProcess) =>
 
 describe.skipIf(!available)("rate-limit buckets shared through PostgreSQL", () => {
   it("4 processes, each declaring the full limits, together get 0 × 429 from a strict fake", {
-    timeout: 60_000,
+    timeout: scaledMs(60_000),
   }, async () => {
     const TOTAL = 400;
     const CHATS = 20;
@@ -101,7 +110,7 @@ describe.skipIf(!available)("rate-limit buckets shared through PostgreSQL", () =
       ),
     );
     try {
-      const deadline = Date.now() + 45_000;
+      const deadline = Date.now() + scaledMs(45_000);
       while ((await store.countIntents()).sent < TOTAL) {
         if (Date.now() > deadline) throw new Error("not drained in 45 s");
         await new Promise((r) => setTimeout(r, 100));

@@ -1,5 +1,5 @@
 import type { MessageTarget } from "@herald/plugin-sdk/channel-message";
-import { eventually } from "@herald/plugin-sdk/testing";
+import { eventually, scaledMs } from "@herald/plugin-sdk/testing";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { SlackConfigInput } from "./config.ts";
 import { ALICE } from "./testing/index.ts";
@@ -227,51 +227,55 @@ describe("native streaming (C24)", () => {
 
 describe("C06: Slack edit rate-limited", () => {
   for (const variant of ["HTTP 429 Retry-After: 3", "HTTP 200 ok:false ratelimited"] as const) {
-    it(`C06 (${variant}): the preview edit is never counted as delivered; only the latest text is sent; the final lands`, async () => {
-      const run = await openSlackRun(onTestFinished);
-      const channel = run.fake.createChannel().id;
-      const target: MessageTarget = { kind: "group", id: channel };
-      const live = await run.runtime.live(
-        { channel: "slack", accountId: "main", target },
-        { idempotencyKey: "c06", mode: "partial", typing: false },
-      );
-      live.update("step one");
-      await eventually(
-        () => bots(run, channel),
-        (v) => v[0]?.text === "step one",
-      );
-      await live.idle();
-      run.fake.failNext(
-        variant === "HTTP 429 Retry-After: 3"
-          ? {
-              kind: "status",
-              status: 429,
-              body: { ok: false, error: "ratelimited" },
-              headers: { "retry-after": "3" },
-            }
-          : { kind: "status", status: 200, body: { ok: false, error: "ratelimited" } },
-        { op: "edit" },
-      );
-      const started = Date.now();
-      live.update("step two");
-      await eventually(
-        () => run.fake.server.calls.filter((c) => c.op === "edit").length,
-        (n) => n >= 1,
-      );
-      live.update("step three");
-      live.update("step four");
-      const receipt = await live.finalize("the final text");
-      const [m, ...more] = bots(run, channel);
-      expect(more).toEqual([]);
-      expect(m?.text).toBe("the final text");
-      expect(receipt.primaryPlatformMessageId).toBe(
-        `${channel}:${run.fake.messageOfVisible(m as never)?.ts}`,
-      );
-      // The refused edit never showed; the intermediate texts after it were skipped.
-      expect(m?.history).not.toContain("step two");
-      expect(m?.history).not.toContain("step three");
-      if (variant === "HTTP 429 Retry-After: 3")
-        expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
-    }, 20_000);
+    it(
+      `C06 (${variant}): the preview edit is never counted as delivered; only the latest text is sent; the final lands`,
+      async () => {
+        const run = await openSlackRun(onTestFinished);
+        const channel = run.fake.createChannel().id;
+        const target: MessageTarget = { kind: "group", id: channel };
+        const live = await run.runtime.live(
+          { channel: "slack", accountId: "main", target },
+          { idempotencyKey: "c06", mode: "partial", typing: false },
+        );
+        live.update("step one");
+        await eventually(
+          () => bots(run, channel),
+          (v) => v[0]?.text === "step one",
+        );
+        await live.idle();
+        run.fake.failNext(
+          variant === "HTTP 429 Retry-After: 3"
+            ? {
+                kind: "status",
+                status: 429,
+                body: { ok: false, error: "ratelimited" },
+                headers: { "retry-after": "3" },
+              }
+            : { kind: "status", status: 200, body: { ok: false, error: "ratelimited" } },
+          { op: "edit" },
+        );
+        const started = Date.now();
+        live.update("step two");
+        await eventually(
+          () => run.fake.server.calls.filter((c) => c.op === "edit").length,
+          (n) => n >= 1,
+        );
+        live.update("step three");
+        live.update("step four");
+        const receipt = await live.finalize("the final text");
+        const [m, ...more] = bots(run, channel);
+        expect(more).toEqual([]);
+        expect(m?.text).toBe("the final text");
+        expect(receipt.primaryPlatformMessageId).toBe(
+          `${channel}:${run.fake.messageOfVisible(m as never)?.ts}`,
+        );
+        // The refused edit never showed; the intermediate texts after it were skipped.
+        expect(m?.history).not.toContain("step two");
+        expect(m?.history).not.toContain("step three");
+        if (variant === "HTTP 429 Retry-After: 3")
+          expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
+      },
+      scaledMs(20_000),
+    );
   }
 });

@@ -100,6 +100,24 @@ describe("normalizing Bot API updates", () => {
     });
   });
 
+  // Found by mutation testing (`is_topic_message && …` → `||` survived): in a supergroup that is
+  // not a forum, a reply carries `message_thread_id` (the id of the message that started its
+  // reply thread) without `is_topic_message` — Bot API "Message": message_thread_id "for
+  // supergroups only", is_topic_message "True, if the message is sent to a forum topic". Only a
+  // forum topic is a thread.
+  it("a reply in a non-forum supergroup (message_thread_id, no is_topic_message) → the group", async () => {
+    const reply = structuredClone(forumTopicUpdate) as unknown as Record<
+      string,
+      Record<string, unknown>
+    >;
+    delete reply.message?.is_topic_message;
+    expect(reply.message?.message_thread_id).toBeDefined();
+    expect((await normalize(reply)).target).toMatchObject({
+      kind: "group",
+      id: "-1009876543210",
+    });
+  });
+
   it("photo with caption → the caption as text and the largest size as an image attachment", async () => {
     const m = await normalize(photoWithCaptionUpdate);
     expect(m.body).toEqual({ markdown: "Receipt for March", plain: "Receipt for March" });

@@ -34,7 +34,7 @@ const update7001 = (chatId: number) => ({
 });
 
 describe("C08 · webhook with a slow handler", () => {
-  it("answers 200 within a second once 7001 is recorded, processes it once in the background, one reply", async () => {
+  it("answers 200 before the handler ends once 7001 is recorded, processes it once in the background, one reply", async () => {
     let release: () => void = () => {};
     const fifteenSeconds = new Promise<void>((resolve) => {
       release = resolve;
@@ -52,10 +52,10 @@ describe("C08 · webhook with a slow handler", () => {
     const receiver = await b.startReceiver();
     const webhook = receiver.webhook?.bind(receiver) as (r: Request) => Promise<Response>;
 
-    const t0 = performance.now();
+    // The handler is held until the test releases it: a 200 now was answered without waiting
+    // for it (an ordering, not a duration, so it holds on a busy machine).
     const first = await webhook(post(update7001(chat.id)));
     expect(first.status).toBe(200);
-    expect(performance.now() - t0).toBeLessThan(1_000);
     await eventually(
       () => runs,
       (n) => n === 1,

@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
+import { trackChild } from "@herald/core/testing";
 import type { PlatformFault } from "@herald/plugin-sdk/testing";
 import { FAKE_BOT, FakeTelegram } from "@herald/plugin-telegram/testing";
 import { accountBurst, type BurstAccount, type MessageFate } from "./burstAccounting.ts";
@@ -249,23 +250,25 @@ export default async function (turn) {
   /** Starts the gateway; `restart`: after a kill (only those are measured). */
   const spawnGateway = async (restart: boolean): Promise<void> => {
     const started = Date.now();
-    child = spawn(
-      process.execPath,
-      [
-        ...(o.nodeArgs ?? []),
-        ...CLI[o.cli ?? "source"],
-        "start",
-        "-c",
-        join(dir, "herald.config.json"),
-      ],
-      {
-        env: {
-          ...process.env,
-          TELEGRAM_BOT_TOKEN: FAKE_BOT.token,
-          BURST_WEBHOOK_SECRET: SECRET,
+    child = trackChild(
+      spawn(
+        process.execPath,
+        [
+          ...(o.nodeArgs ?? []),
+          ...CLI[o.cli ?? "source"],
+          "start",
+          "-c",
+          join(dir, "herald.config.json"),
+        ],
+        {
+          env: {
+            ...process.env,
+            TELEGRAM_BOT_TOKEN: FAKE_BOT.token,
+            BURST_WEBHOOK_SECRET: SECRET,
+          },
+          stdio: ["ignore", "ignore", "pipe"],
         },
-        stdio: ["ignore", "ignore", "pipe"],
-      },
+      ),
     );
     child.stderr?.on("data", (d) => {
       stderr = (stderr + d).slice(-20_000);

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { scaledMs } from "@herald/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { relativeLinks } from "./files.ts";
 import { createProject, install, run } from "./project.ts";
@@ -86,7 +87,7 @@ describe("packaging check", () => {
   };
 
   it("fails a runtime import of a devDependency, though npm made it resolvable", {
-    timeout: 120_000,
+    timeout: scaledMs(120_000),
   }, async () => {
     const result = await smoke("@herald/fixture-broken");
     expect(result.code).toBe(1);
@@ -95,7 +96,9 @@ describe("packaging check", () => {
     );
   });
 
-  it("passes the same package with the dependency declared", { timeout: 120_000 }, async () => {
+  it("passes the same package with the dependency declared", {
+    timeout: scaledMs(120_000),
+  }, async () => {
     const result = await smoke("@herald/fixture-fixed");
     expect(result.stderr).toBe("");
     expect(result.stdout).toContain("ok   @herald/fixture-fixed");

@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { scaledMs } from "@herald/core/testing";
 
 /** The package managers the check installs with. */
 export type Manager = "npm" | "pnpm";
@@ -55,16 +56,19 @@ export function run(
     let stdout = "";
     let stderr = "";
     let matched = false;
-    const timer = setTimeout(() => {
-      signal("SIGKILL");
-      reject(
-        new PackagingStepError(
-          `${cmd} ${args.join(" ")}`,
-          `timed out after ${options.timeoutMs} ms`,
-          stdout + stderr,
-        ),
-      );
-    }, options.timeoutMs ?? 120_000);
+    const timer = setTimeout(
+      () => {
+        signal("SIGKILL");
+        reject(
+          new PackagingStepError(
+            `${cmd} ${args.join(" ")}`,
+            `timed out after ${options.timeoutMs} ms`,
+            stdout + stderr,
+          ),
+        );
+      },
+      scaledMs(options.timeoutMs ?? 120_000),
+    );
     child.stdout.on("data", (d) => {
       stdout += d;
       if (options.until && !matched && stdout.includes(options.until)) {

@@ -10,6 +10,7 @@ import type { MessageRuntime } from "../runtime.ts";
 import { StoreUnavailableError } from "../state/errors.ts";
 import { FakePlatform } from "../testing/fakePlatform.ts";
 import { outboundMessage } from "../testing/fixtures.ts";
+import { scaledMs } from "../testing/timeScale.ts";
 import { foldRuntime, STORE_THREADS, tempDbFiles } from "./testing/foldRuntime.ts";
 
 const db = tempDbFiles("herald-foldattack-faults-");
@@ -91,57 +92,65 @@ for (const kind of STORE_THREADS) {
       }
     }
 
-    it("onDurable throws on a folded send: the caller gets the error, the slot is not stranded, the message is delivered once", async () => {
-      const { runtime, store, platform, close } = await foldRuntime({
-        thread: kind,
-        path: db.file("ondurable"),
-        delivery: { concurrency: 1 },
-      });
-      try {
-        await sendWithThrowingOnDurable(runtime);
-        // With one delivery slot, a stranded slot would leave every later send pending.
-        const next = await runtime.send(outboundMessage("next", { target: { id: "c2" } }), {
-          waitMs: 2_000,
+    it(
+      "onDurable throws on a folded send: the caller gets the error, the slot is not stranded, the message is delivered once",
+      async () => {
+        const { runtime, store, platform, close } = await foldRuntime({
+          thread: kind,
+          path: db.file("ondurable"),
+          delivery: { concurrency: 1 },
         });
-        expect(next.platformMessageIds).toHaveLength(1);
-        for (let i = 0; i < 100; i++) {
-          if ((await store.listIntents()).every((x) => x.status === "sent")) break;
-          await new Promise((r) => setTimeout(r, 20));
+        try {
+          await sendWithThrowingOnDurable(runtime);
+          // With one delivery slot, a stranded slot would leave every later send pending.
+          const next = await runtime.send(outboundMessage("next", { target: { id: "c2" } }), {
+            waitMs: 2_000,
+          });
+          expect(next.platformMessageIds).toHaveLength(1);
+          for (let i = 0; i < 100; i++) {
+            if ((await store.listIntents()).every((x) => x.status === "sent")) break;
+            await new Promise((r) => setTimeout(r, 20));
+          }
+          expect((await store.listIntents()).map((x) => x.status)).toEqual(["sent", "sent"]);
+          expect(
+            platform
+              .visible()
+              .map((m) => m.text)
+              .sort(),
+          ).toEqual(["first", "next"]);
+        } finally {
+          await close();
         }
-        expect((await store.listIntents()).map((x) => x.status)).toEqual(["sent", "sent"]);
-        expect(
-          platform
-            .visible()
-            .map((m) => m.text)
-            .sort(),
-        ).toEqual(["first", "next"]);
-      } finally {
-        await close();
-      }
-    }, 10_000);
+      },
+      scaledMs(10_000),
+    );
 
-    it("onDurable throws on a three-step send: the leased intent is delivered now, not after its lease", async () => {
-      const { runtime, store, platform, close } = await foldRuntime({
-        thread: kind,
-        path: db.file("ondurable3"),
-        // No key: never folded. A poll a minute away and a long lease: only an inline delivery
-        // gets it out within the test.
-        idempotent: false,
-        delivery: { pollIntervalMs: 60_000, leaseMs: 60_000, concurrency: 1 },
-      });
-      try {
-        await sendWithThrowingOnDurable(runtime);
-        for (let i = 0; i < 100 && platform.visible().length === 0; i++)
-          await new Promise((r) => setTimeout(r, 20));
-        expect(platform.visible().map((m) => m.text)).toEqual(["first"]);
-        for (let i = 0; i < 100; i++) {
-          if ((await store.listIntents()).every((x) => x.status === "sent")) break;
-          await new Promise((r) => setTimeout(r, 20));
+    it(
+      "onDurable throws on a three-step send: the leased intent is delivered now, not after its lease",
+      async () => {
+        const { runtime, store, platform, close } = await foldRuntime({
+          thread: kind,
+          path: db.file("ondurable3"),
+          // No key: never folded. A poll a minute away and a long lease: only an inline delivery
+          // gets it out within the test.
+          idempotent: false,
+          delivery: { pollIntervalMs: 60_000, leaseMs: 60_000, concurrency: 1 },
+        });
+        try {
+          await sendWithThrowingOnDurable(runtime);
+          for (let i = 0; i < 100 && platform.visible().length === 0; i++)
+            await new Promise((r) => setTimeout(r, 20));
+          expect(platform.visible().map((m) => m.text)).toEqual(["first"]);
+          for (let i = 0; i < 100; i++) {
+            if ((await store.listIntents()).every((x) => x.status === "sent")) break;
+            await new Promise((r) => setTimeout(r, 20));
+          }
+          expect((await store.listIntents()).map((x) => x.status)).toEqual(["sent"]);
+        } finally {
+          await close();
         }
-        expect((await store.listIntents()).map((x) => x.status)).toEqual(["sent"]);
-      } finally {
-        await close();
-      }
-    }, 10_000);
+      },
+      scaledMs(10_000),
+    );
   });
 }

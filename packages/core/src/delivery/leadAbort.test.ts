@@ -10,6 +10,7 @@ import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
 import { createFakeAdapter } from "../testing/fakeAdapter.ts";
 import { FakePlatform } from "../testing/fakePlatform.ts";
 import { newIntent, outboundMessage } from "../testing/fixtures.ts";
+import { scaledMs } from "../testing/timeScale.ts";
 
 const WINDOW_MS = 300;
 let cleanup: (() => Promise<void>) | undefined;
@@ -53,7 +54,7 @@ it("a stop during the lead wait does not start the call before its token is back
   };
   await store.enqueueIntents([newIntent(outboundMessage("one", { target: { id: "c" } }))]);
   runtime.worker.kick();
-  const deadline = Date.now() + 5_000;
+  const deadline = Date.now() + scaledMs(5_000);
   while ((await store.countIntents()).sent < 1 && Date.now() < deadline) await sleep(5);
   await store.enqueueIntents([newIntent(outboundMessage("two", { target: { id: "c" } }))]);
   runtime.worker.kick();

@@ -3,8 +3,8 @@
  * `runtime.send` at a time (its first attempt folded into the enqueue) costs no lease query,
  * where each used to cost two (one when its call answered, one when it settled). Whatever an
  * attempt's end can make due is still leased at once: a message queued behind it in its chat,
- * a retry, an enqueue from this process. The poll interval is 60 s here, so anything left to
- * the poll would time the test out.
+ * a retry, an enqueue from this process. The poll interval is an hour here, so anything left to
+ * the poll times the test out, however busy the machine (no assertion on elapsed time).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createMessageRuntime, type MessageRuntime } from "../runtime.ts";
@@ -31,7 +31,7 @@ afterEach(async () => {
   open = undefined;
 });
 
-/** A runtime with a 60 s poll; `backoffMs` is every retry's backoff. */
+/** A runtime with an hour's poll; `backoffMs` is every retry's backoff. */
 function setup(platform = new FakePlatform(), backoffMs = 1) {
   const store = new CountingStore({ path: ":memory:" });
   const runtime = createMessageRuntime({
@@ -39,7 +39,7 @@ function setup(platform = new FakePlatform(), backoffMs = 1) {
     adapters: [createFakeAdapter({ transport: inProcessTransport(platform) })],
     delivery: {
       concurrency: 4,
-      pollIntervalMs: 60_000,
+      pollIntervalMs: 3_600_000,
       backoff: { baseMs: backoffMs, maxMs: backoffMs, jitter: 0 },
     },
   });
@@ -69,9 +69,7 @@ describe("the delivery loop leases when something may be due", () => {
     await runtime.start();
     await runtime.send(outboundMessage("warm-up"));
     // Both at once to one chat: the second waits behind the first, for the loop.
-    const t0 = Date.now();
     await Promise.all([runtime.send(outboundMessage("a")), runtime.send(outboundMessage("b"))]);
-    expect(Date.now() - t0).toBeLessThan(5_000);
     expect(platform.visible("chat-1").map((m) => m.text)).toEqual(["warm-up", "a", "b"]);
   });
 
@@ -93,7 +91,7 @@ describe("the delivery loop leases when something may be due", () => {
 
   it("a retry due after its backoff is leased when it is due, not at the next poll", async () => {
     // A 150 ms backoff: the lease the failed attempt's end sets off runs before the retry is
-    // due and finds nothing; without a wake at the retry's time the loop slept its 60 s poll.
+    // due and finds nothing; without a wake at the retry's time the loop slept its hour's poll.
     const { runtime, platform } = setup(new FakePlatform(), 150);
     await runtime.start();
     await runtime.send(outboundMessage("warm-up"));
@@ -105,8 +103,7 @@ describe("the delivery loop leases when something may be due", () => {
       (seen) => seen,
     );
     const took = Date.now() - t0;
-    expect(took).toBeGreaterThanOrEqual(150);
-    expect(took).toBeLessThan(4_000);
+    expect(took).toBeGreaterThanOrEqual(150); // not before its backoff (a lower bound holds under load)
     expect(platform.calls.filter((c) => c.op === "send" && c.outcome !== "ok").length).toBe(1);
   });
 });

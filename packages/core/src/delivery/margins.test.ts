@@ -13,6 +13,7 @@ import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
 import { createFakeAdapter, type FakeTransport } from "../testing/fakeAdapter.ts";
 import { FakePlatform, type FakePlatformLimit } from "../testing/fakePlatform.ts";
 import { newIntent, outboundMessage } from "../testing/fixtures.ts";
+import { scaledMs } from "../testing/timeScale.ts";
 
 const WINDOW_MS = 200;
 const JITTER_MS = 12;
@@ -71,7 +72,7 @@ async function start(
 }
 
 async function until(done: () => boolean | Promise<boolean>, maxMs = 15_000): Promise<void> {
-  const deadline = Date.now() + maxMs;
+  const deadline = Date.now() + scaledMs(maxMs);
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`not done within ${maxMs} ms`);
     await sleep(10);

@@ -67,7 +67,12 @@ it("parks a stopped account's intents (one log line, no attempt used) and sends 
 it("an adapter registered later makes its parked intents due at once, not at the end of their wait", async () => {
   const platform = new FakePlatform();
   const store = new SqliteStateStore({ path: ":memory:" });
-  runtime = createMessageRuntime({ store, adapters: [], delivery: { pollIntervalMs: 5 } });
+  // The runtime's clock stops once the intents are parked for 2 s: their wait never ends, so
+  // only the registration can make them due (an ordering, not a duration: it holds on a busy
+  // machine).
+  let stoppedAt: number | undefined;
+  const clock = () => stoppedAt ?? Date.now();
+  runtime = createMessageRuntime({ store, adapters: [], clock, delivery: { pollIntervalMs: 5 } });
   await store.enqueueIntents(
     ["p1", "p2"].map((t) =>
       newIntent(outboundMessage(t, { accountId: "late", target: { id: t } })),
@@ -81,13 +86,14 @@ it("an adapter registered later makes its parked intents due at once, not at the
       list.every((i) => (i.nextAttemptAt ?? 0) - Date.now() > NO_ADAPTER_PARK_MS.first * 1.2),
     5_000,
   );
+  stoppedAt = Date.now();
   const parkedUntil = Math.min(...parked.map((i) => i.nextAttemptAt ?? 0));
+  expect(stoppedAt).toBeLessThan(parkedUntil);
   runtime.addAdapter(createFakeAdapter({ transport: inProcessTransport(platform) }), "late");
   await eventually(
     () => store.countIntents(),
     (c) => c.sent === 2,
     5_000,
   );
-  expect(Date.now()).toBeLessThan(parkedUntil);
   expect((await store.listIntents()).map((i) => i.attempt)).toEqual([1, 1]);
 });

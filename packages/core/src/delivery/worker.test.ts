@@ -4,6 +4,7 @@ import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
 import { createFakeAdapter, inProcessTransport } from "../testing/fakeAdapter.ts";
 import { FakePlatform } from "../testing/fakePlatform.ts";
 import { outboundMessage } from "../testing/fixtures.ts";
+import { testTimeScale } from "../testing/timeScale.ts";
 import { deliveryHarness, eventually, type Harness } from "./testing/harness.ts";
 
 let h: Harness | undefined;
@@ -51,13 +52,16 @@ describe("delivery worker", () => {
     const platform = new FakePlatform();
     const store = new SqliteStateStore({ path: ":memory:" });
     const slow = inProcessTransport(platform);
+    // The send outlasts four leases; both scaled alike (HERALD_TEST_TIME_SCALE), so a busy
+    // machine's late renewal timers do not let the lease lapse (load 20 failed it).
+    const scale = testTimeScale();
     const adapter = createFakeAdapter({
       transport: async (call) => {
-        await new Promise((r) => setTimeout(r, 400));
+        await new Promise((r) => setTimeout(r, Math.ceil(400 * scale)));
         return slow(call);
       },
     });
-    const options = { leaseMs: 90, pollIntervalMs: 5 };
+    const options = { leaseMs: Math.ceil(90 * scale), pollIntervalMs: 5 };
     const a = createMessageRuntime({
       store,
       adapters: [adapter],

@@ -11,6 +11,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { FakePlatform } from "../testing/fakePlatform.ts";
 import { serveFakePlatform } from "../testing/fakePlatformServer.ts";
+import { trackChild } from "../testing/teardown.ts";
+import { scaledMs } from "../testing/timeScale.ts";
 
 const child = fileURLToPath(new URL("./testing/crashChild.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "herald-live-crash-"));
@@ -25,10 +27,12 @@ function runChild(
   failpoints = "",
 ): Promise<{ code: number | null; signal: string | null; stderr: string }> {
   return new Promise((resolve) => {
-    const proc = spawn(process.execPath, [child, JSON.stringify(config)], {
-      env: { ...process.env, HERALD_FAILPOINTS: failpoints },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    const proc = trackChild(
+      spawn(process.execPath, [child, JSON.stringify(config)], {
+        env: { ...process.env, HERALD_FAILPOINTS: failpoints },
+        stdio: ["ignore", "ignore", "pipe"],
+      }),
+    );
     let stderr = "";
     proc.stderr.on("data", (d) => {
       stderr += d;
@@ -67,7 +71,7 @@ async function crashThenRecover(p: {
   }
 }
 
-describe("live: SIGKILL at a lifecycle point, then restart", { timeout: 60_000 }, () => {
+describe("live: SIGKILL at a lifecycle point, then restart", { timeout: scaledMs(60_000) }, () => {
   it("after the fresh final was accepted: recovery deletes both previews, the final stays once", async () => {
     const r = await crashThenRecover({
       failpoints: "live.after_final_accept=kill",

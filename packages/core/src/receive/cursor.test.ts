@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { HeraldLogger } from "../logger.ts";
 import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
+import { scaledMs } from "../testing/timeScale.ts";
 import { createCursorTracker } from "./cursor.ts";
 import type { ReceiveAckSignal } from "./types.ts";
 
@@ -114,7 +115,7 @@ describe("C31a · sync checkpoint (SIGKILL)", () => {
       const run = (mode: string) =>
         spawnSync(process.execPath, [child, db, log, mode, policy], {
           encoding: "utf8",
-          timeout: 20_000,
+          timeout: scaledMs(20_000),
         });
       const crashed = run("kill");
       expect(crashed.signal).toBe("SIGKILL");

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { scaledMs } from "../testing/timeScale.ts";
 import { deferred } from "./testing/deferred.ts";
 import { createFakeTelegramAdapter, teleUpdate } from "./testing/fakeTelegram.ts";
 import { receiveBench } from "./testing/harness.ts";
@@ -124,7 +125,7 @@ describe("crash after the record (SIGKILL)", () => {
       spawnSync(process.execPath, [child, join(dir, "state.db"), log, ...args], {
         env: { ...process.env, HERALD_FAILPOINTS: failpoints },
         encoding: "utf8",
-        timeout: 20_000,
+        timeout: scaledMs(20_000),
       });
     const processed = () => readFileSync(log, "utf8").split("\n").filter(Boolean);
     return { run, processed };

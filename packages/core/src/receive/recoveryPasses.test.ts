@@ -17,6 +17,7 @@ import { createMessageRuntime, type MessageRuntime } from "../runtime.ts";
 import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
 import { createFakeAdapter, inProcessTransport } from "../testing/fakeAdapter.ts";
 import { FakePlatform } from "../testing/fakePlatform.ts";
+import { scaledMs } from "../testing/timeScale.ts";
 import { scanInbox } from "./inbox.ts";
 import { InboundRecoveryPasses } from "./recoveryPasses.ts";
 import { deferred } from "./testing/deferred.ts";
@@ -34,62 +35,66 @@ afterEach(async () => {
 });
 
 describe("SIGKILL after acknowledged updates, group commit on", () => {
-  it("every acknowledged update was recorded, and an adapter registered after start() recovers them at once", async () => {
-    dir = mkdtempSync(join(tmpdir(), "herald-late-adapter-"));
-    const db = join(dir, "state.db");
-    // 20 updates in one tick, killed right after the 10th was acknowledged.
-    const crashed = spawnSync(process.execPath, [child, db, join(dir, "log"), "burst", "20:10"], {
-      encoding: "utf8",
-      timeout: 20_000,
-    });
-    expect(crashed.signal).toBe("SIGKILL");
-    const acked = crashed.stdout
-      .split("\n")
-      .filter((l) => l.startsWith("acked "))
-      .map((l) => Number(l.slice(6)));
-    expect(acked.length).toBeGreaterThanOrEqual(10);
+  it(
+    "every acknowledged update was recorded, and an adapter registered after start() recovers them at once",
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), "herald-late-adapter-"));
+      const db = join(dir, "state.db");
+      // 20 updates in one tick, killed right after the 10th was acknowledged.
+      const crashed = spawnSync(process.execPath, [child, db, join(dir, "log"), "burst", "20:10"], {
+        encoding: "utf8",
+        timeout: scaledMs(20_000),
+      });
+      expect(crashed.signal).toBe("SIGKILL");
+      const acked = crashed.stdout
+        .split("\n")
+        .filter((l) => l.startsWith("acked "))
+        .map((l) => Number(l.slice(6)));
+      expect(acked.length).toBeGreaterThanOrEqual(10);
 
-    const store = new SqliteStateStore({ path: db, groupCommit: {} });
-    const { records } = await scanInbox(store, "telegram");
-    const recorded = records.map((r) => (r.record.raw as TeleUpdate).update_id);
-    // No update answered before its record committed.
-    for (const id of acked) expect(recorded).toContain(id);
+      const store = new SqliteStateStore({ path: db, groupCommit: {} });
+      const { records } = await scanInbox(store, "telegram");
+      const recorded = records.map((r) => (r.record.raw as TeleUpdate).update_id);
+      // No update answered before its record committed.
+      for (const id of acked) expect(recorded).toContain(id);
 
-    // The restart, as the gateway does it: runtime first, the account's adapter once it opened.
-    const processed: number[] = [];
-    const platform = new FakePlatform();
-    const rt = createMessageRuntime({
-      store,
-      adapters: [],
-      delivery: { workerId: "gateway-1", pollIntervalMs: 5 },
-      receive: {
-        handler: (ctx) => {
-          processed.push((ctx.input.raw as TeleUpdate).update_id);
+      // The restart, as the gateway does it: runtime first, the account's adapter once it opened.
+      const processed: number[] = [];
+      const platform = new FakePlatform();
+      const rt = createMessageRuntime({
+        store,
+        adapters: [],
+        delivery: { workerId: "gateway-1", pollIntervalMs: 5 },
+        receive: {
+          handler: (ctx) => {
+            processed.push((ctx.input.raw as TeleUpdate).update_id);
+          },
         },
-      },
-    });
-    runtime = rt;
-    await rt.start();
-    expect(await rt.startupRecovery()).toMatchObject({ redispatched: 0 }); // no channel yet
-    const receive = createFakeTelegramAdapter({
-      ackPolicy: { kind: "immediate", reason: "webhook-timeout" },
-    }).receive;
-    if (!receive) throw new Error("the fake adapter receives");
-    rt.addAdapter(
-      {
-        ...createFakeAdapter({ id: "telegram", transport: inProcessTransport(platform) }),
-        receive,
-      },
-      "main",
-    );
-    expect(rt.isRecovering()).toBe(true);
-    // Before the fix this pass did not exist: the next one came 30 s later.
-    const report = await rt.startupRecovery();
-    expect(report).toMatchObject({ processed: recorded.length, deadLettered: 0 });
-    expect(rt.isRecovering()).toBe(false);
-    expect([...processed].sort((a, b) => a - b)).toEqual([...recorded].sort((a, b) => a - b));
-    for (const id of acked) expect(processed).toContain(id);
-  }, 30_000);
+      });
+      runtime = rt;
+      await rt.start();
+      expect(await rt.startupRecovery()).toMatchObject({ redispatched: 0 }); // no channel yet
+      const receive = createFakeTelegramAdapter({
+        ackPolicy: { kind: "immediate", reason: "webhook-timeout" },
+      }).receive;
+      if (!receive) throw new Error("the fake adapter receives");
+      rt.addAdapter(
+        {
+          ...createFakeAdapter({ id: "telegram", transport: inProcessTransport(platform) }),
+          receive,
+        },
+        "main",
+      );
+      expect(rt.isRecovering()).toBe(true);
+      // Before the fix this pass did not exist: the next one came 30 s later.
+      const report = await rt.startupRecovery();
+      expect(report).toMatchObject({ processed: recorded.length, deadLettered: 0 });
+      expect(rt.isRecovering()).toBe(false);
+      expect([...processed].sort((a, b) => a - b)).toEqual([...recorded].sort((a, b) => a - b));
+      for (const id of acked) expect(processed).toContain(id);
+    },
+    scaledMs(30_000),
+  );
 });
 
 describe("InboundRecoveryPasses", () => {

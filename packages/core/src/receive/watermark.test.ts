@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { HeraldLogger } from "../logger.ts";
 import type { MessageStateStore } from "../state/MessageStateStore.ts";
 import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
+import { scaledMs } from "../testing/timeScale.ts";
 import { teleUpdate } from "./testing/fakeTelegram.ts";
 import type { ReceiveAckSignal } from "./types.ts";
 import { createWatermarkTracker } from "./watermark.ts";
@@ -171,7 +172,7 @@ describe("C07 · Telegram polling watermark (SIGKILL)", () => {
       spawnSync(process.execPath, [child, db, updates, log, slow], {
         env: { ...process.env, HERALD_FAILPOINTS: failpoints },
         encoding: "utf8",
-        timeout: 20_000,
+        timeout: scaledMs(20_000),
       });
 
     // Killed once 101 completed and reached the watermark tracker, while 100 is still running.

@@ -82,10 +82,10 @@ describe("C08 · Telegram webhook with a slow handler", () => {
     const url = await start(bench.runtime);
     const update = teleUpdate(7001, { text: "summarise the thread" });
 
-    const t0 = performance.now();
+    // The handler is held until the test releases it: a 200 now was answered without waiting
+    // for it (an ordering, not a duration, so it holds on a busy machine).
     const first = await post(url, update);
     expect(first.status).toBe(200);
-    expect(performance.now() - t0).toBeLessThan(1_000);
     await started.promise;
     expect(replies).toEqual([]); // still processing in the background
 

@@ -10,6 +10,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FakeTransport } from "./fakeAdapter.ts";
 import { type FakePlatform, FakePlatformError, type PlatformCall } from "./fakePlatform.ts";
+import { trackCloser } from "./teardown.ts";
 
 /**
  * Starts the HTTP face of a fake platform.
@@ -51,14 +52,15 @@ export async function serveFakePlatform(
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/call`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const close = () =>
+    new Promise<void>((resolve) => {
+      untrack();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  // Closed by the suite's teardown if the test never reaches its own close (a timeout).
+  const untrack = trackCloser(close);
+  return { url: `http://127.0.0.1:${port}/call`, close };
 }
 
 /**

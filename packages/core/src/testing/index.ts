@@ -10,3 +10,6 @@ export * from "./fakeAdapter.ts";
 export * from "./fakePlatform.ts";
 export * from "./fakePlatformServer.ts";
 export * from "./fixtures.ts";
+export * from "./suiteDepth.ts";
+export * from "./teardown.ts";
+export * from "./timeScale.ts";

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SqliteStateStore } from "@herald/core";
-import { newIntent, outboundMessage } from "@herald/core/testing";
+import { newIntent, outboundMessage, trackChild } from "@herald/core/testing";
 import { QaPlatform } from "@herald/plugin-qa-channel/testing";
 import { describe, expect, it, onTestFinished } from "vitest";
 
@@ -18,10 +18,12 @@ const cli = fileURLToPath(new URL("./main.ts", import.meta.url));
 const tmp = () => mkdtempSync(join(tmpdir(), "herald-cli-"));
 
 function run(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ["--conditions=herald-source", cli, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = trackChild(
+    spawn(process.execPath, ["--conditions=herald-source", cli, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => {

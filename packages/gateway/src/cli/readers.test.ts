@@ -10,15 +10,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SqliteStateStore } from "@herald/core";
-import { newIntent, outboundMessage, textReceipt } from "@herald/core/testing";
+import { newIntent, outboundMessage, textReceipt, trackChild } from "@herald/core/testing";
 import { describe, expect, it } from "vitest";
 
 const cli = fileURLToPath(new URL("./main.ts", import.meta.url));
 
 function run(args: string[]) {
-  const child = spawn(process.execPath, ["--conditions=herald-source", cli, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = trackChild(
+    spawn(process.execPath, ["--conditions=herald-source", cli, ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => {

@@ -9,6 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { trackChild } from "@herald/core/testing";
 import { QaPlatform } from "@herald/plugin-qa-channel/testing";
 import { describe, expect, it, onTestFinished } from "vitest";
 
@@ -18,10 +19,11 @@ function start(config: object, env: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), "herald-start-"));
   const file = join(dir, "herald.config.json");
   writeFileSync(file, JSON.stringify({ http: { host: "127.0.0.1", port: 0 }, ...config }));
-  const child = spawn(
-    process.execPath,
-    ["--conditions=herald-source", cli, "start", "-c", file, "--echo"],
-    { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
+  const child = trackChild(
+    spawn(process.execPath, ["--conditions=herald-source", cli, "start", "-c", file, "--echo"], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
   );
   onTestFinished(() => {
     child.kill("SIGKILL");

@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
+import { scaledMs, trackChild } from "@herald/core/testing";
 import { QaPlatform } from "@herald/plugin-qa-channel/testing";
 import { expect, it, onTestFinished } from "vitest";
 
@@ -47,132 +48,151 @@ async function probe(url: string, init?: RequestInit) {
   }
 }
 
-it("answers /livez, and readiness `starting`, while the handler module still loads and before the store opens", async () => {
-  const platform = await QaPlatform.start({ port: 0 });
-  const dir = mkdtempSync(join(tmpdir(), "herald-listener-"));
-  onTestFinished(async () => {
-    await platform.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const release = join(dir, "release");
-  writeFileSync(
-    join(dir, "bot.mjs"),
-    `import { existsSync } from "node:fs";
+it(
+  "answers /livez, and readiness `starting`, while the handler module still loads and before the store opens",
+  async () => {
+    const platform = await QaPlatform.start({ port: 0 });
+    const dir = mkdtempSync(join(tmpdir(), "herald-listener-"));
+    onTestFinished(async () => {
+      await platform.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const release = join(dir, "release");
+    writeFileSync(
+      join(dir, "bot.mjs"),
+      `import { existsSync } from "node:fs";
 while (!existsSync(${JSON.stringify(release)})) await new Promise((r) => setTimeout(r, 20));
 export default async (turn) => { await turn.reply(turn.text); };
 `,
-  );
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const db = join(dir, "state.db");
-  writeFileSync(
-    join(dir, "herald.config.json"),
-    JSON.stringify({
-      store: { sqlite: { path: db } },
-      http: { host: "127.0.0.1", port },
-      handler: "./bot.mjs",
-      channels: [{ plugin: "@herald/plugin-qa-channel", config: { baseUrl: platform.url } }],
-    }),
-  );
-  const child = spawn(
-    process.execPath,
-    ["--conditions=herald-source", cli, "start", "-c", join(dir, "herald.config.json")],
-    { env: { ...process.env, HERALD_QA_TOKEN: "herald:qa-secret" }, stdio: "ignore" },
-  );
-  onTestFinished(() => {
-    child.kill("SIGKILL");
-  });
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    );
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const db = join(dir, "state.db");
+    writeFileSync(
+      join(dir, "herald.config.json"),
+      JSON.stringify({
+        store: { sqlite: { path: db } },
+        http: { host: "127.0.0.1", port },
+        handler: "./bot.mjs",
+        channels: [{ plugin: "@herald/plugin-qa-channel", config: { baseUrl: platform.url } }],
+      }),
+    );
+    const child = trackChild(
+      spawn(
+        process.execPath,
+        ["--conditions=herald-source", cli, "start", "-c", join(dir, "herald.config.json")],
+        { env: { ...process.env, HERALD_QA_TOKEN: "herald:qa-secret" }, stdio: "ignore" },
+      ),
+    );
+    onTestFinished(() => {
+      child.kill("SIGKILL");
+    });
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
 
-  // The handler module never finishes loading until `release` exists: /livez must answer anyway.
-  const deadline = Date.now() + 20_000;
-  let livez = await probe(`${base}/livez`);
-  while (livez?.status !== 200 && Date.now() < deadline) {
-    await sleep(20);
-    livez = await probe(`${base}/livez`);
-  }
-  expect(livez?.status).toBe(200);
-  expect(livez?.body).toEqual({ status: "ok", phase: "starting" });
-  const healthz = await probe(`${base}/healthz`);
-  expect(healthz?.status).toBe(503);
-  expect(healthz?.body.status).toBe("starting");
-  const webhook = await probe(`${base}/webhooks/qa/main`, { method: "POST", body: "{}" });
-  expect(webhook?.status).toBe(503);
-  expect(webhook?.headers.get("retry-after")).toBe("1");
-  expect(existsSync(db)).toBe(false); // the store is not open yet
+    // The handler module never finishes loading until `release` exists: /livez must answer anyway.
+    const deadline = Date.now() + scaledMs(20_000);
+    let livez = await probe(`${base}/livez`);
+    while (livez?.status !== 200 && Date.now() < deadline) {
+      await sleep(20);
+      livez = await probe(`${base}/livez`);
+    }
+    expect(livez?.status).toBe(200);
+    expect(livez?.body).toEqual({ status: "ok", phase: "starting" });
+    const healthz = await probe(`${base}/healthz`);
+    expect(healthz?.status).toBe(503);
+    expect(healthz?.body.status).toBe("starting");
+    const webhook = await probe(`${base}/webhooks/qa/main`, { method: "POST", body: "{}" });
+    expect(webhook?.status).toBe(503);
+    expect(webhook?.headers.get("retry-after")).toBe("1");
+    expect(existsSync(db)).toBe(false); // the store is not open yet
 
-  writeFileSync(release, "");
-  let ready = await probe(`${base}/healthz`);
-  while (ready?.status !== 200 && Date.now() < deadline + 20_000) {
-    await sleep(50);
-    ready = await probe(`${base}/healthz`);
-  }
-  expect(ready?.status).toBe(200);
-  expect(existsSync(db)).toBe(true);
-  child.kill("SIGTERM");
-  expect(await exited).toBe(0);
-}, 60_000);
+    writeFileSync(release, "");
+    let ready = await probe(`${base}/healthz`);
+    while (ready?.status !== 200 && Date.now() < deadline + 20_000) {
+      await sleep(50);
+      ready = await probe(`${base}/healthz`);
+    }
+    expect(ready?.status).toBe(200);
+    expect(existsSync(db)).toBe(true);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  },
+  scaledMs(60_000),
+);
 
-it("answers /livez while the store's open waits for another process's lock on the SQLite file", async () => {
-  const platform = await QaPlatform.start({ port: 0 });
-  const dir = mkdtempSync(join(tmpdir(), "herald-listener-"));
-  onTestFinished(async () => {
-    await platform.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const db = join(dir, "state.db");
-  // Another process (a backup, a migration) holds the file's exclusive lock: the gateway's open
-  // (WAL switch, migrations) waits for it, up to its 5 s busy timeout.
-  const holder = new DatabaseSync(db);
-  holder.exec("BEGIN EXCLUSIVE");
-  let held = true;
-  const releaseLock = () => {
-    if (!held) return;
-    held = false;
-    holder.exec("ROLLBACK");
-    holder.close();
-  };
-  onTestFinished(releaseLock);
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  writeFileSync(
-    join(dir, "herald.config.json"),
-    JSON.stringify({
-      store: { sqlite: { path: db } },
-      http: { host: "127.0.0.1", port },
-      channels: [{ plugin: "@herald/plugin-qa-channel", config: { baseUrl: platform.url } }],
-    }),
-  );
-  const child = spawn(
-    process.execPath,
-    ["--conditions=herald-source", cli, "start", "-c", join(dir, "herald.config.json"), "--echo"],
-    { env: { ...process.env, HERALD_QA_TOKEN: "herald:qa-secret" }, stdio: "ignore" },
-  );
-  onTestFinished(() => {
-    child.kill("SIGKILL");
-  });
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+it(
+  "answers /livez while the store's open waits for another process's lock on the SQLite file",
+  async () => {
+    const platform = await QaPlatform.start({ port: 0 });
+    const dir = mkdtempSync(join(tmpdir(), "herald-listener-"));
+    onTestFinished(async () => {
+      await platform.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const db = join(dir, "state.db");
+    // Another process (a backup, a migration) holds the file's exclusive lock: the gateway's open
+    // (WAL switch, migrations) waits for it, up to its 5 s busy timeout.
+    const holder = new DatabaseSync(db);
+    holder.exec("BEGIN EXCLUSIVE");
+    let held = true;
+    const releaseLock = () => {
+      if (!held) return;
+      held = false;
+      holder.exec("ROLLBACK");
+      holder.close();
+    };
+    onTestFinished(releaseLock);
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    writeFileSync(
+      join(dir, "herald.config.json"),
+      JSON.stringify({
+        store: { sqlite: { path: db } },
+        http: { host: "127.0.0.1", port },
+        channels: [{ plugin: "@herald/plugin-qa-channel", config: { baseUrl: platform.url } }],
+      }),
+    );
+    const child = trackChild(
+      spawn(
+        process.execPath,
+        [
+          "--conditions=herald-source",
+          cli,
+          "start",
+          "-c",
+          join(dir, "herald.config.json"),
+          "--echo",
+        ],
+        { env: { ...process.env, HERALD_QA_TOKEN: "herald:qa-secret" }, stdio: "ignore" },
+      ),
+    );
+    onTestFinished(() => {
+      child.kill("SIGKILL");
+    });
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
 
-  // The lock file of `herald start` exists once its store open began (and now waits on ours).
-  const deadline = Date.now() + 20_000;
-  let livez = await probe(`${base}/livez`);
-  while ((livez?.status !== 200 || !existsSync(`${db}.gateway-lock`)) && Date.now() < deadline) {
-    await sleep(20);
-    livez = await probe(`${base}/livez`);
-  }
-  expect(livez?.status).toBe(200);
-  expect(existsSync(`${db}.gateway-lock`)).toBe(true);
-  const during = await probe(`${base}/livez`);
-  expect(during?.body).toEqual({ status: "ok", phase: "starting" });
-  expect((await probe(`${base}/healthz`))?.status).toBe(503);
-  releaseLock();
+    // The lock file of `herald start` exists once its store open began (and now waits on ours).
+    const deadline = Date.now() + scaledMs(20_000);
+    let livez = await probe(`${base}/livez`);
+    while ((livez?.status !== 200 || !existsSync(`${db}.gateway-lock`)) && Date.now() < deadline) {
+      await sleep(20);
+      livez = await probe(`${base}/livez`);
+    }
+    expect(livez?.status).toBe(200);
+    expect(existsSync(`${db}.gateway-lock`)).toBe(true);
+    const during = await probe(`${base}/livez`);
+    expect(during?.body).toEqual({ status: "ok", phase: "starting" });
+    expect((await probe(`${base}/healthz`))?.status).toBe(503);
+    releaseLock();
 
-  let ready = await probe(`${base}/healthz`);
-  while (ready?.status !== 200 && Date.now() < deadline + 20_000) {
-    await sleep(50);
-    ready = await probe(`${base}/healthz`);
-  }
-  expect(ready?.status).toBe(200);
-  child.kill("SIGTERM");
-  expect(await exited).toBe(0);
-}, 60_000);
+    let ready = await probe(`${base}/healthz`);
+    while (ready?.status !== 200 && Date.now() < deadline + 20_000) {
+      await sleep(50);
+      ready = await probe(`${base}/healthz`);
+    }
+    expect(ready?.status).toBe(200);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  },
+  scaledMs(60_000),
+);

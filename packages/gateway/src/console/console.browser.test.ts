@@ -19,6 +19,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChannelMessage, TurnLifecycleEvent } from "@herald/core";
+import { scaledMs } from "@herald/core/testing";
 import { DEFAULT_QA_BOT, QaPlatform } from "@herald/plugin-qa-channel/testing";
 import { CHROMIUM_LAUNCH_OPTIONS, chromiumAvailable } from "@herald/plugin-sdk/testing";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
@@ -67,7 +68,7 @@ describe.skipIf(!hasChromium)("web console in a real browser", () => {
   async function say(chat: string, text: string, until: "ended" | "started" = "ended") {
     const before = new Set(ended);
     const message = platform.post({ chat, text, author: { id: "ana", name: "Ana" } });
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + scaledMs(10_000);
     for (;;) {
       const conv = conversations.get(chat);
       if (until === "started" && conv) return conv;
@@ -149,7 +150,7 @@ describe.skipIf(!hasChromium)("web console in a real browser", () => {
     });
     await new Promise<void>((r) => evil.listen(0, "127.0.0.1", r));
     cleanup.push(() => new Promise((r) => evil.close(r)));
-  }, 30_000);
+  }, scaledMs(30_000));
 
   afterAll(async () => {
     releaseOpen();
@@ -319,7 +320,7 @@ describe.skipIf(!hasChromium)("web console in a real browser", () => {
     await page.goto(view(conversations.get("open") ?? ""));
     expect(await page.locator("[data-action=branch]").count()).toBe(0);
     releaseOpen(); // the handler returns: turn/end is written
-    await page.waitForSelector(".turn[data-state=completed]", { timeout: 5_000 });
+    await page.waitForSelector(".turn[data-state=completed]", { timeout: scaledMs(5_000) });
     expect((await nodes()).map((n) => [n.role, n.branch])).toEqual([
       ["user", false],
       ["assistant", true],
@@ -342,7 +343,7 @@ describe.skipIf(!hasChromium)("web console in a real browser", () => {
       relation: { kind: "system", reason: "cli" },
     };
     const intent = await gateway.runtime.enqueue(message);
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + scaledMs(10_000);
     for (;;) {
       const now = await gateway.runtime.store.getIntent(intent.id);
       if (now?.status === "unknown_after_send" && now.nextAttemptAt === 8_640_000_000_000_000)
@@ -424,7 +425,7 @@ describe.skipIf(!hasChromium)("web console in a real browser", () => {
     const before = Number(await held.textContent());
     await heldIntent("held reply four", "held-4");
     await expect
-      .poll(async () => Number(await held.textContent()), { timeout: 5_000 })
+      .poll(async () => Number(await held.textContent()), { timeout: scaledMs(5_000) })
       .toBe(before + 1);
     await page.screenshot({ path: join(outDir, "console-queue.png"), fullPage: true });
     for (const path of [

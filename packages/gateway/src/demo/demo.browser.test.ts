@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SqliteStateStore } from "@herald/core";
+import { scaledMs, trackChild } from "@herald/core/testing";
 import { DEFAULT_QA_BOT, QaPlatform } from "@herald/plugin-qa-channel/testing";
 import { CHROMIUM_LAUNCH_OPTIONS, chromiumAvailable } from "@herald/plugin-sdk/testing";
 import { type Browser, chromium } from "playwright-core";
@@ -25,10 +26,8 @@ const outDir = fileURLToPath(new URL("../../test-output/", import.meta.url));
 
 function startGateway(config: string, env: Record<string, string> = {}): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=herald-source", cli, "start", "--config", config],
-      {
+    const child = trackChild(
+      spawn(process.execPath, ["--conditions=herald-source", cli, "start", "--config", config], {
         env: {
           ...process.env,
           HERALD_QA_TOKEN: DEFAULT_QA_BOT.token,
@@ -36,7 +35,7 @@ function startGateway(config: string, env: Record<string, string> = {}): Promise
           ...env,
         },
         stdio: ["ignore", "pipe", "pipe"],
-      },
+      }),
     );
     let err = "";
     child.stderr?.on("data", (d) => {
@@ -69,7 +68,7 @@ describe.skipIf(!hasChromium)("herald demo in a real browser, with a gateway cra
   });
 
   it("streams a reply with its activity thread, and after a SIGKILL mid-send shows exactly one final", {
-    timeout: 120_000,
+    timeout: scaledMs(120_000),
   }, async () => {
     const platform = await QaPlatform.start();
     cleanup.push(() => platform.close());
@@ -109,8 +108,8 @@ describe.skipIf(!hasChromium)("herald demo in a real browser, with a gateway cra
     await page.fill("#text", "hello bot");
     await page.press("#text", "Enter");
     const first = demoAnswer("hello bot");
-    await page.waitForFunction(finalShown(first), undefined, { timeout: 20_000 });
-    await page.waitForSelector(".msg.bot.thread >> text=search", { timeout: 10_000 });
+    await page.waitForFunction(finalShown(first), undefined, { timeout: scaledMs(20_000) });
+    await page.waitForSelector(".msg.bot.thread >> text=search", { timeout: scaledMs(10_000) });
 
     // 2. Slow the platform's edits so the next final sits in `sending`, and kill the gateway there.
     platform.faults.failNext({ kind: "delay", delayMs: 1_500 }, { op: "edit", times: 50 });
@@ -118,7 +117,7 @@ describe.skipIf(!hasChromium)("herald demo in a real browser, with a gateway cra
     await page.press("#text", "Enter");
     const store = new SqliteStateStore({ path: join(dir, "state.db") });
     cleanup.push(() => store.close());
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + scaledMs(30_000);
     for (;;) {
       const sending = await store.listIntents({ statuses: ["sending"] });
       if (sending.some((i) => i.idempotencyKey.startsWith("stream:"))) break;
@@ -131,7 +130,7 @@ describe.skipIf(!hasChromium)("herald demo in a real browser, with a gateway cra
     gateway = await startGateway(config);
 
     const second = demoAnswer("second question");
-    await page.waitForFunction(finalShown(second), undefined, { timeout: 30_000 });
+    await page.waitForFunction(finalShown(second), undefined, { timeout: scaledMs(30_000) });
     await new Promise((r) => setTimeout(r, 1_500)); // let recovery settle: nothing more may appear
     const finals = await page.$$eval(".msg.bot:not(.thread) .text", (els) =>
       els.map((e) => e.textContent),

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteWorkerStore, StoreFailedError } from "@herald/core";
+import { scaledMs } from "@herald/core/testing";
 import { captureLogger } from "@herald/plugin-sdk/testing";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { parseConfig } from "../config/load.ts";
@@ -33,7 +34,7 @@ describe("a gateway's SQLite worker store in a crash loop", () => {
     mkdirSync(path);
     await store.countIntents().catch(() => {});
     await expect
-      .poll(() => (store as SqliteWorkerStore).failure, { timeout: 10_000 })
+      .poll(() => (store as SqliteWorkerStore).failure, { timeout: scaledMs(10_000) })
       .toBeInstanceOf(StoreFailedError);
 
     const server = await startHttpServer({

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { newIntent } from "@herald/core/testing";
+import { newIntent, trackChild } from "@herald/core/testing";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { parseConfig } from "../config/load.ts";
 import { openStore } from "./openStore.ts";
@@ -51,19 +51,21 @@ describe("openStore", () => {
   it("a gateway in another process holds the lock until it dies, also by SIGKILL", async () => {
     const dir = tmp();
     const file = join(dir, "state.db");
-    const holder = spawn(
-      process.execPath,
-      [
-        "--conditions=herald-source",
-        "--input-type=module",
-        "-e",
-        `const { openStore } = await import(${JSON.stringify(new URL("./openStore.ts", import.meta.url).href)});
+    const holder = trackChild(
+      spawn(
+        process.execPath,
+        [
+          "--conditions=herald-source",
+          "--input-type=module",
+          "-e",
+          `const { openStore } = await import(${JSON.stringify(new URL("./openStore.ts", import.meta.url).href)});
          const { parseConfig } = await import(${JSON.stringify(new URL("../config/load.ts", import.meta.url).href)});
          await openStore(parseConfig({ store: { sqlite: { path: ${JSON.stringify(file)} } } }), "/", {}, { lock: true });
          process.stdout.write("locked\\n");
          setInterval(() => {}, 1000);`,
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
+        ],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      ),
     );
     onTestFinished(() => {
       holder.kill("SIGKILL");

@@ -11,6 +11,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { sleep } from "@herald/core";
+import { trackCloser } from "@herald/core/testing";
 import { type HttpBindings, type ServerType, serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import {
@@ -228,6 +229,7 @@ export class FakePlatformServer {
   #port = 0;
   #refusing = false;
   #closed = false;
+  #untrack: (() => void) | undefined;
 
   constructor(options: FakePlatformServerOptions = {}) {
     this.#options = options;
@@ -279,11 +281,15 @@ export class FakePlatformServer {
   async listen(): Promise<string> {
     if (this.#server) return this.url;
     await this.#listenOn(this.#options.port ?? 0);
+    // Closed by the suite's teardown if the test never reaches its own close (a timeout).
+    this.#untrack = trackCloser(() => this.close());
     return this.url;
   }
 
   /** Stops the server and closes every connection, streams included. */
   async close(): Promise<void> {
+    this.#untrack?.();
+    this.#untrack = undefined;
     this.#closed = true;
     const server = this.#server;
     this.#server = undefined;

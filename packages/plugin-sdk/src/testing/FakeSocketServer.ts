@@ -13,6 +13,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { trackCloser } from "@herald/core/testing";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
 
 /** Options of {@link FakeSocketServer}. */
@@ -170,6 +171,7 @@ export class FakeSocketServer {
   readonly #rejections: number[] = [];
   readonly #sockets = new Set<Socket>();
   #server: Server | undefined;
+  #untrack: (() => void) | undefined;
   #port = 0;
   #taken = 0;
 
@@ -254,11 +256,15 @@ export class FakeSocketServer {
     });
     this.#server = server;
     this.#port = (server.address() as AddressInfo).port;
+    // Closed by the suite's teardown if the test never reaches its own close (a timeout).
+    this.#untrack = trackCloser(() => this.close());
     return this.url;
   }
 
   /** Drops every connection and stops listening. */
   async close(): Promise<void> {
+    this.#untrack?.();
+    this.#untrack = undefined;
     const server = this.#server;
     this.#server = undefined;
     for (const client of this.#wss.clients) client.terminate();

@@ -3,11 +3,13 @@
  *
  * @module
  */
+import { scaledMs } from "@herald/core/testing";
 
 /**
  * Polls `read` until `predicate` holds and returns that value.
  *
- * @param timeoutMs - give up after this many milliseconds. @defaultValue 5_000
+ * @param timeoutMs - give up after this many milliseconds on an idle machine; multiplied by the
+ *   suite's time scale (`HERALD_TEST_TIME_SCALE`, see `scaledMs`). @defaultValue 5_000
  * @param intervalMs - poll interval in milliseconds. @defaultValue 10
  * @throws Error naming `what` and the last value read when the time is up.
  *
@@ -19,7 +21,7 @@ export async function eventually<T>(
   predicate: (value: T) => boolean,
   options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
 ): Promise<T> {
-  const timeoutMs = options.timeoutMs ?? 5_000;
+  const timeoutMs = scaledMs(options.timeoutMs ?? 5_000);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -42,6 +42,20 @@ export {
   SqliteStateStore,
   setCoreMutations,
 } from "@herald/core";
+// The suite's time scale, depth (gate or full) and teardown registry (one copy, in core's
+// testing kit).
+export {
+  endTracked,
+  FULL_SUITE_ENV,
+  fullSuite,
+  gateOrFull,
+  scaledMs,
+  TEST_TIME_SCALE_ENV,
+  testTimeScale,
+  trackChild,
+  trackCloser,
+  trackedCount,
+} from "@herald/core/testing";
 // The HTTP toolkit fakes are built on.
 export { type Context, Hono } from "hono";
 export { streamSSE } from "hono/streaming";

@@ -6,6 +6,7 @@
  * @module
  */
 import { spawn } from "node:child_process";
+import { scaledMs, trackChild } from "@herald/core/testing";
 
 /** An action of an armed failpoint: `kill` (SIGKILL), `throw`, `delay:<ms>`, optionally `@<n>` (the n-th hit). */
 export type FailpointAction =
@@ -46,7 +47,11 @@ export type RunChildOptions = {
    * their TypeScript sources.
    */
   nodeArgs?: readonly string[];
-  /** Kills the child (SIGKILL) when it runs longer, in ms. @defaultValue 30_000 */
+  /**
+   * Kills the child (SIGKILL) when it runs longer than this many ms on an idle machine; the
+   * limit is multiplied by the suite's time scale (`HERALD_TEST_TIME_SCALE`, see `scaledMs`),
+   * so a crash test holds on a busy machine. @defaultValue 30_000
+   */
   timeoutMs?: number;
 };
 
@@ -54,7 +59,10 @@ export type RunChildOptions = {
  * Runs `node [nodeArgs] script ...args` and resolves when it exits (never rejects on a non-zero
  * exit: crash tests expect deaths).
  *
- * @throws Error when the child outlives `timeoutMs` (it is killed first).
+ * The child is registered for teardown (`trackChild`): when the test times out or fails before
+ * the child ends, the suite's teardown kills it, so no child outlives its test file.
+ *
+ * @throws Error when the child outlives its (scaled) `timeoutMs` (it is killed first).
  */
 export function runNodeChild(
   script: string,
@@ -62,14 +70,16 @@ export function runNodeChild(
   options: RunChildOptions = {},
 ): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...args], {
-      env: {
-        ...process.env,
-        ...options.env,
-        HERALD_FAILPOINTS: options.failpoints ? failpointsEnv(options.failpoints) : "",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = trackChild(
+      spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...args], {
+        env: {
+          ...process.env,
+          ...options.env,
+          HERALD_FAILPOINTS: options.failpoints ? failpointsEnv(options.failpoints) : "",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => {
@@ -78,7 +88,7 @@ export function runNodeChild(
     child.stderr.on("data", (d) => {
       stderr += d;
     });
-    const timeoutMs = options.timeoutMs ?? 30_000;
+    const timeoutMs = scaledMs(options.timeoutMs ?? 30_000);
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`child ${script} ran longer than ${timeoutMs} ms; stderr: ${stderr}`));

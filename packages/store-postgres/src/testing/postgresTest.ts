@@ -5,6 +5,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
+import { scaledMs } from "@herald/core/testing";
 import pg, { Client } from "pg";
 import { afterEach, beforeEach } from "vitest";
 import { PostgresStateStore, type PostgresStateStoreOptions } from "../PostgresStateStore.ts";
@@ -106,7 +107,7 @@ export async function blockedBackend(
   applicationName: string,
   timeoutMs = 5000,
 ): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaledMs(timeoutMs);
   while (Date.now() < deadline) {
     const { rows } = await client.query<{ pid: number }>(
       "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",

@@ -14,6 +14,7 @@ import {
   createMessageRuntime,
   createReceiverSink,
   SqliteStateStore,
+  scaledMs,
 } from "@herald/plugin-sdk/testing";
 import { createTelegramAdapter, createTelegramReceiver } from "../index.ts";
 import { testConfig } from "./harness.ts";
@@ -62,7 +63,7 @@ const receiver = createTelegramReceiver(
 );
 await receiver.start?.();
 
-const deadline = Date.now() + 20_000;
+const deadline = Date.now() + scaledMs(20_000);
 for (;;) {
   const watermark = Number(
     (await store.getWatermark({ channel: "telegram", accountId: "main", source: "updates" })) ?? 0,

@@ -13,6 +13,7 @@ import type { DurableSendIntent } from "../../message/intent.ts";
 import type { ChannelMessage } from "../../message/message.ts";
 import type { MessageRuntime } from "../../runtime.ts";
 import { sleep } from "../../sleep.ts";
+import { scaledMs } from "../../testing/timeScale.ts";
 
 /** A message as the platform shows it, for the suite's assertions. */
 export type SuiteVisibleMessage = {
@@ -169,7 +170,7 @@ export function suiteContext(
       return current;
     },
     async settle() {
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + scaledMs(10_000);
       let quietRounds = 0;
       while (Date.now() < deadline) {
         if (timers.fireNext()) {

@@ -17,6 +17,7 @@ import { openSqliteStateStore } from "../../state/sqlite/worker/SqliteWorkerStor
 import { createFakeAdapter } from "../../testing/fakeAdapter.ts";
 import { httpTransport } from "../../testing/fakePlatformServer.ts";
 import { outboundMessage } from "../../testing/fixtures.ts";
+import { scaledMs } from "../../testing/timeScale.ts";
 
 type Config = {
   storePath: string;
@@ -76,7 +77,7 @@ if (config.phase === "produce") {
     ),
   );
 } else {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + scaledMs(20_000);
   for (;;) {
     const intents = await store.listIntents({ limit: 1_000 });
     const held = intents.filter(isHeldForOperator);

@@ -13,6 +13,7 @@ import {
   inProcessTransport,
 } from "../../testing/fakeAdapter.ts";
 import { FakePlatform, type FakePlatformOptions } from "../../testing/fakePlatform.ts";
+import { scaledMs } from "../../testing/timeScale.ts";
 import type { DeliveryOptions } from "../deps.ts";
 
 /** A clock tests move by hand; starts at the real time. */
@@ -94,12 +95,16 @@ export async function deliveryHarness(
   };
 }
 
-/** Waits (real time) until `predicate` holds, polling every 5 ms. */
+/**
+ * Waits (real time) until `predicate` holds, polling every 5 ms; gives up after `idleMs` times
+ * the suite's time scale (`HERALD_TEST_TIME_SCALE`).
+ */
 export async function eventually<T>(
   read: () => Promise<T> | T,
   predicate: (v: T) => boolean,
-  timeoutMs = 5_000,
+  idleMs = 5_000,
 ): Promise<T> {
+  const timeoutMs = scaledMs(idleMs);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await read();

@@ -15,6 +15,7 @@ import { createMessageRuntime } from "../../runtime.ts";
 import { SqliteStateStore } from "../../state/sqlite/SqliteStateStore.ts";
 import { createFakeAdapter } from "../../testing/fakeAdapter.ts";
 import { httpTransport } from "../../testing/fakePlatformServer.ts";
+import { scaledMs } from "../../testing/timeScale.ts";
 
 type Config = {
   storePath: string;
@@ -48,7 +49,7 @@ const runtime = createMessageRuntime({
 await runtime.start();
 
 const until = async (done: () => Promise<boolean>, what: string) => {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + scaledMs(15_000);
   while (!(await done())) {
     if (Date.now() > deadline) {
       console.error(`timed out waiting for ${what}`);

@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { newIntent, outboundMessage } from "../fixtures.ts";
+import { scaledMs } from "../timeScale.ts";
 import type { StateStoreHarness } from "./harness.ts";
 
 // Source: src/testing/conformance/crash.ts → ../crashChild.ts. Built: dist/testing/index.mjs → ./crashChild.mjs.
@@ -26,7 +27,11 @@ function runChild(
   return spawnSync(
     process.execPath,
     [...conditions, fileURLToPath(childUrl), storeModule, location, scenario, arg],
-    { env: { ...process.env, HERALD_FAILPOINTS: failpoints }, encoding: "utf8", timeout: 30_000 },
+    {
+      env: { ...process.env, HERALD_FAILPOINTS: failpoints },
+      encoding: "utf8",
+      timeout: scaledMs(30_000),
+    },
   );
 }
 

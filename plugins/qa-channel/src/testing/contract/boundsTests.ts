@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type DeliveryOptions, eventually } from "@herald/plugin-sdk/testing";
+import { type DeliveryOptions, eventually, scaledMs } from "@herald/plugin-sdk/testing";
 import { expect } from "vitest";
 import { expectGuaranteed, guaranteeOf } from "./guarantee.ts";
 import type { ContractSuite, ContractTestContext } from "./registry.ts";
@@ -108,7 +108,7 @@ export function boundsTests(suite: ContractSuite): void {
             expect(copies).toBeLessThanOrEqual(sends.length);
           }
         },
-        { timeout: 40_000 },
+        { timeout: scaledMs(40_000) },
       );
     });
 
@@ -143,7 +143,7 @@ export function boundsTests(suite: ContractSuite): void {
           });
           expect(intent.failure?.evidence ?? "maybe_sent").toBe("maybe_sent");
         },
-        { timeout: 40_000 },
+        { timeout: scaledMs(40_000) },
       );
     });
 }

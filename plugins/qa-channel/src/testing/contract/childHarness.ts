@@ -6,7 +6,7 @@
  * @module
  */
 import type { ChannelMessageAdapter } from "@herald/plugin-sdk/channel-message";
-import { SqliteStateStore } from "@herald/plugin-sdk/testing";
+import { SqliteStateStore, scaledMs } from "@herald/plugin-sdk/testing";
 import type { ContractHarness, ContractHarnessModule, JsonValue } from "./types.ts";
 
 /**
@@ -29,7 +29,7 @@ export async function loadHarness(module: ContractHarnessModule): Promise<Contra
 
 /** Polls `done` every 10 ms until it holds; false when `timeoutMs` passed first. */
 export async function waitUntil(done: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaledMs(timeoutMs);
   while (!(await done())) {
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 10));

@@ -15,6 +15,7 @@ import {
   eventually,
   isHeldForOperator,
   type PlatformFault,
+  scaledMs,
 } from "@herald/plugin-sdk/testing";
 import { expect } from "vitest";
 import { announcesRetryAfter, retryAfterSkip } from "./harnessChecks.ts";
@@ -186,7 +187,7 @@ export function classifyTests(suite: ContractSuite): void {
         const [first] = await firstFailure(failures, 5_000 + (timeoutMs as number));
         expect(first).toMatchObject({ kind: "transient", evidence: "maybe_sent" });
       },
-      { timeout: 40_000 },
+      { timeout: scaledMs(40_000) },
     );
 
     for (const via of ["body", "header"] as const) {

@@ -13,6 +13,7 @@ import {
   createMessageRuntime,
   isHeldForOperator,
   SqliteStateStore,
+  scaledMs,
 } from "@herald/plugin-sdk/testing";
 import type { ContractHarness, ContractHarnessModule, JsonValue } from "./types.ts";
 
@@ -72,7 +73,7 @@ if (config.phase === "produce") {
       .catch(() => {});
   }
 } else {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + scaledMs(15_000);
   for (;;) {
     const open = await store.listIntents({
       statuses: ["pending", "sending", "committing", "unknown_after_send"],

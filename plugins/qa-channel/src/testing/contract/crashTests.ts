@@ -15,6 +15,7 @@ import {
   isHeldForOperator,
   runNodeChild,
   SqliteStateStore,
+  scaledMs,
 } from "@herald/plugin-sdk/testing";
 import { afterAll, expect, onTestFinished } from "vitest";
 import type { CrashChildConfig } from "./crashChild.ts";
@@ -163,7 +164,7 @@ export function crashTests(suite: ContractSuite): void {
               expect((await platform.visible(group)).filter((m) => m.author.bot)).toEqual([]);
             }
           },
-          { timeout: 40_000 },
+          { timeout: scaledMs(40_000) },
         );
       }
 
@@ -230,7 +231,7 @@ export function crashTests(suite: ContractSuite): void {
           expect(intent?.status, "reconciled (sent) or held").toBe("sent");
           expect(intent?.receipt?.platformMessageIds).toEqual(after.map((m) => m.id));
         },
-        { timeout: 40_000 },
+        { timeout: scaledMs(40_000) },
       );
     });
 }

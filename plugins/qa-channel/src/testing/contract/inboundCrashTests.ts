@@ -11,6 +11,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { scaledMs } from "@herald/plugin-sdk/testing";
 import { expect, onTestFinished } from "vitest";
 import { crashDir, expectKilledAt, runCrashChild } from "./crashRun.ts";
 import type { ReceiveCrashChildConfig } from "./receiveCrashChild.ts";
@@ -103,7 +104,7 @@ export function inboundCrashTests(suite: ContractSuite): void {
           expect(missing, "messages lost across the crash").toEqual([]);
           expect([...all].sort(), "each message handled exactly once").toEqual([...ids].sort());
         },
-        { timeout: 40_000 },
+        { timeout: scaledMs(40_000) },
       );
     }
   });

@@ -8,6 +8,7 @@
  * @module
  */
 import { join } from "node:path";
+import { scaledMs } from "@herald/plugin-sdk/testing";
 import { expect, onTestFinished } from "vitest";
 import { crashDir, expectKilledAt, runCrashChild } from "./crashRun.ts";
 import type { LiveCrashChildConfig } from "./liveCrashChild.ts";
@@ -111,7 +112,7 @@ export function liveCrashTests(suite: ContractSuite): void {
             inDoubt ? 1 : 0,
           );
         },
-        { timeout: 40_000 },
+        { timeout: scaledMs(40_000) },
       );
     }
   });

@@ -11,6 +11,7 @@ import {
   createReceiverSink,
   eventually,
   SqliteStateStore,
+  scaledMs,
 } from "@herald/plugin-sdk/testing";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
@@ -99,7 +100,7 @@ describe.skipIf(!hasChromium)("web chat page in a real browser", () => {
         return bots.length === 1 && bots[0].textContent === ${JSON.stringify(FINAL)};
       })()`,
       undefined,
-      { timeout: 15_000 },
+      { timeout: scaledMs(15_000) },
     );
 
     const seen = (await page.evaluate("window.seen")) as string[];

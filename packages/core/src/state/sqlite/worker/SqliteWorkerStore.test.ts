@@ -8,6 +8,7 @@ import type { HeraldLogger } from "../../../logger.ts";
 import { IllegalTransitionError } from "../../../message/intent.ts";
 import { newIntent } from "../../../testing/fixtures.ts";
 import { describeStateStoreConformance } from "../../../testing/storeConformance.ts";
+import { scaledMs } from "../../../testing/timeScale.ts";
 import {
   IntentConflictError,
   SchemaTooNewError,
@@ -142,7 +143,7 @@ describe("SqliteWorkerStore specifics", () => {
     const during = await store.getIntent("x").catch((e: unknown) => e);
     expect(during).toBeInstanceOf(StoreUnavailableError);
     expect((during as Error).message).toContain("getIntent");
-    await expect.poll(() => store.workerRestarts, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => store.workerRestarts, { timeout: scaledMs(10_000) }).toBe(1);
     const before = await store.getIntentByIdempotencyKey("before");
     expect(before?.status).toBe("pending");
     await store.enqueueIntents([newIntent(undefined, { idempotencyKey: "after" })]);
@@ -189,7 +190,9 @@ describe("SqliteWorkerStore specifics", () => {
     await expect(store.countIntents()).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(store.failure).toBeUndefined();
     // The death and two failed restarts (100 ms and 300 ms later): three crashes.
-    await expect.poll(() => store.failure, { timeout: 10_000 }).toBeInstanceOf(StoreFailedError);
+    await expect
+      .poll(() => store.failure, { timeout: scaledMs(10_000) })
+      .toBeInstanceOf(StoreFailedError);
     const error = await store.getIntent("x").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreFailedError);
     expect(error).toBeInstanceOf(StoreUnavailableError);
@@ -222,7 +225,7 @@ describe("SqliteWorkerStore specifics", () => {
     await new Promise((r) => setTimeout(r, 800));
     expect(store.failure).toBeUndefined();
     rmSync(path, { recursive: true });
-    await expect.poll(() => store.workerRestarts, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => store.workerRestarts, { timeout: scaledMs(10_000) }).toBe(1);
     expect(store.failure).toBeUndefined();
     expect((await store.countIntents()).pending).toBe(0);
     await store.close();

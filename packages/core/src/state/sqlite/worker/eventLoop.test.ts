@@ -16,6 +16,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { resetFailpoints } from "../../../failpoint.ts";
 import { newIntent } from "../../../testing/fixtures.ts";
+import { scaledMs } from "../../../testing/timeScale.ts";
 import type { MessageStateStore } from "../../MessageStateStore.ts";
 import { SqliteStateStore } from "../SqliteStateStore.ts";
 import { openSqliteStateStore } from "./SqliteWorkerStore.ts";
@@ -60,11 +61,13 @@ async function both(): Promise<{ inThread: Delay; worker: Delay }> {
 }
 
 describe("event-loop health while a burst of durable writes commits", () => {
-  it("keeps the main loop's p99 delay under 50 ms on this disk", async () => {
+  // Latency bounds (a benchmark's kind of claim) scaled by HERALD_TEST_TIME_SCALE: exact on an
+  // idle machine, looser on a busy one, where every loop's delay stretches.
+  it("keeps the main loop's p99 delay under 50 ms on this disk (idle machine)", async () => {
     const { inThread, worker } = await both();
     const summary = `in-thread ${show(inThread)}, worker ${show(worker)}`;
     console.log(`real disk: ${summary}`);
-    expect(worker.p99Ms, summary).toBeLessThan(50);
+    expect(worker.p99Ms, summary).toBeLessThan(scaledMs(50));
   });
 
   it("keeps the loop running on a slow disk, where the in-thread store holds it for every commit", async () => {
@@ -74,6 +77,6 @@ describe("event-loop health while a burst of durable writes commits", () => {
     const summary = `in-thread ${show(inThread)}, worker ${show(worker)}`;
     console.log(`slow disk (+50 ms per COMMIT): ${summary}`);
     expect(inThread.p99Ms, summary).toBeGreaterThanOrEqual(40);
-    expect(worker.p99Ms, summary).toBeLessThan(25);
+    expect(worker.p99Ms, summary).toBeLessThan(scaledMs(25));
   });
 });
