@@ -108,7 +108,9 @@ export {
 } from "./process.ts";
 export {
   createAdapterWithSecrets,
+  type MalformedSecretCase,
   type SecretCheckResult,
+  secretShapeProblems,
 } from "./secretCheck.ts";
 export { createReceiverSink } from "./sink.ts";
 export {

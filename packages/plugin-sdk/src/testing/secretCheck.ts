@@ -47,3 +47,63 @@ export function createAdapterWithSecrets<TConfig>(
     return { asked, error };
   }
 }
+
+/** A malformed value of one secret, and the config setting its error must name. */
+export type MalformedSecretCase = {
+  /** The secret's name (an env var), as `deps.secret(name)` asks for it. */
+  name: string;
+  /** The malformed value. */
+  value: string;
+  /** The config setting that names the secret, e.g. `tokenEnv`. */
+  setting: string;
+};
+
+/**
+ * The checks every plugin's secrets get ([H28] C49), runner-free: each `good` value with a
+ * trailing newline (as `echo … > file` writes it) must be accepted (trimmed), and each
+ * `malformed` case must be refused at start with a `MalformedSecretError` whose `setting` and
+ * `source` are the case's, whose message and fix name both, and which never shows the value.
+ *
+ * @returns one line per problem found; empty when every check holds.
+ * @example
+ * expect(secretShapeProblems(plugin, config, { TOKEN: "123:abc" }, [
+ *   { name: "TOKEN", value: "bot123:abc", setting: "tokenEnv" },
+ * ])).toEqual([]);
+ */
+export function secretShapeProblems<TConfig>(
+  plugin: ChannelPlugin<TConfig>,
+  config: TConfig,
+  good: Readonly<Record<string, string>>,
+  malformed: readonly MalformedSecretCase[],
+): string[] {
+  const problems: string[] = [];
+  const withNewlines = Object.fromEntries(
+    Object.entries(good).map(([name, value]) => [name, `${value}\n`]),
+  );
+  const trimmed = createAdapterWithSecrets(plugin, config, withNewlines).error;
+  if (trimmed !== undefined)
+    problems.push(`good secrets with a trailing newline were refused: ${String(trimmed)}`);
+  for (const { name, value, setting } of malformed) {
+    const at = `${name} = ${JSON.stringify(value)}`;
+    const { error } = createAdapterWithSecrets(plugin, config, { ...good, [name]: value });
+    const e = error as {
+      name?: string;
+      setting?: string;
+      source?: string;
+      message?: string;
+      fix?: string;
+    };
+    if (e?.name !== "MalformedSecretError") {
+      problems.push(`${at}: expected a MalformedSecretError, got ${String(error)}`);
+      continue;
+    }
+    if (e.setting !== setting) problems.push(`${at}: setting ${e.setting}, expected ${setting}`);
+    if (e.source !== name) problems.push(`${at}: source ${e.source}, expected ${name}`);
+    const text = `${e.message} ${e.fix}`;
+    if (!text.includes(name)) problems.push(`${at}: the error does not name ${name}`);
+    if (!text.includes(setting)) problems.push(`${at}: the error does not name ${setting}`);
+    if (value.trim() && text.includes(value.trim()))
+      problems.push(`${at}: the error shows the value`);
+  }
+  return problems;
+}
