@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { scaledMs } from "@herald/plugin-sdk/testing";
 import { afterAll, describe } from "vitest";
 import { boundsTests } from "./boundsTests.ts";
 import { classifyTests } from "./classifyTests.ts";
@@ -45,7 +46,8 @@ export function describeChannelContract<TConnection extends JsonValue>(
   const areas = new Set<ContractArea>(options.areas ?? CONTRACT_AREAS);
   const h = harness as unknown as ContractHarness;
   const title = `channel contract: ${harness.name}${options.variant ? ` (${options.variant})` : ""}`;
-  const timeoutMs = options.timeoutMs ?? 20_000;
+  // Scaled by the suite's time knob (HERALD_TEST_TIME_SCALE): the tests' own retry-afters are.
+  const timeoutMs = scaledMs(options.timeoutMs ?? 20_000);
   describe(title, { timeout: timeoutMs }, () => {
     // Vitest's default reporter shows no skip reason for a passing file: print them here.
     const skipped: Array<{ testId: string; reason: string }> = [];

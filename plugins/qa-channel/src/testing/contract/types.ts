@@ -71,7 +71,7 @@ export type ContractOptions = {
   areas?: readonly ContractArea[];
   /** Suffix for the top-level describe title (variants of one harness). */
   variant?: string;
-  /** Per-test timeout in ms. @defaultValue 20_000 */
+  /** Per-test timeout in ms on an idle machine, scaled by `HERALD_TEST_TIME_SCALE`. @defaultValue 20_000 */
   timeoutMs?: number;
   /**
    * Register only the tests with these ids (each title ends with its id in brackets, e.g.
