@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { docsLink } from "../docsLinks.ts";
+import { channelConfigIssues } from "../plugins/loadPlugins.ts";
 import { ConfigError } from "./errors.ts";
 import { parseWithIssues } from "./issues.ts";
 import { type HeraldConfig, heraldConfigSchema } from "./schema.ts";
@@ -30,7 +31,9 @@ export function parseConfig(raw: unknown, file = "config"): HeraldConfig {
  * Finds and loads the config: `path` when given, else the first of {@link CONFIG_FILE_NAMES} in
  * `cwd`.
  *
- * @throws {@link ConfigError} when the file is missing, is not valid JSON, or fails validation.
+ * @throws {@link ConfigError} when the file is missing, is not valid JSON, or fails validation:
+ *   with the top level's issues, those of each channel's plugin `config` (its plugin imported
+ *   from the config's folder to validate it), so one run names every problem.
  */
 export async function loadConfig(path?: string, cwd = process.cwd()): Promise<LoadedConfig> {
   const file = path
@@ -58,5 +61,14 @@ export async function loadConfig(path?: string, cwd = process.cwd()): Promise<Lo
     const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
     raw = mod.default;
   }
-  return { file, dir: dirname(file), config: parseConfig(raw, file) };
+  const dir = dirname(file);
+  const result = parseWithIssues(heraldConfigSchema, raw);
+  if (result.ok) return { file, dir, config: result.data };
+  // Report the channels' plugin configs in the same run (a plugin issue the top level already
+  // names, e.g. an uninstalled plugin's name, is not repeated).
+  const known = new Set(result.issues.map((i) => `${i.path}\0${i.message}`));
+  const more = (await channelConfigIssues(raw, dir)).filter(
+    (i) => !known.has(`${i.path}\0${i.message}`),
+  );
+  throw new ConfigError(file, [...result.issues, ...more]);
 }
