@@ -28,6 +28,28 @@ export function parseConfig(raw: unknown, file = "config"): HeraldConfig {
 }
 
 /**
+ * Validates a config object like {@link parseConfig}, and when its top level is invalid also
+ * each channel's plugin `config` (plugins imported from `dir`, or taken from `preloaded`), so
+ * one run names every problem.
+ * @throws {@link ConfigError} naming each bad field and the fix.
+ */
+export async function validateConfig(
+  raw: unknown,
+  file: string,
+  dir: string,
+  preloaded?: Parameters<typeof channelConfigIssues>[2],
+): Promise<HeraldConfig> {
+  const result = parseWithIssues(heraldConfigSchema, raw);
+  if (result.ok) return result.data;
+  // A plugin issue the top level already names (an uninstalled plugin's name) is not repeated.
+  const known = new Set(result.issues.map((i) => `${i.path}\0${i.message}`));
+  const more = (await channelConfigIssues(raw, dir, preloaded)).filter(
+    (i) => !known.has(`${i.path}\0${i.message}`),
+  );
+  throw new ConfigError(file, [...result.issues, ...more]);
+}
+
+/**
  * Finds and loads the config: `path` when given, else the first of {@link CONFIG_FILE_NAMES} in
  * `cwd`.
  *
@@ -62,13 +84,5 @@ export async function loadConfig(path?: string, cwd = process.cwd()): Promise<Lo
     raw = mod.default;
   }
   const dir = dirname(file);
-  const result = parseWithIssues(heraldConfigSchema, raw);
-  if (result.ok) return { file, dir, config: result.data };
-  // Report the channels' plugin configs in the same run (a plugin issue the top level already
-  // names, e.g. an uninstalled plugin's name, is not repeated).
-  const known = new Set(result.issues.map((i) => `${i.path}\0${i.message}`));
-  const more = (await channelConfigIssues(raw, dir)).filter(
-    (i) => !known.has(`${i.path}\0${i.message}`),
-  );
-  throw new ConfigError(file, [...result.issues, ...more]);
+  return { file, dir, config: await validateConfig(raw, file, dir) };
 }
