@@ -7,6 +7,9 @@
  * - each inline config fragment (`"http": { … }`, `{ "store": … }`) is a valid gateway config —
  *   or, on a channel's page, a valid config of that channel (README's `{ "sqlite": … }` was
  *   neither: the form that works is `"store": { "sqlite": … }`);
+ * - a `json invalid` block (a config shown being refused) is refused, and the block after it
+ *   shows each of its problems (the loader reports plugin configs with the top level's);
+ * - a config followed by a `herald start` line (without `--echo`) names a `handler`;
  * - each other code block parses, and every name it imports exists in the package it names
  *   (values imported from the workspace sources, types read from their exports).
  */
@@ -34,7 +37,13 @@ const CONFIG_KEYS = Object.keys(heraldConfigSchema.shape);
 const SECTION_KEYS = ["sqlite", "postgres"];
 const CODE_LANGS = ["ts", "js", "mjs", "typescript", "javascript"];
 
-const jsonBlocks = fenced.filter((b) => b.lang === "json");
+const jsonBlocks = fenced.filter((b) => b.lang === "json" && !b.flags.includes("invalid"));
+/** `json invalid` blocks: a config shown to be refused; the block after it shows the refusal. */
+const invalidBlocks = fenced.filter((b) => b.lang === "json" && b.flags.includes("invalid"));
+/** The fenced block after `b` on its page. */
+const nextBlock = (b: Fenced) => fenced.find((n) => n.file === b.file && n.line > b.line);
+/** `herald start` run by a shell line, without `--echo` (which needs no handler). */
+const STARTS_WITHOUT_ECHO = /^(?!\s*#).*\bherald start\b(?!.*--echo)/m;
 const codeBlocks = fenced.filter((b) => CODE_LANGS.includes(b.lang) && !b.flags.includes("run"));
 const inlineConfigs = inline.flatMap((s) => {
   const value = inlineJson(s.code);
@@ -75,6 +84,29 @@ describe("config snippets in the docs (C52)", () => {
     },
     60_000, // the first config of a channel imports its plugin and its platform SDK
   );
+
+  it.each(invalidBlocks.map((b) => [where(b), b] as const))(
+    "%s is refused, with each problem shown in the block after it",
+    async (_at, b) => {
+      const problems = await jsonProblems(b);
+      expect(problems.length).toBeGreaterThan(0);
+      const shown = nextBlock(b)?.code ?? "";
+      expect(shown).toContain(`${problems.length} problem(s)`);
+      for (const p of problems) expect(shown).toContain(`- ${p.slice(0, p.indexOf(": "))}: `);
+    },
+    60_000,
+  );
+
+  // A config followed by `herald start` (no --echo) must name a handler: `herald start` refuses
+  // one without ("no bot handler"), as docs/console.md's "Turn it on" once did.
+  it.each(
+    jsonBlocks
+      .filter((b) => STARTS_WITHOUT_ECHO.test(nextBlock(b)?.code ?? ""))
+      .map((b) => [where(b), b] as const),
+  )("%s, run with herald start, names a handler", (_at, b) => {
+    const config = JSON.parse(b.code) as { handler?: unknown };
+    expect(typeof config.handler).toBe("string");
+  });
 
   it.each(inlineConfigs.map((s) => [`${where(s)} \`${s.code}\``, s] as const))(
     "%s is valid where the page puts it",

@@ -34,8 +34,8 @@ import { AttemptLog } from "./console/attempts.ts";
 import { type ConsoleApp, createConsoleApp } from "./console/console.ts";
 import {
   type ConsoleOptions,
+  consoleTokenProblem,
   DEFAULT_CONSOLE_SESSION_TTL_MS,
-  MIN_CONSOLE_TOKEN_LENGTH,
 } from "./console/deps.ts";
 import type { HttpListener } from "./http/listener.ts";
 import { GatewayMetrics } from "./http/metrics.ts";
@@ -116,17 +116,18 @@ function consoleRedaction(
 }
 
 /**
- * Refuses a console token shorter than {@link MIN_CONSOLE_TOKEN_LENGTH} (an empty one would let
- * an empty sign-in through).
+ * Refuses a console token shorter than 16 characters (an empty one would let
+ * an empty sign-in through) or holding whitespace (no sign-in could match it).
  * @throws ConfigError at `console.token`.
  */
 function assertConsoleToken(options: ConsoleOptions): void {
-  if (options.token.length >= MIN_CONSOLE_TOKEN_LENGTH) return;
+  const problem = consoleTokenProblem(options.token);
+  if (problem === undefined) return;
   throw new ConfigError("createGateway()", [
     {
       path: "console.token",
-      message: `the console token has ${options.token.length} characters; it needs at least ${MIN_CONSOLE_TOKEN_LENGTH}`,
-      fix: "use a random token, e.g. the output of `openssl rand -hex 24`",
+      message: problem,
+      fix: "use a random token, e.g. the output of `openssl rand -hex 24` (no newline)",
     },
   ]);
 }

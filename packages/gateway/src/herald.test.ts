@@ -2,7 +2,7 @@
  * `herald(config)`: says where its HTTP server listens at start, refuses a second gateway on
  * its SQLite file, and releases the file when it fails to start.
  */
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +18,31 @@ const sink = () => {
 };
 
 describe("herald()", () => {
+  it("a refused config names every problem in one run and creates no store ([H28] newcomer follow-up)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "herald-refused-"));
+    const store = { sqlite: { path: "state.db" } };
+    const qa = { plugin: "@herald/plugin-qa-channel", config: { baseUrl: "http://127.0.0.1:9" } };
+    // A top-level typo and a plugin config typo: both reported at once.
+    const both = await herald(
+      { store: { sqlit: {} }, channels: [{ ...qa, config: { baseUrl: 1 } }] } as never,
+      { dir, env: {} },
+    ).catch((e: unknown) => e);
+    expect(both).toBeInstanceOf(ConfigError);
+    expect((both as ConfigError).issues.map((i) => i.path)).toEqual([
+      "store.sqlit",
+      "channels[0].config.baseUrl",
+    ]);
+    // A missing secret and a missing console token: refused before the store is created.
+    for (const config of [
+      { store, channels: [qa] },
+      { store, channels: [qa], console: { tokenEnv: "HERALD_CONSOLE_TOKEN" } },
+    ]) {
+      const env = "console" in config ? { HERALD_QA_TOKEN: "herald:qa-secret" } : {};
+      await expect(herald(config, { dir, env })).rejects.toBeInstanceOf(ConfigError);
+      expect(existsSync(join(dir, "state.db"))).toBe(false);
+    }
+  });
+
   it("prints the HTTP address at start (127.0.0.1:8787 unless the config says otherwise)", async () => {
     const notice = sink();
     const bot = await herald(

@@ -7,7 +7,7 @@
  */
 import { ConfigError } from "./config/errors.ts";
 import { gatewayOptionsOf } from "./config/gatewayOptions.ts";
-import { parseConfig } from "./config/load.ts";
+import { validateConfig } from "./config/load.ts";
 import type { HeraldConfig } from "./config/schema.ts";
 import { createGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
 import { httpListenError, httpNotice } from "./http/listenErrors.ts";
@@ -46,18 +46,19 @@ export async function herald(
     notice?: { write(text: string): unknown };
   } & Pick<GatewayOptions, "handler" | "activityLog" | "typing"> = {},
 ): Promise<Gateway> {
-  const parsed = parseConfig(config);
   const dir = options.dir ?? process.cwd();
+  const parsed = await validateConfig(config, "config", dir);
   const env = options.env ?? process.env;
   const secrets = new SecretReader(env);
   const logger = createLogger({ level: parsed.log.level, secrets, out: process.stderr });
+  // Channels, plugin configs and secrets are checked before the store is opened: a refused
+  // config creates no store file and no lock.
+  const channels = await loadPlugins(parsed, { logger, secrets, dir });
+  const receives = channels.some((c) => c.plugin.createReceiver !== undefined);
+  const fromConfig = gatewayOptionsOf(parsed, secrets);
   const store = await openStore(parsed, dir, env, { lock: true, logger });
   let gateway: Gateway;
-  let receives = false;
   try {
-    const channels = await loadPlugins(parsed, { logger, secrets, dir });
-    receives = channels.some((c) => c.plugin.createReceiver !== undefined);
-    const fromConfig = gatewayOptionsOf(parsed, secrets);
     gateway = createGateway({
       ...fromConfig,
       store,

@@ -121,7 +121,15 @@ export async function pluginConfigProblems(
 /** Validates a whole gateway config: the gateway's schema, then each channel's plugin schema. */
 export async function configProblems(root: string, raw: unknown): Promise<string[]> {
   const parsed = parseWithIssues(heraldConfigSchema, raw);
-  if (!parsed.ok) return format(parsed.issues);
+  if (!parsed.ok) {
+    // As the gateway's loader does: the channels' plugin configs are reported in the same run.
+    const channels = (raw as { channels?: unknown } | null)?.channels;
+    const more: string[] = [];
+    if (Array.isArray(channels))
+      for (const [i, channel] of channels.entries())
+        more.push(...(await channelProblems(root, channel, `channels[${i}]`)));
+    return [...format(parsed.issues), ...more];
+  }
   const problems: string[] = [];
   for (const [i, channel] of parsed.data.channels.entries())
     problems.push(...(await channelProblems(root, channel, `channels[${i}]`)));

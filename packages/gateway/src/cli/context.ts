@@ -29,6 +29,19 @@ export async function cliContext(
   lock = false,
   reader = false,
 ): Promise<CliContext> {
+  const base = await cliBase(configPath, quiet);
+  return { ...base, store: await cliStore(base, lock, reader) };
+}
+
+/** A CLI context before its store is opened: config, secrets, logger. */
+export type CliBase = Omit<CliContext, "store">;
+
+/**
+ * Loads config, secrets and logger, and opens nothing: `herald start` validates the channels
+ * and secrets with it before {@link cliStore} creates the store, so a refused start leaves no
+ * `.herald/state.db` behind.
+ */
+export async function cliBase(configPath: string | undefined, quiet = false): Promise<CliBase> {
   const loaded = await loadConfig(configPath);
   const secrets = new SecretReader();
   const logger = createLogger({
@@ -36,12 +49,16 @@ export async function cliContext(
     secrets,
     out: process.stderr,
   });
-  const store = await openStore(loaded.config, loaded.dir, process.env, { lock, reader });
-  return { loaded, secrets, logger, store };
+  return { loaded, secrets, logger };
+}
+
+/** Opens the store of a {@link CliBase} (`lock` and `reader` as in {@link cliContext}). */
+export function cliStore(base: CliBase, lock = false, reader = false): Promise<MessageStateStore> {
+  return openStore(base.loaded.config, base.loaded.dir, process.env, { lock, reader });
 }
 
 /** Loads the configured channels of a context. */
-export function cliChannels(ctx: CliContext): Promise<LoadedChannel[]> {
+export function cliChannels(ctx: CliBase): Promise<LoadedChannel[]> {
   return loadPlugins(ctx.loaded.config, {
     logger: ctx.logger,
     secrets: ctx.secrets,

@@ -127,8 +127,15 @@ for (const [name, describe] of [
           ids,
           all ? { statuses: [all], ...(o.channel ? { channel: o.channel } : {}) } : undefined,
         );
-        if (selected.length === 0)
-          throw new CliUsageError(`nothing to ${name}: give intent ids or --all <status>`);
+        if (selected.length === 0) {
+          if (!all)
+            throw new CliUsageError(`nothing to ${name}: give intent ids or --all <status>`);
+          // An empty --all selection is a state, not a mistake: say so and succeed.
+          process.stdout.write(
+            `${name}: no intent is ${all}${o.channel ? ` on channel ${o.channel}` : ""}; nothing to do\n`,
+          );
+          return;
+        }
         const result = await ops.queueAct(ctx.store, name, selected);
         process.stdout.write(
           `${name}: ${result.changed.length} changed, ${result.skipped.length} skipped\n`,

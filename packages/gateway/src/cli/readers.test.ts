@@ -1,8 +1,9 @@
 /**
  * [H17] follow-up 5: the CLI's readers on a store they cannot inspect say so (a `:memory:` store
  * is per-process memory; a missing file is reported and not created), plain user errors print
- * without the `--verbose` hint, and a `queue retry|cancel` that changes nothing exits non-zero
- * with the reason.
+ * without the `--verbose` hint, a `queue retry|cancel` that changes nothing exits non-zero
+ * with the reason, and one whose `--all <status>` selects nothing says "no intent is <status>"
+ * and exits 0 ([H28] newcomer follow-up).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -98,5 +99,23 @@ describe("CLI readers", () => {
     const retry = await run(["queue", "retry", id, "-c", file]);
     expect(retry.code).toBe(1);
     expect(retry.stderr).toMatch(new RegExp(`nothing changed: ${id} .+`));
+  });
+
+  it("retry|cancel --all <status> with no such intent says so and exits 0; no ids and no --all is a usage error", async () => {
+    const { dir, file } = config({ sqlite: { path: "state.db" } });
+    const store = new SqliteStateStore({ path: join(dir, "state.db") });
+    await store.enqueueIntents([newIntent(outboundMessage("hi"))]); // pending, not failed
+    await store.close();
+
+    const retry = await run(["queue", "retry", "--all", "failed", "-c", file]);
+    expect(retry.stderr).toBe("");
+    expect(retry.stdout).toBe("retry: no intent is failed; nothing to do\n");
+    expect(retry.code).toBe(0);
+    const cancel = await run(["queue", "cancel", "--all", "failed", "--channel", "qa", "-c", file]);
+    expect(cancel.stdout).toBe("cancel: no intent is failed on channel qa; nothing to do\n");
+    expect(cancel.code).toBe(0);
+    const bare = await run(["queue", "retry", "-c", file]);
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toMatch(/nothing to retry: give intent ids or --all <status>/);
   });
 });

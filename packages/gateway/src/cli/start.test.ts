@@ -5,7 +5,7 @@
  * stderr; with zero channels it refuses before opening anything.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,7 +46,7 @@ function start(config: object, env: Record<string, string>) {
       });
       void done.then((r) => reject(new Error(`exited ${r.code}: ${r.stderr}`)));
     });
-  return { child, done, running };
+  return { child, done, running, dir };
 }
 
 const qa = (baseUrl: string, account: string, tokenSecret: string) => ({
@@ -84,6 +84,37 @@ describe("herald start", () => {
     );
     run.child.kill("SIGTERM");
     expect((await run.done).code).toBe(0);
+  });
+
+  it("a start refused for a plugin config, a missing secret or console token creates no store", async () => {
+    const store = { sqlite: { path: ".herald/state.db" } };
+    const refused = [
+      // an invalid plugin config
+      start(
+        { store, channels: [{ plugin: "@herald/plugin-qa-channel", config: { baseUrl: 1 } }] },
+        {},
+      ),
+      // a secret that is not set
+      start(
+        { store, channels: [qa("http://127.0.0.1:9", "main", "HERALD_NUFIX_UNSET_TOKEN")] },
+        {},
+      ),
+      // a console token that is not set
+      start(
+        {
+          store,
+          channels: [qa("http://127.0.0.1:9", "main", "HERALD_QA_TOKEN")],
+          console: { tokenEnv: "HERALD_NUFIX_UNSET_CONSOLE" },
+        },
+        { HERALD_QA_TOKEN: "herald:qa-secret" },
+      ),
+    ];
+    for (const run of refused) {
+      const result = await run.done;
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/HERALD_CONFIG_INVALID/);
+      expect(existsSync(join(run.dir, ".herald"))).toBe(false); // no store, no lock
+    }
   });
 
   it("refuses to start with zero channels, naming the fix", async () => {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { MIN_CONSOLE_TOKEN_LENGTH } from "../console/deps.ts";
+import { consoleTokenProblem } from "../console/deps.ts";
 import type { GatewayOptions } from "../gateway.ts";
 import type { SecretReader } from "../plugins/secrets.ts";
 import { deliveryOptionsOf } from "./delivery.ts";
@@ -48,16 +48,19 @@ export function gatewayOptionsOf(
 }
 
 /**
- * Reads the console token from its env var.
- * @throws ConfigError at `console.tokenEnv` when unset or shorter than 16 characters.
+ * Reads the console token from its env var, trimmed (like every secret: a value written with
+ * `echo … > file` ends in a newline) and shape-checked ({@link consoleTokenProblem}).
+ * @throws ConfigError at `console.tokenEnv` when unset, shorter than 16 characters or holding
+ *   whitespace inside; the message never contains the token.
  */
 function consoleToken(secrets: SecretReader, tokenEnv: string): string {
   const token = secrets.read(tokenEnv, "console.tokenEnv");
-  if (token.length < MIN_CONSOLE_TOKEN_LENGTH)
+  const problem = consoleTokenProblem(token);
+  if (problem !== undefined)
     throw new ConfigError("config", [
       {
         path: "console.tokenEnv",
-        message: `${tokenEnv} holds ${token.length} characters; the console token needs at least ${MIN_CONSOLE_TOKEN_LENGTH}`,
+        message: `${tokenEnv}: ${problem}`,
         fix: `export ${tokenEnv}=$(openssl rand -hex 24)`,
       },
     ]);

@@ -113,6 +113,29 @@ describe("config", () => {
     await expect(loadConfig(undefined, d)).rejects.toThrow(/not valid JSON/);
   });
 
+  it("reports a plugin's config issues in the same run as a top-level issue ([H28] getting-started §4)", async () => {
+    const d = dir();
+    writeFileSync(
+      join(d, "herald.config.json"),
+      JSON.stringify({
+        store: { sqlit: { path: "x.db" } },
+        channels: [
+          {
+            plugin: "@herald/plugin-telegram",
+            config: { apiRot: "http://127.0.0.1:1", receive: { mode: "pull" } },
+          },
+        ],
+      }),
+    );
+    const error = await loadConfig(undefined, d).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues.map((i) => i.path)).toEqual([
+      "store.sqlit",
+      "channels[0].config.receive.mode",
+      "channels[0].config.apiRot",
+    ]);
+  });
+
   it("loads a .mjs config through dynamic import", async () => {
     const d = dir();
     writeFileSync(join(d, "herald.config.mjs"), "export default { http: { port: 9999 } };");

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { docsLink } from "../docsLinks.ts";
+import { channelConfigIssues } from "../plugins/loadPlugins.ts";
 import { ConfigError } from "./errors.ts";
 import { parseWithIssues } from "./issues.ts";
 import { type HeraldConfig, heraldConfigSchema } from "./schema.ts";
@@ -27,10 +28,34 @@ export function parseConfig(raw: unknown, file = "config"): HeraldConfig {
 }
 
 /**
+ * Validates a config object like {@link parseConfig}, and when its top level is invalid also
+ * each channel's plugin `config` (plugins imported from `dir`, or taken from `preloaded`), so
+ * one run names every problem.
+ * @throws {@link ConfigError} naming each bad field and the fix.
+ */
+export async function validateConfig(
+  raw: unknown,
+  file: string,
+  dir: string,
+  preloaded?: Parameters<typeof channelConfigIssues>[2],
+): Promise<HeraldConfig> {
+  const result = parseWithIssues(heraldConfigSchema, raw);
+  if (result.ok) return result.data;
+  // A plugin issue the top level already names (an uninstalled plugin's name) is not repeated.
+  const known = new Set(result.issues.map((i) => `${i.path}\0${i.message}`));
+  const more = (await channelConfigIssues(raw, dir, preloaded)).filter(
+    (i) => !known.has(`${i.path}\0${i.message}`),
+  );
+  throw new ConfigError(file, [...result.issues, ...more]);
+}
+
+/**
  * Finds and loads the config: `path` when given, else the first of {@link CONFIG_FILE_NAMES} in
  * `cwd`.
  *
- * @throws {@link ConfigError} when the file is missing, is not valid JSON, or fails validation.
+ * @throws {@link ConfigError} when the file is missing, is not valid JSON, or fails validation:
+ *   with the top level's issues, those of each channel's plugin `config` (its plugin imported
+ *   from the config's folder to validate it), so one run names every problem.
  */
 export async function loadConfig(path?: string, cwd = process.cwd()): Promise<LoadedConfig> {
   const file = path
@@ -58,5 +83,6 @@ export async function loadConfig(path?: string, cwd = process.cwd()): Promise<Lo
     const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
     raw = mod.default;
   }
-  return { file, dir: dirname(file), config: parseConfig(raw, file) };
+  const dir = dirname(file);
+  return { file, dir, config: await validateConfig(raw, file, dir) };
 }

@@ -73,9 +73,12 @@ export function isSignedIn(c: Context, token: string, nowMs: number, ttlMs: numb
   return session !== undefined && sessionValid(session, token, nowMs, ttlMs);
 }
 
-/** True when `given` (a login form's field) is the console token. */
+/**
+ * True when `given` (a login form's field) is the console token. Spaces or a newline pasted
+ * around it are not part of it (the token itself never holds whitespace: `consoleTokenProblem`).
+ */
 export function tokenMatches(given: string, token: string): boolean {
-  return constantTimeEqual(given, token);
+  return constantTimeEqual(given.trim(), token);
 }
 
 /**

@@ -149,6 +149,19 @@ describe("web console under attack", () => {
     }
   });
 
+  it("refuses a console token holding whitespace (a trailing newline locks every operator out)", () => {
+    const make = (token: string) =>
+      createGateway({
+        store,
+        channels: [],
+        http: { host: "127.0.0.1", port: 0 },
+        console: { token },
+      });
+    for (const token of [`${TOKEN}\n`, ` ${TOKEN}`, "a-console token-of-some-length"]) {
+      expect(() => make(token), JSON.stringify(token)).toThrow(/whitespace or a control character/);
+    }
+  });
+
   it("answers an unknown console page with a 404 page that says where to go", async () => {
     const res = await get("/console/nosuchpage");
     expect(res.status).toBe(404);

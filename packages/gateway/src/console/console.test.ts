@@ -146,6 +146,13 @@ describe("web console access", () => {
       /^herald_console=[0-9a-z]+\.[0-9a-f]{64}; Max-Age=43200; Path=\/console; HttpOnly; SameSite=Strict$/,
     );
     expect(cookie).not.toContain(TOKEN);
+    // A token pasted with a space or newline around it signs in too (it never holds whitespace).
+    const pasted = await app().request(`${ORIGIN}/console/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN },
+      body: form({ token: ` ${TOKEN}\n` }),
+    });
+    expect(pasted.status).toBe(303);
     // Behind a TLS-terminating proxy (X-Forwarded-Proto: https) the cookie is Secure.
     const proxied = await app().request(`${ORIGIN}/console/login`, {
       method: "POST",

@@ -11,12 +11,26 @@ import type { AttemptLog } from "./attempts.ts";
 /** Minimum length of the console token, in characters (a shorter one is a `ConfigError`). */
 export const MIN_CONSOLE_TOKEN_LENGTH = 16;
 
+/**
+ * What is wrong with a console token, or undefined when it is usable: shorter than
+ * {@link MIN_CONSOLE_TOKEN_LENGTH} characters, or holding whitespace or a control character (a
+ * token ending in a newline, as `echo … > file` or `$'…\n'` makes it, can never be typed into the
+ * sign-in form: it would lock every operator out with "wrong token"). Never contains the token.
+ */
+export function consoleTokenProblem(token: string): string | undefined {
+  if (/[\s\p{Cc}]/u.test(token))
+    return "the console token contains whitespace or a control character (a trailing newline?); no sign-in could match it";
+  if (token.length < MIN_CONSOLE_TOKEN_LENGTH)
+    return `the console token has ${token.length} characters; it needs at least ${MIN_CONSOLE_TOKEN_LENGTH}`;
+  return undefined;
+}
+
 /** Console settings of a gateway (`createGateway({ console })`). */
 export type ConsoleOptions = {
   /**
-   * The operator token (read from the env var `console.tokenEnv` names): at least
-   * {@link MIN_CONSOLE_TOKEN_LENGTH} characters, else `createGateway` throws a `ConfigError` at
-   * `console.token`.
+   * The operator token (read from the env var `console.tokenEnv` names, trimmed): at least
+   * {@link MIN_CONSOLE_TOKEN_LENGTH} characters with no whitespace or control character, else
+   * `createGateway` throws a `ConfigError` at `console.token` ({@link consoleTokenProblem}).
    */
   token: string;
   /**

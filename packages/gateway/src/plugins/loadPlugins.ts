@@ -77,6 +77,69 @@ function isPlugin(value: unknown): value is ChannelPlugin<unknown> {
   );
 }
 
+/** Imports the plugin package `name` (or takes it from `preloaded`), or says why it cannot. */
+async function pluginOf(
+  name: string,
+  path: string,
+  dir: string,
+  preloaded: Record<string, ChannelPlugin<unknown>> | undefined,
+): Promise<{ plugin: ChannelPlugin<unknown> } | { issue: ConfigIssue }> {
+  let plugin: unknown = preloaded && Object.hasOwn(preloaded, name) ? preloaded[name] : undefined;
+  if (!plugin) {
+    try {
+      plugin = (await importFromApp<{ default?: unknown }>(name, [dir, process.cwd()])).default;
+    } catch (error) {
+      return { issue: cannotLoad(name, path, error, preloaded, dir) };
+    }
+  }
+  if (!isPlugin(plugin))
+    return {
+      issue: {
+        path,
+        message: `"${name}" has no default export made with defineChannelPlugin`,
+        fix: `name a herald channel plugin package (its main module does export default defineChannelPlugin({ … }))`,
+      },
+    };
+  return { plugin };
+}
+
+/**
+ * The issues of each channel's plugin `config` in a config whose top level is invalid (so
+ * {@link loadPlugins} cannot run yet): one run reports a typo in `store` together with a typo in
+ * a plugin's config, instead of showing the second only after the first is fixed. Validates
+ * only (no adapter is created, no secret read); a channel entry without a `plugin` name is
+ * skipped (the top level reports it).
+ *
+ * @param raw - the config as read, not validated.
+ * @param dir - the config's folder (plugins resolve from there first).
+ */
+export async function channelConfigIssues(
+  raw: unknown,
+  dir: string,
+  preloaded?: Record<string, ChannelPlugin<unknown>>,
+): Promise<ConfigIssue[]> {
+  const channels = (raw as { channels?: unknown } | null)?.channels;
+  if (!Array.isArray(channels)) return [];
+  const issues: ConfigIssue[] = [];
+  for (const [index, channel] of channels.entries()) {
+    const name = (channel as { plugin?: unknown } | null)?.plugin;
+    if (typeof name !== "string") continue;
+    const at = `channels[${index}]`;
+    const found = await pluginOf(name, `${at}.plugin`, dir, preloaded);
+    if ("issue" in found) {
+      issues.push(found.issue);
+      continue;
+    }
+    const parsed = parseWithIssues(
+      found.plugin.configSchema,
+      (channel as { config?: unknown }).config,
+      [`${at}.config`],
+    );
+    if (!parsed.ok) issues.push(...parsed.issues);
+  }
+  return issues;
+}
+
 /**
  * Imports and configures every channel of `config`. Plugins given in `preloaded` (by package
  * name) are used instead of importing (tests, embedded apps).
@@ -107,24 +170,12 @@ export async function loadPlugins(
   for (const [index, channel] of config.channels.entries()) {
     if (options.only !== undefined && index !== options.only) continue;
     const at = `channels[${index}]`;
-    let plugin: unknown = options.preloaded?.[channel.plugin];
-    if (!plugin) {
-      try {
-        plugin = (await importFromApp<{ default?: unknown }>(channel.plugin, [dir, process.cwd()]))
-          .default;
-      } catch (error) {
-        issues.push(cannotLoad(channel.plugin, `${at}.plugin`, error, options.preloaded, dir));
-        continue;
-      }
-    }
-    if (!isPlugin(plugin)) {
-      issues.push({
-        path: `${at}.plugin`,
-        message: `"${channel.plugin}" has no default export made with defineChannelPlugin`,
-        fix: `name a herald channel plugin package (its main module does export default defineChannelPlugin({ … }))`,
-      });
+    const found = await pluginOf(channel.plugin, `${at}.plugin`, dir, options.preloaded);
+    if ("issue" in found) {
+      issues.push(found.issue);
       continue;
     }
+    const { plugin } = found;
     const parsed = parseWithIssues(plugin.configSchema, channel.config, [`${at}.config`]);
     if (!parsed.ok) {
       issues.push(...parsed.issues);

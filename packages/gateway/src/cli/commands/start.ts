@@ -157,7 +157,7 @@ async function letRequestsIn(): Promise<void> {
   for (let i = 0; i < 2; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-/** Everything after the socket is bound: handler, store, plugins, the gateway itself. */
+/** Everything after the socket is bound: handler, plugins and secrets (checked first), store, the gateway. */
 async function runGateway(
   configPath: string | undefined,
   dir: string,
@@ -172,15 +172,19 @@ async function runGateway(
   const { createGateway } = await import("../../gateway.ts");
   const { gatewayOptionsOf } = await import("../../config/gatewayOptions.ts");
   await letRequestsIn();
-  const { cliChannels, cliContext } = await import("../context.ts");
+  const { cliBase, cliChannels, cliStore } = await import("../context.ts");
   await letRequestsIn();
-  const ctx = await cliContext(configPath, false, true);
-  const { config } = ctx.loaded;
+  const base = await cliBase(configPath);
+  const { config } = base.loaded;
+  // Channels, plugin configs and secrets are checked before the store is opened: a refused start
+  // creates no store (and no lock) that `herald doctor` would then call fine.
+  const channels = await cliChannels(base);
+  await letRequestsIn();
+  const fromConfig = gatewayOptionsOf(config, base.secrets);
+  await letRequestsIn();
+  const ctx = { ...base, store: await cliStore(base, true) };
   try {
     await letRequestsIn();
-    const channels = await cliChannels(ctx);
-    await letRequestsIn();
-    const fromConfig = gatewayOptionsOf(config, ctx.secrets);
     const gateway = createGateway({
       ...fromConfig,
       store: ctx.store,
