@@ -73,6 +73,8 @@ export function createHttpChatReceiver(
 ): ChannelReceiver {
   return webhookReceiver({
     sink,
+    // One log line per refused request (a wrong secret is otherwise silent).
+    refusals: { logger: sink.logger, channel: "httpchat" },
     authenticate: (request, rawBody) => {
       const timestamp = request.headers.get("x-httpchat-timestamp") ?? "";
       if (!/^\d{1,12}$/.test(timestamp)) return false;

@@ -8,7 +8,11 @@
  */
 import type { ReceiverSink, ReceiveSource } from "@herald/core";
 import type { ChannelReceiver } from "./account.ts";
-import { type AckResponseOptions, ackToResponse } from "./util/webhook-response.ts";
+import {
+  type AckResponseOptions,
+  ackToResponse,
+  refuseUnauthenticated,
+} from "./util/webhook-response.ts";
 
 /** Options of {@link webhookReceiver}. */
 export type WebhookReceiverOptions = {
@@ -22,6 +26,16 @@ export type WebhookReceiverOptions = {
   source?(event: unknown, request: Request): Partial<Omit<ReceiveSource, "channel">> | undefined;
   /** How acks become answers (see `ackToResponse`). */
   response?: AckResponseOptions;
+  /**
+   * Where each refused request is logged (`refuseUnauthenticated`: one warn line with the
+   * channel, never a secret). Pass it unless `authenticate` logs its own refusals: a wrong secret
+   * otherwise refuses every genuine event silently, and the contract suite's webhook-auth tests
+   * expect exactly one log line per refusal ([H28] C49).
+   */
+  refusals?: {
+    logger: { warn(fields: Record<string, unknown>, message: string): void };
+    channel: string;
+  };
 };
 
 /**
@@ -43,6 +57,10 @@ export function webhookReceiver(
     async webhook(request) {
       const rawBody = new Uint8Array(await request.arrayBuffer());
       if (!(await options.authenticate(request, rawBody))) {
+        if (options.refusals) {
+          const { logger, channel } = options.refusals;
+          return refuseUnauthenticated(logger, channel, "authentication failed", "unauthorized");
+        }
         return new Response("unauthorized", { status: 401 });
       }
       const text = new TextDecoder().decode(rawBody);
