@@ -15,6 +15,7 @@ import { runWebhookBurst } from "./webhookBurst.ts";
 // 200 updates in `pnpm check`, 600 in `pnpm check:full`; the kill comes after half of them.
 const UPDATES = gateOrFull(200, 600);
 const KILL_AFTER = UPDATES / 2;
+const CONNECTIONS = 100;
 
 it(
   `${UPDATES} webhook updates, 100 connections, one SIGKILL mid-backlog: each answered once, handlers once, held ≤ concurrency`,
@@ -22,7 +23,7 @@ it(
     const concurrency = 16;
     const report = await runWebhookBurst({
       updates: UPDATES,
-      connections: 100,
+      connections: CONNECTIONS,
       kills: 1,
       killAfterAcks: [KILL_AFTER],
       concurrency,
@@ -50,11 +51,12 @@ it(
     // Once per message, plus one per run the kill cut short before anything of it was durable.
     const runs = Object.entries(report.handlerRuns).reduce((n, [k, v]) => n + Number(k) * v, 0);
     expect(runs).toBe(UPDATES + report.interruptedRuns);
-    // The kill can only interrupt handlers that had started: at most the updates acked by
-    // then (acks come once the update is recorded, so handlers in flight are not bounded by the
-    // connections). Each interrupted run is re-run after the restart, at once — not at the next
-    // 30 s recovery pass (the Telegram account registers its adapter after start()).
-    expect(report.interruptedRuns).toBeLessThanOrEqual(KILL_AFTER);
+    // The kill can only interrupt handlers that had started: at most the updates recorded by
+    // then — the updates acked by then, plus those recorded whose ack was still on its way to
+    // one of the connections (the gate's 200-update run saw 101 interrupted for 100 acks). Each
+    // interrupted run is re-run after the restart, at once — not at the next 30 s recovery pass
+    // (the Telegram account registers its adapter after start()).
+    expect(report.interruptedRuns).toBeLessThanOrEqual(KILL_AFTER + CONNECTIONS);
   },
   scaledMs(120_000),
 );
