@@ -156,7 +156,9 @@ export function telegramContractPlatform(
       const id = Number(message.id.slice(message.id.lastIndexOf(":") + 1));
       const json = fake.stored.get(id)?.json ?? {};
       return MEDIA_FIELDS.flatMap((kind) => {
-        const file = json[kind] as { file_id?: string } | undefined;
+        // A photo is an array of sizes (Bot API `PhotoSize[]`); other media one object.
+        const field = json[kind] as { file_id?: string } | Array<{ file_id?: string }> | undefined;
+        const file = Array.isArray(field) ? field.at(-1) : field;
         return file?.file_id ? [{ kind, source: file.file_id }] : [];
       });
     },
