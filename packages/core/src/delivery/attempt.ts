@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { runSendHook } from "../adapter/hooks.ts";
 import type { ChannelMessageAdapter, MessageSendContext } from "../adapter/types.ts";
 import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch } from "../message/batch.ts";
@@ -104,6 +105,25 @@ function sendContext(
     };
   }
   return ctx;
+}
+
+/**
+ * The context of an `afterCommit` hook: the intent's send context, keyed by the intent's own
+ * idempotency key (the hook is about the whole message, not one unit), with the committed
+ * receipt as `previousReceipt`.
+ */
+export function committedContext(
+  deps: DeliveryDeps,
+  intent: DurableSendIntent,
+  attempt: number,
+  signal: AbortSignal,
+  receipt: MessageReceipt,
+): MessageSendContext {
+  return {
+    ...sendContext(deps, intent, attempt, signal),
+    unitIdempotencyKey: intent.idempotencyKey,
+    previousReceipt: receipt,
+  };
 }
 
 /**
@@ -409,6 +429,14 @@ export async function dispatchSending(
         { status: "sent", attempt, platformMessageIds: outcome.receipt.platformMessageIds },
         "intent sent",
       );
+      if (leased.operation.kind !== "delete") {
+        await runSendHook(
+          adapter,
+          "afterCommit",
+          committedContext(deps, sending, attempt, signal, outcome.receipt),
+          outcome.receipt,
+        );
+      }
       return sent as DurableSendIntent;
     }
 

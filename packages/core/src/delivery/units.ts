@@ -10,6 +10,7 @@ import type {
   ClassifiedFailure,
   MessageSendContext,
 } from "../adapter/types.ts";
+import { runSendHook } from "../adapter/hooks.ts";
 import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch.ts";
 import type { DeliveryFailure } from "../message/failure.ts";
 import { RETRY_POLICY } from "../message/failure.ts";
@@ -155,7 +156,10 @@ export async function deliverUnits(p: DeliverUnitsParams): Promise<UnitsOutcome>
         return { status: "failed", receipt, failure };
       }
     }
-    receipt = mergeReceipts(receipt, receiptFromParts([part], { sentAt: p.clock() }));
+    const landed = receiptFromParts([part], { sentAt: p.clock() });
+    // The unit is on the platform: the channel's post-send effects (never fails the send).
+    await runSendHook(adapter, "afterSendSuccess", ctx, landed);
+    receipt = mergeReceipts(receipt, landed);
     await p.onPart(receipt, todo.length - i - 1);
   }
 

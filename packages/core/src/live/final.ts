@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { runSendHook } from "../adapter/hooks.ts";
 import {
   DeliveryCancelledError,
   DeliveryFailedError,
@@ -20,6 +21,7 @@ import type { ChannelMessage } from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import { assertSamePlace } from "../send/conflict.ts";
 import { IntentConflictError } from "../state/errors.ts";
+import { liveContext } from "./calls.ts";
 import { canDelete, canEdit, type LiveRef } from "./env.ts";
 import { type LivePreview, previewsReceipt, visiblePreviews } from "./record.ts";
 import { unitHash } from "./segments.ts";
@@ -240,6 +242,9 @@ export async function commitVisibleFinal(
     return result.intent.receipt ?? receipt;
   }
   await commitLeased(ref, result.intent.id, receipt, owner);
+  // The final is committed in place (no delivery attempt ran): the channel's post-commit hook.
+  const ctx = { ...liveContext(ref, key, 0, message), intentId: result.intent.id };
+  await runSendHook(ref.adapter, "afterCommit", { ...ctx, unitIdempotencyKey: key }, receipt);
   return receipt;
 }
 
