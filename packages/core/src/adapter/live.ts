@@ -209,7 +209,11 @@ export type MessageLiveAdapter = {
    * recovery with reason `aborted`); under `delete` core deletes the message with `send.delete`
    * instead. Must be idempotent. Absent: the message is left as it is.
    */
-  cancel?(ctx: MessageSendContext, state: LiveMessageState, reason: LiveCancelReason): Promise<void>;
+  cancel?(
+    ctx: MessageSendContext,
+    state: LiveMessageState,
+    reason: LiveCancelReason,
+  ): Promise<void>;
   /**
    * The platform's native streaming API, used by live mode `native`.
    * @deprecated Give `begin` / `update` / `finalize` / `cancel` (and `supports`) on the live

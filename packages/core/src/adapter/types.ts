@@ -111,7 +111,6 @@ export type MessageSendAdapter = {
   afterCommit?(ctx: MessageSendContext, receipt: MessageReceipt): Promise<void>;
 };
 
-
 /** Translates herald origin metadata to and from the platform's native metadata. */
 export type MessageOriginAdapter<TNative = unknown> = {
   encode?(origin: MessageOrigin): TNative | undefined;

@@ -34,9 +34,7 @@ function withHooks(
 ): (adapter: ChannelMessageAdapter) => ChannelMessageAdapter {
   const record = async (hook: Seen["hook"], ctx: MessageSendContext, receipt: MessageReceipt) => {
     const harness = h as Harness;
-    const [intent] = ctx.intentId
-      ? await harness.store.listIntents({ limit: 1 })
-      : [undefined];
+    const [intent] = ctx.intentId ? await harness.store.listIntents({ limit: 1 }) : [undefined];
     seen.push({
       hook,
       ids: receipt.platformMessageIds,
@@ -109,7 +107,14 @@ describe("send hooks (H27, seed 'Adapter surface')", () => {
         unitKey: "reply:hooks#2",
       },
       // Once, with every part, after the intent is `sent`.
-      { hook: "afterCommit", ids, visible: 3, status: "sent", savedParts: 0, unitKey: "reply:hooks" },
+      {
+        hook: "afterCommit",
+        ids,
+        visible: 3,
+        status: "sent",
+        savedParts: 0,
+        unitKey: "reply:hooks",
+      },
     ]);
     expect(receipt.platformMessageIds).toEqual(ids);
   });

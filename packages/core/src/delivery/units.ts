@@ -5,12 +5,13 @@
  *
  * @module
  */
+
+import { runSendHook } from "../adapter/hooks.ts";
 import type {
   ChannelMessageAdapter,
   ClassifiedFailure,
   MessageSendContext,
 } from "../adapter/types.ts";
-import { runSendHook } from "../adapter/hooks.ts";
 import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch.ts";
 import type { DeliveryFailure } from "../message/failure.ts";
 import { RETRY_POLICY } from "../message/failure.ts";

@@ -15,7 +15,7 @@ import type { LiveMode, LiveModeOption } from "./types.ts";
 /** True when the adapter streams `message` natively (its live lifecycle and `supports`). */
 function streamsNatively(adapter: ChannelMessageAdapter, message: ChannelMessage): boolean {
   const live = liveLifecycleOf(adapter);
-  return live !== undefined && live.supports(message);
+  return live?.supports(message) === true;
 }
 
 /**
