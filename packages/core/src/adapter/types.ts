@@ -83,7 +83,7 @@ export type MessageSendAdapter = {
    * `index` is the unit's); `ctx.previousReceipt` has the parts that landed before it and
    * `ctx.unitIdempotencyKey` names the unit.
    *
-   * A hook error (or a hook still running after `SEND_HOOK_TIMEOUT_MS` (10 s)) is logged as a
+   * A hook error (or a hook still running after `SEND_HOOK_TIMEOUT_MS` (10 s; a quarter of `delivery.leaseMs` when that is shorter)) is logged as a
    * warning and otherwise ignored: the unit is on the platform, so failing the attempt would
    * send it again. The hook therefore never loses or duplicates a message, and it is
    * at-most-once: a crash between the platform's answer and the hook skips it, and a replay of a
@@ -105,7 +105,7 @@ export type MessageSendAdapter = {
    * delete intents, nor for a `committing` row that startup recovery commits after a crash
    * (the hook is at-most-once: a crash between the commit and the hook skips it).
    *
-   * An error (or a hook still running after `SEND_HOOK_TIMEOUT_MS` (10 s)) is logged as a
+   * An error (or a hook still running after `SEND_HOOK_TIMEOUT_MS` (10 s; a quarter of `delivery.leaseMs` when that is shorter)) is logged as a
    * warning and ignored: the receipt stays committed and nothing is re-sent.
    */
   afterCommit?(ctx: MessageSendContext, receipt: MessageReceipt): Promise<void>;

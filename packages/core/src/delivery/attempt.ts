@@ -26,7 +26,7 @@ import { MAX_LEAD_MS, writeLeadOf } from "./lead.ts";
 import { callOf } from "./ratelimit/intent.ts";
 import type { SharedTaken } from "./ratelimit/waiters.ts";
 import { holdReceiptConflict, isReceiptConflict } from "./receiptConflict.ts";
-import { deliverUnits, FOLLOW_UP_WAIT_MS } from "./units.ts";
+import { deliverUnits, FOLLOW_UP_WAIT_MS, hookTimeoutOf } from "./units.ts";
 
 /** Abortable sleep, re-exported for the worker (the one copy is `../sleep.ts`). */
 export { sleep };
@@ -310,6 +310,7 @@ export async function dispatchSending(
       previous: leased.partialReceipt,
       clock: deps.clock,
       redact: deps.options.redact,
+      hookTimeoutMs: hookTimeoutOf(deps.options.leaseMs),
       reserve: async (unit, _index, as) => {
         // The first call's tokens were taken before `sending`.
         if (reservedFirst && firstCall && as === undefined) {
@@ -435,6 +436,7 @@ export async function dispatchSending(
           "afterCommit",
           committedContext(deps, sending, attempt, signal, outcome.receipt),
           outcome.receipt,
+          hookTimeoutOf(deps.options.leaseMs),
         );
       }
       return sent as DurableSendIntent;

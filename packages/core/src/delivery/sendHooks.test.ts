@@ -214,4 +214,27 @@ describe("send hooks (H27, seed 'Adapter surface')", () => {
       ["afterCommit", intent?.receipt?.platformMessageIds, "sent"],
     ]);
   });
+
+  it("H27 a hook that hangs is given up on within a quarter of the lease; the message is sent once", async () => {
+    const lines: Array<{ level: string; obj: object; msg?: string }> = [];
+    h = await deliveryHarness({
+      adapter: { maxLength: 5 },
+      delivery: { leaseMs: 400 }, // hooks bounded by 100 ms
+      logger: capturingLogger(lines),
+      wrap: (adapter) => ({
+        ...adapter,
+        send: { ...adapter.send, afterSendSuccess: () => new Promise<void>(() => {}) },
+      }),
+    });
+    const receipt = await h.runtime.send(outboundMessage("hello world!"));
+    expect(h.platform.visible("chat-1").map((m) => m.text)).toEqual(["hello", " worl", "d!"]);
+    const [intent] = await h.store.listIntents();
+    expect(intent).toMatchObject({ status: "sent", attempt: 1, receipt });
+    const late = lines.filter((l) => l.level === "warn" && l.msg?.includes("still running"));
+    expect(late.map((l) => l.obj)).toEqual([
+      expect.objectContaining({ hook: "afterSendSuccess", timeoutMs: 100 }),
+      expect.objectContaining({ hook: "afterSendSuccess", timeoutMs: 100 }),
+      expect.objectContaining({ hook: "afterSendSuccess", timeoutMs: 100 }),
+    ]);
+  });
 });

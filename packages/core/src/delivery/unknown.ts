@@ -33,6 +33,7 @@ import { redactWith, renderBatch, runAttempt } from "./attempt.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { keyTrusted, reconcileDeclaration, replayIsIdempotent, settleDelayMs } from "./gate.ts";
 import { holdReceiptConflict, isReceiptConflict } from "./receiptConflict.ts";
+import { hookTimeoutOf } from "./units.ts";
 
 const OUTCOME_UNKNOWN: DeliveryFailure = {
   kind: "unknown",
@@ -212,7 +213,13 @@ export async function resolveUnknown(
           unitIdempotencyKey: intent.idempotencyKey,
           previousReceipt: receipt,
         };
-        await runSendHook(adapter, "afterCommit", committed, receipt);
+        await runSendHook(
+          adapter,
+          "afterCommit",
+          committed,
+          receipt,
+          hookTimeoutOf(deps.options.leaseMs),
+        );
         return sent as DurableSendIntent;
       }
       let updated: DurableSendIntent;

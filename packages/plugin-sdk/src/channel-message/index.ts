@@ -91,6 +91,7 @@ export {
   ReceiveValidationError,
   receiptFromParts,
   redactSecrets,
+  SEND_HOOK_TIMEOUT_MS,
   SecretRedactor,
   secretForms,
   shouldDropHeraldEcho,
