@@ -226,8 +226,8 @@ export class MatrixE2ee {
   }
 
   /**
-   * Whether `roomId` is encrypted: what a `/sync` showed, else its `m.room.encryption` state read
-   * once from the homeserver (`GET /rooms/{roomId}/state/m.room.encryption/`, 404 = no).
+   * Whether `roomId` is encrypted: what a `/sync` showed, else the room's state read once from
+   * the homeserver (`GET /rooms/{roomId}/state`: an `m.room.encryption` event or not).
    *
    * @throws MatrixApiError / MatrixNetworkError when the state cannot be read.
    */
@@ -235,19 +235,17 @@ export class MatrixE2ee {
     const known = this.#rooms.get(roomId);
     if (known) return known;
     const probe = this.#http
-      .request<Record<string, unknown>>(
-        "GET",
-        `/rooms/${seg(roomId)}/state/m.room.encryption/`,
-        "GET /rooms/{roomId}/state/m.room.encryption/",
-        { signal },
-      )
-      .then(
-        (content) => this.#configure(roomId, content),
-        (error: unknown) => {
-          if ((error as { errcode?: string }).errcode === "M_NOT_FOUND") return false;
-          throw error;
-        },
-      );
+      .request<unknown>("GET", `/rooms/${seg(roomId)}/state`, "GET /rooms/{roomId}/state", {
+        signal,
+      })
+      .then((state) => {
+        const events = Array.isArray(state) ? (state as Array<Record<string, unknown>>) : [];
+        const encryption = events.findLast(
+          (e) => e?.type === "m.room.encryption" && e.state_key === "",
+        );
+        if (!encryption) return false;
+        return this.#configure(roomId, (encryption.content ?? {}) as Record<string, unknown>);
+      });
     this.#rooms.set(roomId, probe);
     probe.catch(() => this.#rooms.delete(roomId));
     return probe;
@@ -335,6 +333,31 @@ export function openE2ee(options: E2eeOptions): Promise<MatrixE2ee> {
   engines.set(options.storePath, { engine, users: 1 });
   engine.catch(() => engines.delete(options.storePath));
   return engine;
+}
+
+/**
+ * A reference that opens the engine on first use (adapters are built without I/O) and shares it
+ * by store path; `close()` releases it if it was opened.
+ */
+export function lazyE2ee(options: E2eeOptions): {
+  ref: () => Promise<MatrixE2ee>;
+  close(): Promise<void>;
+} {
+  let opened: Promise<MatrixE2ee> | undefined;
+  return {
+    ref() {
+      opened ??= openE2ee(options);
+      opened.catch(() => {
+        opened = undefined;
+      });
+      return opened;
+    },
+    async close() {
+      if (!opened) return;
+      opened = undefined;
+      await closeE2ee(options.storePath);
+    },
+  };
 }
 
 /** Releases one user of a store path's engine; the last one closes it. */

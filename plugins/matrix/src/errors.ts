@@ -19,6 +19,7 @@ import {
   classifyNetworkError,
   type DeliveryFailureKind,
   HeraldError,
+  NotImplementedError,
   networkFailureOf,
   ownValue,
   PlatformApiError,
@@ -190,7 +191,8 @@ const KIND_BY_ERRCODE: Readonly<Record<string, DeliveryFailureKind>> = {
  * - no answer: refused / DNS / connect timeout → `transient`, `not_dispatched`; reset, timeout,
  *   abort → `transient`, `maybe_sent`;
  * - {@link MatrixRenderError} → `invalid_payload`; {@link MatrixEncryptedRoomError} →
- *   `permission` (the room cannot be served); {@link MatrixEditNotShownError} → `not_found`
+ *   `permission` (the room cannot be served); `NotImplementedError` (files in an encrypted room)
+ *   → `invalid_payload`, `not_dispatched`; {@link MatrixEditNotShownError} → `not_found`
  *   (the edit lost the ordering: send fresh); anything else → `unknown`, `maybe_sent`.
  *
  * @param secrets - redacted from the returned message (the access token).
@@ -229,6 +231,15 @@ export function classifyError(error: unknown, secrets: readonly string[] = []): 
       evidence: "not_dispatched",
       message: error.message,
       platformCode: "edit_not_shown",
+    };
+  }
+  if (error instanceof NotImplementedError) {
+    // Nothing was sent (files in an encrypted room): retrying cannot help.
+    return {
+      kind: "invalid_payload",
+      evidence: "not_dispatched",
+      message: error.message,
+      platformCode: "not_implemented",
     };
   }
   if (error instanceof MatrixEncryptedRoomError) {

@@ -23,9 +23,14 @@
  * the rooms' history there (their count is logged).
  *
  * Invites follow `sync.invites` (`join`, `allowlist` of inviters, or `ignore`). A room whose state
- * turns on encryption is marked in the account's {@link EncryptedRooms} (its sends then fail
- * with `MatrixEncryptedRoomError`) and logged once; its `m.room.encrypted` events are
- * dead-lettered with that error by `normalize`.
+ * turns on encryption is marked in the account's {@link EncryptedRooms}. With `encryption`
+ * configured (`e2ee`), each `/sync`'s to-device events, device lists and one-time-key counts go
+ * to the crypto engine — and its store is saved — **before** the batch is handed over and before
+ * the next `/sync` acknowledges them (a failure asks the same `/sync` again), and every
+ * `m.room.encrypted` event is decrypted before herald sees it (`hydrate.ts`: late keys are
+ * waited for, then the event is dead-lettered). Without it, the room's sends fail with
+ * `MatrixEncryptedRoomError` (logged once) and its `m.room.encrypted` events are dead-lettered
+ * with that error by `normalize`.
  *
  * When herald answers `retry` for an event (busy elsewhere, store unavailable), the SDK's
  * redelivery helper hands it over again; its batch stays unfinished until it is accepted.
@@ -46,7 +51,9 @@ import {
 import { type MatrixHttp, seg } from "./client.ts";
 import type { MatrixSyncConfig } from "./config.ts";
 import { classifyError } from "./errors.ts";
+import { ABANDONED, createHydrator } from "./hydrate.ts";
 import { pageBack } from "./messages.ts";
+import type { E2eeRef } from "./roomCrypto.ts";
 import type { EncryptedRooms } from "./rooms.ts";
 import {
   eventIdOf,
@@ -71,6 +78,12 @@ export type MatrixSyncCounters = {
   gapsUnfilled: number;
   /** Events fetched by back-fills of `limited` timelines. */
   backfilledEvents: number;
+  /** `m.room.encrypted` events decrypted before they were handed over. */
+  eventsDecrypted: number;
+  /** Encrypted events that had to wait for a late room key (each counted once). */
+  eventsWaitedForKeys: number;
+  /** Encrypted events handed over undecryptable (dead-lettered, `HERALD_MATRIX_UNDECRYPTABLE`). */
+  eventsUndecryptable: number;
 };
 
 /** The `/sync` receiver: a `ChannelReceiver` with its counters. */
@@ -95,7 +108,32 @@ export type SyncReceiverOptions = {
   clock?: () => number;
   /** Waits between failed `/sync` calls, in ms (tests record the waits). @defaultValue the SDK's `sleep` */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The account's encryption engine (`encryption` configured); absent: encrypted rooms are refused. */
+  e2ee?: E2eeRef | undefined;
+  /** How long an event waits for its room key, in ms (`encryption.decryptWaitMs`). @defaultValue 60_000 */
+  decryptWaitMs?: number;
 };
+
+/** The encryption parts of a raw `/sync` answer (the parsed shape leaves them out). */
+function cryptoPartsOf(raw: unknown) {
+  const r = (raw ?? {}) as {
+    to_device?: { events?: unknown };
+    device_lists?: { changed?: unknown; left?: unknown };
+    device_one_time_keys_count?: unknown;
+    device_unused_fallback_key_types?: unknown;
+  };
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x) => typeof x === "string") : []);
+  const counts = r.device_one_time_keys_count;
+  return {
+    toDevice: Array.isArray(r.to_device?.events) ? r.to_device.events : [],
+    deviceLists: { changed: strings(r.device_lists?.changed), left: strings(r.device_lists?.left) },
+    oneTimeKeysCounts:
+      counts && typeof counts === "object" ? (counts as Record<string, number>) : {},
+    ...(Array.isArray(r.device_unused_fallback_key_types)
+      ? { unusedFallbackKeyTypes: strings(r.device_unused_fallback_key_types) }
+      : {}),
+  };
+}
 
 /**
  * Creates the `/sync` receiver. `start()` resolves once the cursor is loaded; syncing continues
@@ -109,7 +147,7 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
   const memberCounts = new Map<string, number>();
   const warnedEncrypted = new Set<string>();
   const invitesSeen = new Set<string>();
-  const counters: MatrixSyncCounters = { gapsUnfilled: 0, backfilledEvents: 0 };
+  const counters = { gapsUnfilled: 0, backfilledEvents: 0 };
   const filter = JSON.stringify({ room: { timeline: { limit: config.timelineLimit } } });
   let controller: AbortController | undefined;
   let loop: Promise<void> | undefined;
@@ -118,16 +156,32 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
     logger: log,
     baseDelayMs: config.retryDelayMs,
   });
+  const hydrator = createHydrator({
+    e2ee: options.e2ee,
+    waitMs: options.decryptWaitMs ?? 60_000,
+    logger: log,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
 
+  /** Marks `roomId` when `events` turn encryption on; returns the `m.room.encryption` content. */
   const markEncryption = (roomId: string, events: readonly unknown[]) => {
-    if (!events.some((e) => eventTypeOf(e) === "m.room.encryption")) return;
+    const state = events.findLast((e) => eventTypeOf(e) === "m.room.encryption") as
+      | { content?: Record<string, unknown> }
+      | undefined;
+    if (!state) return undefined;
     rooms.markEncrypted(roomId);
-    if (warnedEncrypted.has(roomId)) return;
+    const content = state.content ?? {};
+    if (warnedEncrypted.has(roomId)) return content;
     warnedEncrypted.add(roomId);
+    if (options.e2ee) {
+      log.info({ roomId }, "matrix: room is end-to-end encrypted: its events are decrypted");
+      return content;
+    }
     log.error(
       { roomId, code: "HERALD_MATRIX_ENCRYPTED" },
-      "matrix: room is end-to-end encrypted; @herald/plugin-matrix does not support encryption: its messages are dead-lettered and sends to it fail",
+      "matrix: room is end-to-end encrypted and this account has no encryption config: its messages are dead-lettered and sends to it fail",
     );
+    return content;
   };
 
   /** Logs and counts a gap of `roomId` that stays (partly) unfilled: never silent (C38). */
@@ -257,6 +311,7 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
           timeoutMs: config.pollTimeoutMs + options.requestTimeoutMs,
         });
         answer = parseSyncAnswer(raw);
+        const encryption: Array<{ roomId: string; content: Record<string, unknown> }> = [];
         for (const fragment of answer.malformed) {
           log.error(
             { path: fragment.sync_path, problem: fragment.problem },
@@ -268,7 +323,8 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
           const { roomId } = room;
           if (room.memberCount !== undefined) memberCounts.set(roomId, room.memberCount);
           const timeline = room.events;
-          markEncryption(roomId, [...room.state, ...timeline]);
+          const turnedOn = markEncryption(roomId, [...room.state, ...timeline]);
+          if (turnedOn) encryption.push({ roomId, content: turnedOn });
           let events = timeline;
           if (room.limited && since !== undefined) {
             const gap = room.prevBatch
@@ -305,6 +361,11 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
             });
           }
         }
+        if (options.e2ee) {
+          // Room keys first, saved, before the batch is handed over and before the next /sync
+          // acknowledges the to-device events. A failure asks the same /sync again.
+          await (await options.e2ee()).processSync(cryptoPartsOf(raw), encryption);
+        }
       } catch (error) {
         if (signal.aborted) break;
         const failure = classify(error);
@@ -333,9 +394,13 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
       const batch = tracker.batch(answer.nextBatch);
       const items = inbound.map((raw) => ({ raw, item: batch.item() }));
       for (const { raw, item } of items) {
-        void redelivery.deliver(raw, {}, (ack) => {
-          item.track(ack).catch((error: unknown) => {
-            log.warn({ err: error }, "matrix: sync cursor not written");
+        // Decrypted first (in room order; late keys are waited for without holding the loop).
+        void hydrator.hydrate(raw, signal).then((ready) => {
+          if (ready === ABANDONED) return;
+          void redelivery.deliver(ready, {}, (ack) => {
+            item.track(ack).catch((error: unknown) => {
+              log.warn({ err: error }, "matrix: sync cursor not written");
+            });
           });
         });
       }
@@ -349,7 +414,15 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
 
   return {
     health: health.get,
-    counters: () => ({ ...counters }),
+    counters: () => {
+      const h = hydrator.counters();
+      return {
+        ...counters,
+        eventsDecrypted: h.decrypted,
+        eventsWaitedForKeys: h.waited,
+        eventsUndecryptable: h.undecryptable,
+      };
+    },
     async start() {
       if (loop) return;
       health.set("connecting", "starting");
