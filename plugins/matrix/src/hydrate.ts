@@ -13,14 +13,18 @@
  * key cannot fix (a withheld key) is handed over at once.
  *
  * Events of one room are handed over in timeline order: an event behind one that waits waits
- * too. An event id already being hydrated (a redelivery, a back-fill overlapping the timeline)
- * shares the first one's result — one decryption — and herald's dedupe drops the second
- * delivery: an event is never handled twice.
+ * too. An event id being hydrated or hydrated recently (a redelivery, a back-fill overlapping
+ * the timeline; the newest {@link RECENT_EVENTS}) shares the first one's result — one
+ * decryption, dedupe by event id before decrypting — and herald's dedupe by the same id drops
+ * the second delivery after it: an event is never handled twice.
  *
  * @module
  */
 import type { ChannelReceiverSink } from "@herald/plugin-sdk/channel-message";
 import type { MatrixE2ee } from "./e2ee.ts";
+
+/** How many hydrated encrypted events are remembered by event id (a redelivery is not decrypted again). */
+export const RECENT_EVENTS = 512;
 
 /** Options of {@link createHydrator}. */
 export type HydratorOptions = {
@@ -58,6 +62,7 @@ export function createHydrator(options: HydratorOptions): Hydrator {
   const retryMs = options.retryMs ?? 5_000;
   const chains = new Map<string, Promise<unknown>>();
   const inFlight = new Map<string, Promise<unknown>>();
+  const recent = new Map<string, unknown>();
   const counters = { decrypted: 0, waited: 0, undecryptable: 0 };
 
   const decrypt = async (input: Inbound, signal: AbortSignal): Promise<unknown> => {
@@ -127,13 +132,24 @@ export function createHydrator(options: HydratorOptions): Hydrator {
       const encrypted = input.event.type === "m.room.encrypted" && options.e2ee !== undefined;
       const running = encrypted ? inFlight.get(eventId) : undefined;
       if (running) return running;
+      // The redelivery of a recent encrypted event: its hydrated self, not a second decryption.
+      const key = `${roomId}|${eventId}`;
+      if (encrypted && recent.has(key)) return Promise.resolve(recent.get(key));
       const previous = chains.get(roomId) ?? Promise.resolve();
       const result = previous.then(() => (encrypted ? decrypt(input, signal) : raw));
       const settled = result.catch(() => {});
       chains.set(roomId, settled);
       if (encrypted) {
         inFlight.set(eventId, result);
-        void settled.then(() => inFlight.delete(eventId));
+        void result.then(
+          (ready) => {
+            inFlight.delete(eventId);
+            if (ready === ABANDONED) return;
+            recent.set(key, ready);
+            if (recent.size > RECENT_EVENTS) recent.delete(recent.keys().next().value as string);
+          },
+          () => inFlight.delete(eventId),
+        );
       }
       void settled.then(() => {
         if (chains.get(roomId) === settled) chains.delete(roomId);

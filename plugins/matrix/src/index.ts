@@ -102,6 +102,7 @@ export {
 } from "./receive.ts";
 export {
   createSyncReceiver,
+  type MatrixDecryptionCounters,
   type MatrixSyncCounters,
   type MatrixSyncReceiver,
   type SyncReceiverOptions,

@@ -78,18 +78,24 @@ export type MatrixSyncCounters = {
   gapsUnfilled: number;
   /** Events fetched by back-fills of `limited` timelines. */
   backfilledEvents: number;
+};
+
+/** What the receiver's decryption counts since it was created (`decryption()`). */
+export type MatrixDecryptionCounters = {
   /** `m.room.encrypted` events decrypted before they were handed over. */
-  eventsDecrypted: number;
+  decrypted: number;
   /** Encrypted events that had to wait for a late room key (each counted once). */
-  eventsWaitedForKeys: number;
+  waitedForKeys: number;
   /** Encrypted events handed over undecryptable (dead-lettered, `HERALD_MATRIX_UNDECRYPTABLE`). */
-  eventsUndecryptable: number;
+  undecryptable: number;
 };
 
 /** The `/sync` receiver: a `ChannelReceiver` with its counters. */
 export type MatrixSyncReceiver = ChannelReceiver & {
   /** A snapshot of the counters. */
   counters(): MatrixSyncCounters;
+  /** A snapshot of the decryption counters (all 0 without `encryption`). */
+  decryption(): MatrixDecryptionCounters;
 };
 
 /** Options of {@link createSyncReceiver}. */
@@ -147,7 +153,7 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
   const memberCounts = new Map<string, number>();
   const warnedEncrypted = new Set<string>();
   const invitesSeen = new Set<string>();
-  const counters = { gapsUnfilled: 0, backfilledEvents: 0 };
+  const counters: MatrixSyncCounters = { gapsUnfilled: 0, backfilledEvents: 0 };
   const filter = JSON.stringify({ room: { timeline: { limit: config.timelineLimit } } });
   let controller: AbortController | undefined;
   let loop: Promise<void> | undefined;
@@ -414,14 +420,10 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
 
   return {
     health: health.get,
-    counters: () => {
+    counters: () => ({ ...counters }),
+    decryption: () => {
       const h = hydrator.counters();
-      return {
-        ...counters,
-        eventsDecrypted: h.decrypted,
-        eventsWaitedForKeys: h.waited,
-        eventsUndecryptable: h.undecryptable,
-      };
+      return { decrypted: h.decrypted, waitedForKeys: h.waited, undecryptable: h.undecryptable };
     },
     async start() {
       if (loop) return;
