@@ -26,7 +26,12 @@ import { deserialize, serialize } from "node:v8";
 /** The file inside `storePath` that holds the crypto databases. */
 export const CRYPTO_STORE_FILE = "crypto.idb.v8";
 
-type IndexShape = { name: string; keyPath: string | string[]; unique: boolean; multiEntry: boolean };
+type IndexShape = {
+  name: string;
+  keyPath: string | string[];
+  unique: boolean;
+  multiEntry: boolean;
+};
 type StoreShape = {
   name: string;
   keyPath: string | string[] | null;
@@ -137,10 +142,7 @@ async function dumpDb(factory: IDBFactory, fullName: string, name: string): Prom
       const tx = db.transaction(names, "readonly");
       for (const storeName of names) {
         const store = tx.objectStore(storeName);
-        const [keys, values] = await Promise.all([
-          done(store.getAllKeys()),
-          done(store.getAll()),
-        ]);
+        const [keys, values] = await Promise.all([done(store.getAllKeys()), done(store.getAll())]);
         stores.push({
           name: storeName,
           keyPath: store.keyPath as string | string[] | null,

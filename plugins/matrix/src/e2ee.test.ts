@@ -171,8 +171,7 @@ describe("[H24] encrypted rooms with two real clients", () => {
     // A preview redacted before Alice synced shows no content (nothing to decrypt); every other
     // event of the bot Alice decrypted.
     const undecrypted = final.filter(
-      (e) =>
-        e.sender === FAKE_BOT.userId && e.failure && !fake.rooms.get(e.eventId)?.redactedBy,
+      (e) => e.sender === FAKE_BOT.userId && e.failure && !fake.rooms.get(e.eventId)?.redactedBy,
     );
     expect(undecrypted, "Alice decrypted every event of the bot").toEqual([]);
     expect(botEvents(fake, room.id).every((e) => e.type !== "m.room.message")).toBe(true);
@@ -251,7 +250,11 @@ describe("[H24] encrypted rooms with two real clients", () => {
       { what: "the redelivery answered as a duplicate" },
     );
     expect(b.handled.filter((h) => h.input.platformMessageId === ref)).toHaveLength(1);
-    expect(receiver.decryption()).toMatchObject({ waitedForKeys: 1, undecryptable: 0, decrypted: 1 });
+    expect(receiver.decryption()).toMatchObject({
+      waitedForKeys: 1,
+      undecryptable: 0,
+      decrypted: 1,
+    });
   });
 
   it("a room key that never arrives: after decryptWaitMs the event is dead-lettered with MatrixDecryptionError (HERALD_MATRIX_UNDECRYPTABLE, the SDK's reason), never dropped", async () => {

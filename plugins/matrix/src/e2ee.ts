@@ -291,9 +291,10 @@ export class MatrixE2ee {
       return {
         ok: true,
         type: String(clearEvent.type ?? ""),
-        content: relation !== undefined && !("m.relates_to" in content)
-          ? { ...content, "m.relates_to": relation }
-          : content,
+        content:
+          relation !== undefined && !("m.relates_to" in content)
+            ? { ...content, "m.relates_to": relation }
+            : content,
         ...(typeof sessionId === "string" ? { sessionId } : {}),
       };
     } catch (error) {

@@ -13,8 +13,8 @@
  */
 import {
   type ChannelAccount,
-  ChannelAccountError,
   type ChannelAccountDeps,
+  ChannelAccountError,
   type ChannelMessageAdapter,
   type ChannelReceiverSink,
   defineChannelMessageAdapter,
@@ -41,8 +41,8 @@ import { matrixOrigin } from "./origin.ts";
 import { createReceive } from "./receive.ts";
 import { createSyncReceiver, type MatrixSyncReceiver } from "./receiver.ts";
 import { createRender } from "./render.ts";
-import { EncryptedRooms } from "./rooms.ts";
 import type { E2eeRef } from "./roomCrypto.ts";
+import { EncryptedRooms } from "./rooms.ts";
 import { createSend, roomIdOf } from "./send.ts";
 
 export {
@@ -59,10 +59,10 @@ export {
   MATRIX_EVENT_LIMIT_BYTES,
   type MatrixConfig,
   type MatrixConfigInput,
+  type MatrixEncryptionConfig,
   type MatrixHomeserverConfig,
   type MatrixSyncConfig,
   matrixConfigSchema,
-  type MatrixEncryptionConfig,
   matrixEncryptionSchema,
   matrixHomeserverSchema,
   TXN_RETENTION_MS_BY_KIND,
@@ -238,8 +238,7 @@ export function createMatrixAdapter(
   parts?: MatrixAccountParts,
 ): ChannelMessageAdapter {
   const userId = identity?.userId ?? config.userId;
-  const http =
-    parts?.http ?? httpOf(config, accessToken, userId);
+  const http = parts?.http ?? httpOf(config, accessToken, userId);
   const rooms = parts?.rooms ?? new EncryptedRooms();
   const e2ee = parts?.e2ee ?? e2eeOf(config, http, undefined);
   return defineChannelMessageAdapter({
@@ -277,8 +276,7 @@ export function createMatrixReceiver(
   parts?: MatrixAccountParts,
 ): MatrixSyncReceiver {
   const userId = identity?.userId ?? config.userId;
-  const http =
-    parts?.http ?? httpOf(config, accessToken, userId);
+  const http = parts?.http ?? httpOf(config, accessToken, userId);
   return createSyncReceiver({
     http,
     sink,

@@ -12,10 +12,7 @@
  *
  * @module
  */
-import {
-  type MessageSendContext,
-  NotImplementedError,
-} from "@herald/plugin-sdk/channel-message";
+import { type MessageSendContext, NotImplementedError } from "@herald/plugin-sdk/channel-message";
 import type { MatrixE2ee } from "./e2ee.ts";
 import { MatrixEncryptedRoomError } from "./errors.ts";
 import type { EncryptedRooms } from "./rooms.ts";

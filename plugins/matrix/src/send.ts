@@ -44,8 +44,8 @@ import {
   utf8ByteLength,
 } from "@herald/plugin-sdk/channel-message";
 import { type MatrixHttp, seg } from "./client.ts";
-import { editContent, sameContent, userIdsOf } from "./edit.ts";
 import type { MatrixE2ee } from "./e2ee.ts";
+import { editContent, sameContent, userIdsOf } from "./edit.ts";
 import {
   classifyError,
   MatrixEditNotShownError,

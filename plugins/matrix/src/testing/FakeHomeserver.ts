@@ -36,8 +36,8 @@ import {
   type FaultTarget,
   type PlatformFault,
 } from "@herald/plugin-sdk/testing";
-import { FakeRooms, replyOf, threadOf } from "./fakeRooms.ts";
 import { FakeKeys, registerKeys } from "./fakeKeys.ts";
+import { FakeRooms, replyOf, threadOf } from "./fakeRooms.ts";
 import { registerRoutes } from "./fakeRoutes.ts";
 import { registerSync } from "./fakeSync.ts";
 import type { FakeServerKind } from "./fakeTransactions.ts";

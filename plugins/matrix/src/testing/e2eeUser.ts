@@ -147,11 +147,7 @@ export class E2eeUser {
   }
 
   /** Sends an encrypted `m.room.message` (what Element sends): `{ msgtype: "m.text", body }`. */
-  async send(
-    roomId: string,
-    body: string,
-    extra: Record<string, unknown> = {},
-  ): Promise<string> {
+  async send(roomId: string, body: string, extra: Record<string, unknown> = {}): Promise<string> {
     const { type, content } = await this.e2ee.encrypt(roomId, "m.room.message", {
       msgtype: "m.text",
       body,
