@@ -135,12 +135,16 @@ export class MatrixE2ee {
     return this.#store.path;
   }
 
-  /** Runs the SDK's pending outgoing requests (key upload/query/claim) and saves the store. */
-  async #flush(): Promise<void> {
+  /**
+   * Runs the SDK's pending outgoing requests (key upload/query/claim) and saves the store when
+   * `save` (what they change without a save — key queries, an upload — is asked again, or
+   * uploaded identically, after a crash).
+   */
+  async #flush(save = true): Promise<void> {
     const manager = this.#crypto.outgoingRequestsManager;
     if (manager) await manager.doProcessOutgoingRequests();
     else this.#crypto.onSyncCompleted({});
-    await this.#store.save();
+    if (save) await this.#store.save();
   }
 
   /**
@@ -163,7 +167,15 @@ export class MatrixE2ee {
         : {}),
     });
     for (const { roomId, content } of encryptionEvents) await this.#configure(roomId, content);
-    await this.#flush();
+    // Saved whenever the sync brought something the store must not lose: to-device events (room
+    // keys, Olm sessions: the next /sync deletes them on the server), device-list changes, or
+    // rooms turning encryption on. An idle long poll does not rewrite the file.
+    const changed =
+      (parts.toDevice?.length ?? 0) > 0 ||
+      (parts.deviceLists?.changed?.length ?? 0) > 0 ||
+      (parts.deviceLists?.left?.length ?? 0) > 0 ||
+      encryptionEvents.length > 0;
+    await this.#flush(changed);
     for (const wake of [...this.#keyWaiters]) wake();
   }
 
