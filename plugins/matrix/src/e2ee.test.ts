@@ -285,6 +285,41 @@ describe("[H24] encrypted rooms with two real clients", () => {
     expect(receiver.decryption().undecryptable).toBe(1);
   });
 
+  it("a member who joins the encrypted room after the bot's first message gets the next room key and reads the bot's next message", async () => {
+    const dir = tempDir();
+    const bob = {
+      userId: "@bob:fake.test",
+      password: "bob-password",
+      accessToken: "syt_Ym9i_bobTokenForTests_4Lq8",
+      deviceId: "BOBLAPTOP",
+      bot: false,
+    };
+    const fake = await FakeHomeserver.start({ users: [bob] });
+    onTestFinished(() => fake.close());
+    const room = fake.createRoom({ encrypted: true, members: [FAKE_BOT.userId, ALICE.userId] });
+    const b = await openBot(fake, dir);
+    await b.startReceiver();
+    await botKeysPublished(fake);
+    const alice = await startAlice(fake, dir);
+    await alice.sync();
+    const target = { kind: "group" as const, id: room.id };
+    await b.runtime.send(b.say(target, "before Bob"));
+
+    const bobClient = await E2eeUser.start(fake.url, bob, join(dir, "bob"));
+    onTestFinished(() => bobClient.close());
+    fake.rooms.join(room.id, bob.userId);
+    // The bot's receiver sees Bob's join and starts tracking his devices.
+    await eventually(
+      () => b.outcomes.filter((o) => o.status !== "duplicate").length,
+      (n) => n >= 1,
+      { what: "Bob's join received" },
+    );
+    await b.runtime.send(b.say(target, "after Bob joined"));
+    const last = botEvents(fake, room.id).at(-1) as { event_id: string };
+    const seen = await bobClient.syncUntil((s) => clearOf(s, last.event_id) !== undefined);
+    expect(clearOf(seen, last.event_id)?.content.body).toBe("after Bob joined");
+  });
+
   it("files in an encrypted room are not built: NotImplementedError, nothing sent", async () => {
     const dir = tempDir();
     const fake = await startFake();

@@ -67,6 +67,11 @@ type RustCryptoBackend = {
     unusedFallbackKeys?: Set<string>;
   }): Promise<unknown[]>;
   onCryptoEvent(room: RoomLike, event: MatrixEvent): Promise<void>;
+  onRoomMembership(
+    event: MatrixEvent,
+    member: { userId: string; membership: string },
+    oldMembership?: string,
+  ): void;
   onSyncCompleted(state: Record<string, unknown>): void;
   encryptEvent(event: MatrixEvent, room: RoomLike): Promise<void>;
   decryptEvent(event: MatrixEvent): Promise<{ clearEvent: { type?: string; content?: unknown } }>;
@@ -157,6 +162,7 @@ export class MatrixE2ee {
   async processSync(
     parts: SyncCryptoParts,
     encryptionEvents: Array<{ roomId: string; content: Record<string, unknown> }>,
+    memberships: Array<{ roomId: string; userId: string; membership: string }> = [],
   ): Promise<void> {
     await this.#crypto.processSyncChanges({
       toDeviceEvents: parts.toDevice ?? [],
@@ -167,6 +173,11 @@ export class MatrixE2ee {
         : {}),
     });
     for (const { roomId, content } of encryptionEvents) await this.#configure(roomId, content);
+    // A member who joins an encrypted room later: the SDK starts tracking their devices, so the
+    // next room key is shared with them too (leavers are dropped: the members are read afresh).
+    for (const { roomId, userId, membership } of memberships) {
+      this.#crypto.onRoomMembership(new MatrixEvent({ room_id: roomId }), { userId, membership });
+    }
     // Saved whenever the sync brought something the store must not lose: to-device events (room
     // keys, Olm sessions: the next /sync deletes them on the server), device-list changes, or
     // rooms turning encryption on. An idle long poll does not rewrite the file.

@@ -318,6 +318,7 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
         });
         answer = parseSyncAnswer(raw);
         const encryption: Array<{ roomId: string; content: Record<string, unknown> }> = [];
+        const memberships: Array<{ roomId: string; userId: string; membership: string }> = [];
         for (const fragment of answer.malformed) {
           log.error(
             { path: fragment.sync_path, problem: fragment.problem },
@@ -331,6 +332,18 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
           const timeline = room.events;
           const turnedOn = markEncryption(roomId, [...room.state, ...timeline]);
           if (turnedOn) encryption.push({ roomId, content: turnedOn });
+          for (const e of timeline) {
+            const m = e as {
+              type?: unknown;
+              state_key?: unknown;
+              content?: { membership?: unknown };
+            };
+            if (m.type !== "m.room.member" || typeof m.state_key !== "string") continue;
+            const membership = m.content?.membership;
+            if (typeof membership === "string") {
+              memberships.push({ roomId, userId: m.state_key, membership });
+            }
+          }
           let events = timeline;
           if (room.limited && since !== undefined) {
             const gap = room.prevBatch
@@ -370,7 +383,7 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
         if (options.e2ee) {
           // Room keys first, saved, before the batch is handed over and before the next /sync
           // acknowledges the to-device events. A failure asks the same /sync again.
-          await (await options.e2ee()).processSync(cryptoPartsOf(raw), encryption);
+          await (await options.e2ee()).processSync(cryptoPartsOf(raw), encryption, memberships);
         }
       } catch (error) {
         if (signal.aborted) break;
