@@ -131,7 +131,12 @@ function cryptoPartsOf(raw: unknown) {
   const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x) => typeof x === "string") : []);
   const counts = r.device_one_time_keys_count;
   return {
-    toDevice: Array.isArray(r.to_device?.events) ? r.to_device.events : [],
+    // Only objects: a hostile entry must not make the crypto refuse the whole batch forever.
+    toDevice: Array.isArray(r.to_device?.events)
+      ? r.to_device.events.filter(
+          (e: unknown) => e !== null && typeof e === "object" && !Array.isArray(e),
+        )
+      : [],
     deviceLists: { changed: strings(r.device_lists?.changed), left: strings(r.device_lists?.left) },
     oneTimeKeysCounts:
       counts && typeof counts === "object" ? (counts as Record<string, number>) : {},
@@ -176,7 +181,8 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
       | undefined;
     if (!state) return undefined;
     rooms.markEncrypted(roomId);
-    const content = state.content ?? {};
+    const content =
+      state.content !== null && typeof state.content === "object" ? state.content : {};
     if (warnedEncrypted.has(roomId)) return content;
     warnedEncrypted.add(roomId);
     if (options.e2ee) {
@@ -333,12 +339,10 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
           const turnedOn = markEncryption(roomId, [...room.state, ...timeline]);
           if (turnedOn) encryption.push({ roomId, content: turnedOn });
           for (const e of timeline) {
-            const m = e as {
-              type?: unknown;
-              state_key?: unknown;
-              content?: { membership?: unknown };
-            };
-            if (m.type !== "m.room.member" || typeof m.state_key !== "string") continue;
+            // Entries are not checked yet (a hostile one is dead-lettered later): read with care.
+            if (eventTypeOf(e) !== "m.room.member") continue;
+            const m = e as { state_key?: unknown; content?: { membership?: unknown } | null };
+            if (typeof m.state_key !== "string") continue;
             const membership = m.content?.membership;
             if (typeof membership === "string") {
               memberships.push({ roomId, userId: m.state_key, membership });

@@ -17,6 +17,13 @@
  * trusted), and every retried `send` (attempt 2 on) looks the same way before its `PUT`. A unit
  * found is committed with its event id; nothing is sent again.
  *
+ * **Encrypted rooms** (`deps.e2ee`, docs/channels/matrix.md "Encryption"): sends and edits go
+ * out as `PUT /rooms/{roomId}/send/m.room.encrypted/{txnId}`, encrypted by the account's Rust
+ * crypto right before each attempt (a retry encrypts again; the same txnId still answers the
+ * first event). The txnId and `unsigned.transaction_id` stay outside the ciphertext, so the
+ * exactly-once rules above are unchanged; an edit's check reads the shown edit decrypted.
+ * Redactions are never encrypted. Files in encrypted rooms throw `NotImplementedError`.
+ *
  * Event ids need their room: herald names an event with the ref `<roomId>:<eventId>`
  * (`composeRef`, colons inside the ids escaped).
  *
