@@ -218,6 +218,8 @@ function passphraseOf(
     name: env,
     setting: "encryption.storePassphraseEnv",
     what: "the Matrix crypto store passphrase",
+    // A passphrase may hold spaces; only its ends are trimmed.
+    multiline: true,
     expected: "a passphrase (any text; keep it with the store's backup)",
     where: "the passphrase chosen when the crypto store was created",
   });
