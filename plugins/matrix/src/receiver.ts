@@ -55,6 +55,7 @@ import { ABANDONED, createHydrator } from "./hydrate.ts";
 import { pageBack } from "./messages.ts";
 import type { E2eeRef } from "./roomCrypto.ts";
 import type { EncryptedRooms } from "./rooms.ts";
+import { cryptoPartsOf, membershipsOf } from "./syncCrypto.ts";
 import {
   eventIdOf,
   eventTypeOf,
@@ -119,32 +120,6 @@ export type SyncReceiverOptions = {
   /** How long an event waits for its room key, in ms (`encryption.decryptWaitMs`). @defaultValue 60_000 */
   decryptWaitMs?: number;
 };
-
-/** The encryption parts of a raw `/sync` answer (the parsed shape leaves them out). */
-function cryptoPartsOf(raw: unknown) {
-  const r = (raw ?? {}) as {
-    to_device?: { events?: unknown };
-    device_lists?: { changed?: unknown; left?: unknown };
-    device_one_time_keys_count?: unknown;
-    device_unused_fallback_key_types?: unknown;
-  };
-  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x) => typeof x === "string") : []);
-  const counts = r.device_one_time_keys_count;
-  return {
-    // Only objects: a hostile entry must not make the crypto refuse the whole batch forever.
-    toDevice: Array.isArray(r.to_device?.events)
-      ? r.to_device.events.filter(
-          (e: unknown) => e !== null && typeof e === "object" && !Array.isArray(e),
-        )
-      : [],
-    deviceLists: { changed: strings(r.device_lists?.changed), left: strings(r.device_lists?.left) },
-    oneTimeKeysCounts:
-      counts && typeof counts === "object" ? (counts as Record<string, number>) : {},
-    ...(Array.isArray(r.device_unused_fallback_key_types)
-      ? { unusedFallbackKeyTypes: strings(r.device_unused_fallback_key_types) }
-      : {}),
-  };
-}
 
 /**
  * Creates the `/sync` receiver. `start()` resolves once the cursor is loaded; syncing continues
@@ -338,16 +313,7 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
           const timeline = room.events;
           const turnedOn = markEncryption(roomId, [...room.state, ...timeline]);
           if (turnedOn) encryption.push({ roomId, content: turnedOn });
-          for (const e of timeline) {
-            // Entries are not checked yet (a hostile one is dead-lettered later): read with care.
-            if (eventTypeOf(e) !== "m.room.member") continue;
-            const m = e as { state_key?: unknown; content?: { membership?: unknown } | null };
-            if (typeof m.state_key !== "string") continue;
-            const membership = m.content?.membership;
-            if (typeof membership === "string") {
-              memberships.push({ roomId, userId: m.state_key, membership });
-            }
-          }
+          memberships.push(...membershipsOf(roomId, timeline));
           let events = timeline;
           if (room.limited && since !== undefined) {
             const gap = room.prevBatch
