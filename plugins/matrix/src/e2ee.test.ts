@@ -179,6 +179,39 @@ describe("[H24] encrypted rooms with two real clients", () => {
     expect(botEvents(fake, room.id).every((e) => e.type !== "m.room.message")).toBe(true);
   });
 
+  it("Alice's encrypted edit and reply reach herald with their relations (m.relates_to travels in the clear, the rest decrypted)", async () => {
+    const dir = tempDir();
+    const fake = await startFake();
+    const room = fake.createRoom({ encrypted: true });
+    const b = await openBot(fake, dir);
+    await b.startReceiver();
+    await botKeysPublished(fake);
+    const alice = await startAlice(fake, dir);
+    await alice.sync();
+    const original = await alice.send(room.id, "frist");
+    await alice.send(room.id, "* first", {
+      "m.new_content": { msgtype: "m.text", body: "first" },
+      "m.relates_to": { rel_type: "m.replace", event_id: original },
+    });
+    await alice.send(room.id, "> <@alice:fake.test> first\n\nand a reply", {
+      "m.relates_to": { "m.in_reply_to": { event_id: original } },
+    });
+    const edited = await eventually(
+      () => b.outcomes.find((o) => o.status === "event" && o.event.type === "message_edited"),
+      (o) => o !== undefined,
+      { what: "the encrypted edit handled as message_edited" },
+    );
+    expect(edited?.status === "event" && edited.event).toMatchObject({
+      platformMessageId: eventRef(room.id, original),
+      message: { body: { markdown: "first" } },
+    });
+    await eventually(
+      () => bodies(b),
+      (all) => all.includes("and a reply"),
+      { what: "the reply handled, its fallback stripped" },
+    );
+  });
+
   it("a bot restart in the middle keeps decrypting: the same device and keys, the room key of the session before the restart still opens Alice's next message, and Alice reads the bot's", async () => {
     const dir = tempDir();
     const fake = await startFake();
@@ -318,6 +351,35 @@ describe("[H24] encrypted rooms with two real clients", () => {
     const last = botEvents(fake, room.id).at(-1) as { event_id: string };
     const seen = await bobClient.syncUntil((s) => clearOf(s, last.event_id) !== undefined);
     expect(clearOf(seen, last.event_id)?.content.body).toBe("after Bob joined");
+  });
+
+  it("the bot's own encrypted event it cannot open (a store restored from an older backup) is not waited for and is ignored like every own event, not dead-lettered", async () => {
+    const dir = tempDir();
+    const fake = await startFake();
+    const room = fake.createRoom({ direct: true, encrypted: true });
+    const b = await openBot(fake, dir, scaledMs(60_000));
+    const receiver = await b.startReceiver();
+    await botKeysPublished(fake);
+    fake.rooms.append({
+      room_id: room.id,
+      type: "m.room.encrypted",
+      sender: FAKE_BOT.userId,
+      content: {
+        algorithm: "m.megolm.v1.aes-sha2",
+        ciphertext: "AwgAEnAcL2p1bXBlZA",
+        device_id: FAKE_BOT.deviceId,
+        sender_key: "c2VuZGVyIGtleSBvZiBhbiBvbGRlciBzdG9yZQ",
+        session_id: "c2Vzc2lvbiBvZiBhbiBvbGRlciBzdG9yZQ",
+      },
+    });
+    const ignored = await eventually(
+      () => b.outcomes.find((o) => o.status === "ignored" && o.reason === "own_event"),
+      (o) => o !== undefined,
+      { what: "the own undecryptable event ignored" },
+    );
+    expect(ignored).toMatchObject({ detail: expect.stringContaining("undecryptable own event") });
+    expect(b.outcomes.filter((o) => o.status === "dead_lettered")).toEqual([]);
+    expect(receiver.decryption()).toMatchObject({ waitedForKeys: 0, undecryptable: 1 });
   });
 
   it("files in an encrypted room are not built: NotImplementedError, nothing sent", async () => {

@@ -10,7 +10,8 @@
  * processed, and at the latest every `retryMs`, until `waitMs` has passed; then it is handed
  * over as undecryptable (`undecryptable: { code, message }`), which `normalize` dead-letters
  * with `MatrixDecryptionError` (`HERALD_MATRIX_UNDECRYPTABLE`) — never dropped. A failure the
- * key cannot fix (a withheld key) is handed over at once.
+ * key cannot fix (a withheld key), and the bot's own event it cannot open (`normalize` ignores
+ * it, as every own event), are handed over at once.
  *
  * Events of one room are handed over in timeline order: an event behind one that waits waits
  * too. An event id being hydrated or hydrated recently (a redelivery, a back-fill overlapping
@@ -32,6 +33,11 @@ export type HydratorOptions = {
   e2ee: (() => Promise<MatrixE2ee>) | undefined;
   /** Longest wait for a late room key, in ms (`encryption.decryptWaitMs`). */
   waitMs: number;
+  /**
+   * The bot's user id: its own events are never waited for (their keys are this store's; one it
+   * cannot open — a store restored from an older backup — is handed over at once and ignored).
+   */
+  selfId?: string | undefined;
   /** Longest pause between two tries while waiting, in ms. @defaultValue 5_000 */
   retryMs?: number;
   logger: Pick<ChannelReceiverSink["logger"], "info" | "warn">;
@@ -100,7 +106,8 @@ export function createHydrator(options: HydratorOptions): Hydrator {
       }
       if (signal.aborted) return ABANDONED;
       const left = deadline - clock();
-      if (!result.retryable || left <= 0) {
+      const own = options.selfId !== undefined && event.sender === options.selfId;
+      if (!result.retryable || left <= 0 || own) {
         counters.undecryptable += 1;
         options.logger.warn(
           { roomId, eventId: event.event_id, code: result.code, waited },

@@ -174,6 +174,10 @@ function normalizeEvent(
     case "m.room.encrypted":
       if (input.undecryptable) {
         const { code, message } = input.undecryptable;
+        // The bot's own event (its key lost with an older store): ignored like every own event.
+        if (identity.userId !== undefined && event.sender === identity.userId) {
+          return ignore("own_event", `undecryptable own event (${code})`);
+        }
         throw new MatrixDecryptionError(room, event.event_id, code, message);
       }
       throw new MatrixEncryptedRoomError(room);

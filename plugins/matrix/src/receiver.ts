@@ -144,6 +144,7 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
   });
   const hydrator = createHydrator({
     e2ee: options.e2ee,
+    selfId: options.userId,
     waitMs: options.decryptWaitMs ?? 60_000,
     logger: log,
     ...(options.clock ? { clock: options.clock } : {}),
