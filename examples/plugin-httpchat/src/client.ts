@@ -28,11 +28,11 @@ export type WireMessage = herald.z.infer<typeof wireMessageSchema>;
 type WireError = { error?: { code?: string; description?: string; retry_after_ms?: number } };
 
 /**
- * `HttpChatApiError[rate_limited]` (the API said no) and `HttpChatNetworkError[refused]` (no
- * answer: refused is provably not sent; reset or timed out may be).
+ * The error classes: `HttpChatApiError[rate_limited]` (the API said no) and
+ * `HttpChatNetworkError[refused]` (no answer: refused is provably not sent; reset or timed out
+ * may be). `error instanceof httpChatErrors.ApiError` tells them apart.
  */
-export const { ApiError: HttpChatApiError, NetworkError: HttpChatNetworkError } =
-  herald.platformErrors("HttpChat");
+export const httpChatErrors = herald.platformErrors("HttpChat");
 
 /** The client of an account: bearer `token` (redacted from errors), the config's timeout per call. */
 export const httpChatClient = (c: { baseUrl: string; requestTimeoutMs: number }, token: string) =>
@@ -40,7 +40,7 @@ export const httpChatClient = (c: { baseUrl: string; requestTimeoutMs: number },
     baseUrl: c.baseUrl,
     timeoutMs: c.requestTimeoutMs,
     bearerToken: token,
-    errors: { ApiError: HttpChatApiError, NetworkError: HttpChatNetworkError },
+    errors: httpChatErrors,
     readError: (body) => {
       const { code, description, retry_after_ms } = (body as WireError).error ?? {};
       return { platformCode: code, description, retryAfterMs: retry_after_ms };
