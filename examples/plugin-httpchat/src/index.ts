@@ -6,6 +6,8 @@
  *
  * @packageDocumentation
  */
+// The SDK as one namespace (as VS Code extensions import `vscode`): every call site shows what
+// comes from herald, and the import list does not grow with each helper.
 import * as herald from "@herald/plugin-sdk/channel-message";
 import { HTTPCHAT, httpChatClient } from "./client.ts";
 import { createHttpChatReceiver, createReceive, decodeOrigin } from "./receive.ts";
@@ -42,6 +44,7 @@ type Found = { messages: { id: string }[] };
  */
 export function createHttpChatAdapter(c: HttpChatConfig, token: string, botId?: string) {
   const call = httpChatClient(c, token);
+  // `/v1/chats/:chat/messages`, or `…/messages/:id` of a sent part, in the message's chat.
   const at = (ctx: Ctx, part?: herald.MessageReceiptPart) =>
     `/v1/chats/${ctx.message.target.id}/messages${part ? `/${part.platformMessageId}` : ""}`;
   return herald.defineChannelMessageAdapter({
