@@ -230,6 +230,8 @@ export {
   channelOptionsOf,
   withChannelOptions,
 } from "./util/channel-options.ts";
+export { type VerifyCredentialsOptions, verifyCredentials } from "./util/credentials.ts";
+export { heraldOriginOf, heraldOriginSchema } from "./util/herald-origin.ts";
 export {
   createHttpClient,
   type HttpClient,
@@ -237,6 +239,7 @@ export {
   type HttpErrorBody,
   type HttpRequest,
 } from "./util/http-client.ts";
+export { type InboundMessageFields, inboundMessage } from "./util/inbound-message.ts";
 export {
   fetchRemoteMedia,
   type RemoteMedia,
@@ -277,6 +280,7 @@ export {
   readSecret,
   type SecretSpec,
 } from "./util/secrets.ts";
+export { plainTextBatch, quotedReplyId, reconcileEachUnit } from "./util/send-steps.ts";
 export {
   constantTimeEqual,
   type Ed25519Check,
@@ -284,8 +288,10 @@ export {
   type HmacSha256Check,
   hmacSha256Hex,
   type SignedData,
+  type TimestampedHmacCheck,
   verifyEd25519,
   verifyHmacSha256,
+  verifyTimestampedHmac,
 } from "./util/verify.ts";
 export {
   type AckResponseOptions,
