@@ -49,6 +49,25 @@ export async function createScenario(options: {
   const t1 = Date.now();
   await install(project, [], { timeoutMs: 300_000 });
   const t2 = Date.now();
+  if (manager !== "npm") {
+    // The created plugin is the same code whichever manager made it: its test (contract suite +
+    // mutant catalog, ~2 CPU-minutes) runs once, under npm; here it must install and typecheck.
+    const typed = await run(manager, ["run", "typecheck"], {
+      cwd: project.dir,
+      env,
+      timeoutMs: 300_000,
+    });
+    if (typed.code !== 0)
+      throw new PackagingStepError(
+        `${manager} run typecheck (the created plugin)`,
+        `exit ${typed.code}`,
+        typed.stdout + typed.stderr,
+      );
+    options.log(
+      `  [${manager}] create @herald/plugin (${((t1 - t0) / 1000).toFixed(1)}s), install (${((t2 - t1) / 1000).toFixed(1)}s), typecheck (${((Date.now() - t2) / 1000).toFixed(1)}s); its test runs under npm`,
+    );
+    return { project: { dir: parent, manager } };
+  }
   const tested = await run(manager, ["test"], {
     cwd: project.dir,
     env: { ...process.env, CI: "1", NO_COLOR: "1" },
