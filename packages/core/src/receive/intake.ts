@@ -146,7 +146,8 @@ export async function intake(
 
 /**
  * Origin: what the message itself carries, else the channel's decoder, else the outbound
- * registry (only consulted when the echo predicate could fire: a bot author in a room).
+ * registry of every account sharing the store (only consulted when the echo predicate could
+ * fire: a bot author in a room).
  */
 async function decodeOrigin(
   raw: unknown,
@@ -164,10 +165,12 @@ async function decodeOrigin(
   }
   if (decoded) return decoded;
   if (!event.isBotAuthor || !event.isRoomish || !message.platformMessageId) return undefined;
+  // Keyed by the platform message (its id names the conversation), not by our account: a
+  // notice another herald bot sharing this store posted is found too (CASES C56).
   const hit = await store.lookupReceipt({
     channel: message.channel,
-    ...(message.accountId === undefined ? {} : { accountId: message.accountId }),
     platformMessageId: message.platformMessageId,
+    anyAccount: true,
   });
   return hit?.origin;
 }
