@@ -51,6 +51,19 @@ export type IntakeResult =
   | { kind: "invalid"; error: HeraldError }
   | { kind: "dropped"; reason: "herald_echo" | "self"; message: ChannelMessage };
 
+/** Options of {@link intake}. */
+export type IntakeOptions = {
+  /**
+   * On a channel without native origin metadata, how long to wait before looking a bot's room
+   * message up in the outbound registry a second time when the first lookup missed, in ms. The
+   * platform may show another herald bot's post to us before that bot has committed its
+   * receipt (Discord's gateway dispatch races the REST answer): without the second look its
+   * tagged failure notice would pass as a prompt (CASES C56). `0`: one lookup.
+   * @defaultValue 0
+   */
+  echoSettleMs?: number;
+};
+
 /** Finds the adapter of (`channel`, `accountId`). */
 export function findAdapter(
   adapters: ReceiveAdapterLookup,
@@ -72,6 +85,7 @@ export async function intake(
   adapters: ReceiveAdapterLookup,
   store: MessageStateStore,
   receivedAt: number,
+  options: IntakeOptions = {},
 ): Promise<IntakeResult> {
   const channel = findAdapter(adapters, source.channel, source.accountId);
   if (!channel) return { kind: "invalid", error: new UnknownChannelError(source.channel) };
@@ -131,7 +145,7 @@ export async function intake(
     return { kind: "invalid", error: asReceiveError(source.channel, "identity", error) };
   }
 
-  const origin = await decodeOrigin(raw, message, event, channel, store);
+  const origin = await decodeOrigin(raw, message, event, channel, store, options.echoSettleMs ?? 0);
   if (shouldDropHeraldEcho({ origin, isBotAuthor: event.isBotAuthor, isRoomish: event.isRoomish }))
     return { kind: "dropped", reason: "herald_echo", message };
   if (isSelfAuthored(message, event, adapter)) return { kind: "dropped", reason: "self", message };
@@ -155,6 +169,7 @@ async function decodeOrigin(
   event: MessageEventClass,
   channel: ReceiveChannelAdapter,
   store: MessageStateStore,
+  echoSettleMs: number,
 ): Promise<MessageOrigin | undefined> {
   if (message.origin) return message.origin;
   let decoded: MessageOrigin | undefined;
@@ -167,12 +182,17 @@ async function decodeOrigin(
   if (!event.isBotAuthor || !event.isRoomish || !message.platformMessageId) return undefined;
   // Keyed by the platform message (its id names the conversation), not by our account: a
   // notice another herald bot sharing this store posted is found too (CASES C56).
-  const hit = await store.lookupReceipt({
-    channel: message.channel,
-    platformMessageId: message.platformMessageId,
-    anyAccount: true,
-  });
-  return hit?.origin;
+  const lookup = () =>
+    store.lookupReceipt({
+      channel: message.channel,
+      platformMessageId: message.platformMessageId as string,
+      anyAccount: true,
+    });
+  const hit = await lookup();
+  if (hit || echoSettleMs <= 0 || channel.origin?.decode) return hit?.origin;
+  // No native metadata: the sender may not have committed its receipt yet. Look once more.
+  await new Promise((resolve) => setTimeout(resolve, echoSettleMs));
+  return (await lookup())?.origin;
 }
 
 /** Wraps whatever an adapter threw into a typed receive error. */
