@@ -13,8 +13,6 @@ import type { ContractSuite, ContractTestContext } from "./registry.ts";
 import { CONTRACT_MAX_LENGTH, normalizeSpace } from "./setup.ts";
 import type { ContractSecondAccount, JsonValue } from "./types.ts";
 
-type TwoAccounts = Awaited<ReturnType<typeof openTwoAccounts>>;
-
 /**
  * Two accounts of one channel on one test run (one store), each with its adapter and — where
  * the harness has a receiver — its receiver started. `undefined` fields: send-only.
