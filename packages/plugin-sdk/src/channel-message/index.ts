@@ -105,6 +105,11 @@ export {
   type ReceiverState,
   receiverHealth,
 } from "./account.ts";
+export {
+  type ConversationPositions,
+  type ConversationPositionsOptions,
+  conversationPositions,
+} from "./catchUp.ts";
 export { openChannelAccount } from "./openAccount.ts";
 export {
   type ChannelPlugin,
