@@ -154,7 +154,8 @@ export function createSlackCatchUp(options: SlackCatchUpOptions): SlackCatchUp {
   const { client, sink, config, secrets } = options;
   const settings = config.catchUp;
   const clock = options.clock ?? Date.now;
-  const log = sink.logger.child({ catchUp: "slack" });
+  // A sink built by hand in a test may have no logger.
+  const log = sink.logger?.child({ catchUp: "slack" });
   const positions = conversationPositions<SlackPosition>(sink, {
     source: "history",
     decode: decodePosition,
@@ -223,7 +224,7 @@ export function createSlackCatchUp(options: SlackCatchUpOptions): SlackCatchUp {
       const floor = clock() - settings.maxAgeMs;
       const start = position?.ts ?? tsOf(Math.max(since, floor));
       if (Number(start) * 1_000 < floor) {
-        log.warn(
+        log?.warn(
           { channel, since: start },
           "catch-up: the gap is older than catchUp.maxAgeMs; reading from there",
         );
@@ -265,7 +266,7 @@ export function createSlackCatchUp(options: SlackCatchUpOptions): SlackCatchUp {
         if (!page.has_more || !cursor) break;
         if (pages >= settings.maxPagesPerConversation) {
           report.truncated += 1;
-          log.warn(
+          log?.warn(
             { channel, pages },
             "catch-up: more history in the window than catchUp.maxPagesPerConversation reads; older messages are not caught up",
           );
@@ -344,7 +345,7 @@ export function createSlackCatchUp(options: SlackCatchUpOptions): SlackCatchUp {
     if (signal?.aborted) return report;
     allReady = true;
     await positions.flushed();
-    log.info({ ...report }, "catch-up done");
+    log?.info({ ...report }, "catch-up done");
     return report;
   };
 
@@ -354,6 +355,8 @@ export function createSlackCatchUp(options: SlackCatchUpOptions): SlackCatchUp {
   // duplicate for core's dedupe.
   const ready = new Set<string>();
   let allReady = false;
+  /** Live messages wait for their conversation only while a run is going on. */
+  let active = false;
   /** No more deferring: the run ended (done, failed or stopped). */
   let released = false;
   const waiting = new Map<string, Array<() => void>>();
@@ -371,12 +374,12 @@ export function createSlackCatchUp(options: SlackCatchUpOptions): SlackCatchUp {
   };
   return {
     pending(raw) {
-      if (released) return undefined;
+      if (!active || released) return undefined;
       const m = liveMessage(raw);
       return m && !ready.has(m.channel) ? m.channel : undefined;
     },
     defer(conversation, deliver) {
-      if (released || ready.has(conversation)) return deliver();
+      if (!active || released || ready.has(conversation)) return deliver();
       const list = waiting.get(conversation) ?? [];
       list.push(deliver);
       waiting.set(conversation, list);
@@ -386,10 +389,15 @@ export function createSlackCatchUp(options: SlackCatchUpOptions): SlackCatchUp {
       if (!m || (!allReady && !ready.has(m.channel))) return;
       void positions
         .advance(m.channel, (p) => advancePosition(p, m.ts, m.root, settings.maxThreads), ack)
-        .catch((error: unknown) => log.warn({ err: error }, "catch-up position not advanced"));
+        .catch((error: unknown) => log?.warn({ err: error }, "catch-up position not advanced"));
     },
     flushed: () => positions.flushed(),
     async run(signal) {
+      // A restarted receiver catches up afresh: what it missed while stopped is unread again.
+      active = true;
+      released = false;
+      allReady = false;
+      ready.clear();
       try {
         return await runOnce(signal);
       } finally {
@@ -454,7 +462,7 @@ export function withCatchUp(
       const stop = controller.signal;
       running = catchUp.run(stop).catch((error: unknown) => {
         if (!stop.aborted)
-          sink.logger.warn({ err: error }, "slack catch-up failed; live events go on");
+          sink.logger?.warn({ err: error }, "slack catch-up failed; live events go on");
         return undefined;
       });
     },

@@ -64,7 +64,7 @@ export function conversationPositions<T>(
         if (current.has(conversation) || text === undefined) return;
         const value = options.decode(text);
         if (value === undefined) {
-          sink.logger.error(
+          sink.logger?.error(
             { conversation, stored: text.slice(0, 200) },
             "catch-up position unreadable: ignoring it",
           );
