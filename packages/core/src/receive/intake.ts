@@ -145,10 +145,21 @@ export async function intake(
     return { kind: "invalid", error: asReceiveError(source.channel, "identity", error) };
   }
 
-  const origin = await decodeOrigin(raw, message, event, channel, store, options.echoSettleMs ?? 0);
+  const { origin, sentBy } = await decodeOrigin(
+    raw,
+    message,
+    event,
+    channel,
+    store,
+    options.echoSettleMs ?? 0,
+  );
   if (shouldDropHeraldEcho({ origin, isBotAuthor: event.isBotAuthor, isRoomish: event.isRoomish }))
     return { kind: "dropped", reason: "herald_echo", message };
   if (isSelfAuthored(message, event, adapter)) return { kind: "dropped", reason: "self", message };
+  // The outbound registry says this account sent it (an own message the platform shows without
+  // an id we know, e.g. one a history read found): our own echo too.
+  if (sentBy !== undefined && sentBy === (message.accountId ?? ""))
+    return { kind: "dropped", reason: "self", message };
 
   const key: DedupeKey = {
     channel: source.channel,
@@ -160,8 +171,8 @@ export async function intake(
 
 /**
  * Origin: what the message itself carries, else the channel's decoder, else the outbound
- * registry of every account sharing the store (only consulted when the echo predicate could
- * fire: a bot author in a room).
+ * registry of every account sharing the store — read for bot-authored messages, which also
+ * tells which account sent it (`sentBy`).
  */
 async function decodeOrigin(
   raw: unknown,
@@ -170,16 +181,16 @@ async function decodeOrigin(
   channel: ReceiveChannelAdapter,
   store: MessageStateStore,
   echoSettleMs: number,
-): Promise<MessageOrigin | undefined> {
-  if (message.origin) return message.origin;
-  let decoded: MessageOrigin | undefined;
-  try {
-    decoded = channel.origin?.decode?.(raw);
-  } catch {
-    decoded = undefined; // undecodable metadata is not ours
+): Promise<{ origin: MessageOrigin | undefined; sentBy?: string }> {
+  let decoded: MessageOrigin | undefined = message.origin;
+  if (!decoded) {
+    try {
+      decoded = channel.origin?.decode?.(raw);
+    } catch {
+      decoded = undefined; // undecodable metadata is not ours
+    }
   }
-  if (decoded) return decoded;
-  if (!event.isBotAuthor || !event.isRoomish || !message.platformMessageId) return undefined;
+  if (!event.isBotAuthor || !message.platformMessageId) return { origin: decoded };
   // Keyed by the platform message (its id names the conversation), not by our account: a
   // notice another herald bot sharing this store posted is found too (CASES C56).
   const lookup = () =>
@@ -188,11 +199,17 @@ async function decodeOrigin(
       platformMessageId: message.platformMessageId as string,
       anyAccount: true,
     });
-  const hit = await lookup();
-  if (hit || echoSettleMs <= 0 || channel.origin?.decode) return hit?.origin;
-  // No native metadata: the sender may not have committed its receipt yet. Look once more.
-  await new Promise((resolve) => setTimeout(resolve, echoSettleMs));
-  return (await lookup())?.origin;
+  let hit = await lookup();
+  // No native metadata in a room: the sender may not have committed its receipt yet. Look once
+  // more before taking a bot's message for a prompt.
+  if (!hit && !decoded && event.isRoomish && echoSettleMs > 0 && !channel.origin?.decode) {
+    await new Promise((resolve) => setTimeout(resolve, echoSettleMs));
+    hit = await lookup();
+  }
+  return {
+    origin: decoded ?? hit?.origin,
+    ...(hit ? { sentBy: hit.accountId ?? "" } : {}),
+  };
 }
 
 /** Wraps whatever an adapter threw into a typed receive error. */
