@@ -27,11 +27,12 @@
  * @module
  */
 import {
+  type CatchUpLiveMessage,
+  type CatchUpReceiver,
+  type CatchUpRunContext,
   type ChannelReceiver,
   type ChannelReceiverSink,
-  conversationPositions,
-  type ReceiveAckSignal,
-  type ReceiveOutcome,
+  createCatchUpReceiver,
   sleep,
 } from "@herald/plugin-sdk/channel-message";
 import type { WebClient } from "@slack/web-api";
@@ -70,31 +71,17 @@ export type SlackCatchUpReport = {
   truncated: number;
 };
 
-/** Options of {@link createSlackCatchUp}. */
+/** Options of {@link createSlackCatchUpReceiver}. */
 export type SlackCatchUpOptions = {
   client: WebClient;
   sink: ChannelReceiverSink;
+  /** Builds the live receiver (Events API or Socket Mode) over the sink it delivers into. */
+  receiver(sink: ChannelReceiverSink): ChannelReceiver;
   config: Pick<SlackConfig, "catchUp" | "reconcile" | "slackApiUrl">;
   identity: () => Promise<SlackIdentity>;
   secrets: readonly string[];
   /** Epoch-ms clock. @defaultValue Date.now */
   clock?: () => number;
-};
-
-/** One account's catch-up: `run` at start, `observe` each live delivery. */
-export type SlackCatchUp = {
-  run(signal?: AbortSignal): Promise<SlackCatchUpReport>;
-  /** Advances the position of a live event's conversation once its ack accepts. */
-  observe(raw: unknown, ack: Promise<ReceiveAckSignal>): void;
-  /**
-   * The conversation of a live message whose catch-up is not done yet, or undefined. Such a
-   * message is handed over after the conversation's caught-up messages ({@link defer}), so
-   * a conversation's turns keep their order.
-   */
-  pending(raw: unknown): string | undefined;
-  /** Runs `deliver` once `conversation` is caught up (or the catch-up ended). */
-  defer(conversation: string, deliver: () => void): void;
-  flushed(): Promise<void>;
 };
 
 const newer = (a: string | undefined, b: string): string =>
@@ -149,30 +136,26 @@ function liveMessage(raw: unknown): { channel: string; ts: string; root?: string
   return { channel: e.channel, ts: e.ts, ...(root ? { root } : {}) };
 }
 
-/** Builds the catch-up of one account. */
-export function createSlackCatchUp(options: SlackCatchUpOptions): SlackCatchUp {
+/** A live Events API body's message as a position move, when it is one. */
+function liveOf(raw: unknown, maxThreads: number): CatchUpLiveMessage<SlackPosition> | undefined {
+  const m = liveMessage(raw);
+  return m
+    ? { conversation: m.channel, next: (p) => advancePosition(p, m.ts, m.root, maxThreads) }
+    : undefined;
+}
+
+/**
+ * Wraps the live receiver of one account with catch-up (see the module notes): at each start
+ * it reads what was missed; live messages keep their conversation's order behind it.
+ */
+export function createSlackCatchUpReceiver(
+  options: SlackCatchUpOptions,
+): CatchUpReceiver<SlackCatchUpReport> {
   const { client, sink, config, secrets } = options;
   const settings = config.catchUp;
   const clock = options.clock ?? Date.now;
   // A sink built by hand in a test may have no logger.
   const log = sink.logger?.child({ catchUp: "slack" });
-  const positions = conversationPositions<SlackPosition>(sink, {
-    source: "history",
-    decode: decodePosition,
-  });
-
-  /** The account's first start (epoch ms), written once. */
-  const firstStart = async (): Promise<number> => {
-    const cursor = sink.cursor("history-since");
-    const stored = Number(await cursor.load());
-    if (Number.isFinite(stored) && stored > 0) return stored;
-    const now = clock();
-    const batch = cursor.batch(String(now));
-    await batch.item().complete();
-    await batch.seal();
-    await cursor.flushed();
-    return now;
-  };
 
   const conversations = async (): Promise<Conversation[]> => {
     const all: Conversation[] = [];
@@ -190,7 +173,8 @@ export function createSlackCatchUp(options: SlackCatchUpOptions): SlackCatchUp {
     return all;
   };
 
-  const runOnce = async (signal?: AbortSignal): Promise<SlackCatchUpReport> => {
+  const run = async (context: CatchUpRunContext<SlackPosition>): Promise<SlackCatchUpReport> => {
+    const { positions, signal } = context;
     const report: SlackCatchUpReport = { conversations: 0, reads: 0, delivered: 0, truncated: 0 };
     const me = await options.identity();
     const budget = workspaceBudget(
@@ -199,13 +183,13 @@ export function createSlackCatchUp(options: SlackCatchUpOptions): SlackCatchUp {
       config.reconcile.historyIntervalMs,
       clock,
     );
-    const since = await firstStart();
+    const since = await positions.firstStart(clock());
     /** One paced history read; a 429 pauses the budget and is tried again. */
     const read = async <R>(call: () => Promise<R>): Promise<R | undefined> => {
       for (;;) {
         const wait = budget.reserve(Number.POSITIVE_INFINITY) ?? 0;
         if (wait > 0) await sleep(wait, signal);
-        if (signal?.aborted) return undefined;
+        if (signal.aborted) return undefined;
         try {
           report.reads += 1;
           return await call();
@@ -217,7 +201,7 @@ export function createSlackCatchUp(options: SlackCatchUpOptions): SlackCatchUp {
       }
     };
     for (const conversation of await conversations()) {
-      if (signal?.aborted) break;
+      if (signal.aborted) break;
       report.conversations += 1;
       const channel = conversation.id;
       const position = await positions.get(channel);
@@ -307,7 +291,7 @@ export function createSlackCatchUp(options: SlackCatchUpOptions): SlackCatchUp {
         .filter((m) => Number(m.ts) > Number(oldest))
         .sort((a, b) => Number(a.ts) - Number(b.ts));
       for (const m of ordered) {
-        if (signal?.aborted) return report;
+        if (signal.aborted) return report;
         const ts = m.ts as string;
         const root =
           typeof m.thread_ts === "string" && m.thread_ts !== ts ? m.thread_ts : undefined;
@@ -330,147 +314,24 @@ export function createSlackCatchUp(options: SlackCatchUpOptions): SlackCatchUp {
             event_ts: ts,
           },
         };
-        const ticket = sink.receive(raw);
         report.delivered += 1;
-        await positions.advance(
-          channel,
-          (p) => advancePosition(p, ts, root, settings.maxThreads),
-          ticket.ack,
-        );
         // In order: the next message of the conversation once this one is handled.
-        await ticket.done;
+        await context.deliver(channel, raw, (p) =>
+          advancePosition(p, ts, root, settings.maxThreads),
+        );
       }
-      markReady(channel);
+      context.caughtUp(channel);
     }
-    if (signal?.aborted) return report;
-    allReady = true;
-    await positions.flushed();
+    if (signal.aborted) return report;
     log?.info({ ...report }, "catch-up done");
     return report;
   };
 
-  // A live message moves a position only once its conversation was caught up in this run:
-  // before that, messages older than it may still be unread (the outage's), and a position past
-  // them would skip them. Until then the position stays put; what catch-up reads again is a
-  // duplicate for core's dedupe.
-  const ready = new Set<string>();
-  let allReady = false;
-  /** Live messages wait for their conversation only while a run is going on. */
-  let active = false;
-  /** No more deferring: the run ended (done, failed or stopped). */
-  let released = false;
-  const waiting = new Map<string, Array<() => void>>();
-  const release = (conversation?: string) => {
-    const keys = conversation === undefined ? [...waiting.keys()] : [conversation];
-    for (const key of keys) {
-      const list = waiting.get(key) ?? [];
-      waiting.delete(key);
-      for (const deliver of list) deliver();
-    }
-  };
-  const markReady = (conversation: string) => {
-    ready.add(conversation);
-    release(conversation);
-  };
-  return {
-    pending(raw) {
-      if (!active || released) return undefined;
-      const m = liveMessage(raw);
-      return m && !ready.has(m.channel) ? m.channel : undefined;
-    },
-    defer(conversation, deliver) {
-      if (!active || released || ready.has(conversation)) return deliver();
-      const list = waiting.get(conversation) ?? [];
-      list.push(deliver);
-      waiting.set(conversation, list);
-    },
-    observe(raw, ack) {
-      const m = liveMessage(raw);
-      if (!m || (!allReady && !ready.has(m.channel))) return;
-      void positions
-        .advance(m.channel, (p) => advancePosition(p, m.ts, m.root, settings.maxThreads), ack)
-        .catch((error: unknown) => log?.warn({ err: error }, "catch-up position not advanced"));
-    },
-    flushed: () => positions.flushed(),
-    async run(signal) {
-      // A restarted receiver catches up afresh: what it missed while stopped is unread again.
-      active = true;
-      released = false;
-      allReady = false;
-      ready.clear();
-      try {
-        return await runOnce(signal);
-      } finally {
-        released = true;
-        release();
-      }
-    },
-  };
-}
-
-/**
- * Wraps a receiver (Events API or Socket Mode) with catch-up: live deliveries advance the
- * positions, and `start` runs a catch-up in the background once the receiver is up.
- */
-export function withCatchUp(
-  makeReceiver: (sink: ChannelReceiverSink) => ChannelReceiver,
-  sink: ChannelReceiverSink,
-  makeCatchUp: (sink: ChannelReceiverSink) => SlackCatchUp,
-): ChannelReceiver & {
-  catchUp: SlackCatchUp;
-  caughtUp(): Promise<SlackCatchUpReport | undefined>;
-} {
-  const catchUp = makeCatchUp(sink);
-  const observed: ChannelReceiverSink = {
-    ...sink,
-    receive(raw, source) {
-      // Only this account's own events move its positions (one Events URL may serve several).
-      if (source?.accountId !== undefined) return sink.receive(raw, source);
-      const conversation = catchUp.pending(raw);
-      if (conversation === undefined) {
-        const ticket = sink.receive(raw, source);
-        catchUp.observe(raw, ticket.ack);
-        return ticket;
-      }
-      // Its conversation is still being caught up: handed over after the older messages, so
-      // the conversation's turns keep their order. Slack is answered now; should the process
-      // stop first, the next catch-up reads it again (the position has not passed it).
-      let settle!: (outcome: ReceiveOutcome) => void;
-      const done = new Promise<ReceiveOutcome>((resolve) => {
-        settle = resolve;
-      });
-      catchUp.defer(conversation, () => {
-        const ticket = sink.receive(raw, source);
-        catchUp.observe(raw, ticket.ack);
-        void ticket.done.then(settle);
-      });
-      return { ack: Promise.resolve({ kind: "accept" } as const), done };
-    },
-  };
-  const inner = makeReceiver(observed);
-  let controller: AbortController | undefined;
-  let running: Promise<SlackCatchUpReport | undefined> = Promise.resolve(undefined);
-  return {
-    ...inner,
-    ...(inner.webhook ? { webhook: inner.webhook.bind(inner) } : {}),
-    ...(inner.health ? { health: inner.health.bind(inner) } : {}),
-    catchUp,
-    caughtUp: () => running,
-    async start(signal) {
-      await inner.start?.(signal);
-      controller = new AbortController();
-      const stop = controller.signal;
-      running = catchUp.run(stop).catch((error: unknown) => {
-        if (!stop.aborted)
-          sink.logger?.warn({ err: error }, "slack catch-up failed; live events go on");
-        return undefined;
-      });
-    },
-    async stop() {
-      controller?.abort();
-      await running;
-      await catchUp.flushed();
-      await inner.stop?.();
-    },
-  };
+  return createCatchUpReceiver({
+    sink,
+    receiver: options.receiver,
+    positions: { source: "history", decode: decodePosition },
+    live: (raw) => liveOf(raw, settings.maxThreads),
+    run,
+  });
 }

@@ -29,7 +29,7 @@ import {
   SLACK_CHANNEL_ID,
   type SlackIdentity,
 } from "./account.ts";
-import { createSlackCatchUp, withCatchUp } from "./catchup.ts";
+import { createSlackCatchUpReceiver } from "./catchup.ts";
 import { createSlackClient } from "./client.ts";
 import { type SlackConfig, slackConfigSchema, slackSecrets } from "./config.ts";
 import { IdentityCell } from "./identity.ts";
@@ -53,12 +53,10 @@ export {
 export { HistoryBudget } from "./budget.ts";
 export {
   advancePosition,
-  createSlackCatchUp,
-  type SlackCatchUp,
+  createSlackCatchUpReceiver,
   type SlackCatchUpOptions,
   type SlackCatchUpReport,
   type SlackPosition,
-  withCatchUp,
 } from "./catchup.ts";
 export { createSlackClient, type SlackClientOptions } from "./client.ts";
 export {
@@ -286,19 +284,15 @@ export function createSlackReceiver(
   });
   const identity = new IdentityCell(client, catchUp.identity);
   const secretList = [catchUp.token, ...Object.values(secrets).filter((x): x is string => !!x)];
-  return withCatchUp(
-    (observed) => liveReceiver(config, observed, secrets, options),
+  return createSlackCatchUpReceiver({
+    client,
     sink,
-    (s) =>
-      createSlackCatchUp({
-        client,
-        sink: s,
-        config,
-        identity: () => identity.get(),
-        secrets: secretList,
-        ...(options.clock ? { clock: options.clock } : {}),
-      }),
-  );
+    receiver: (observed) => liveReceiver(config, observed, secrets, options),
+    config,
+    identity: () => identity.get(),
+    secrets: secretList,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
 }
 
 /** The live receiver of `config.receive`: Events API webhook or Socket Mode. */

@@ -106,9 +106,14 @@ export {
   receiverHealth,
 } from "./account.ts";
 export {
+  type CatchUpLiveMessage,
+  type CatchUpReceiver,
+  type CatchUpReceiverOptions,
+  type CatchUpRunContext,
   type ConversationPositions,
   type ConversationPositionsOptions,
   conversationPositions,
+  createCatchUpReceiver,
 } from "./catchUp.ts";
 export { openChannelAccount } from "./openAccount.ts";
 export {
