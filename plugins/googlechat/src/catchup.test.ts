@@ -169,3 +169,24 @@ it("C54: Google Chat delivers once, in order, what was written during a 5-minute
   expect(again).toMatchObject({ spaces: 3, delivered: 0 });
   expect(third.run.handled).toEqual([]);
 });
+
+it("C54: a refused spaces.messages.list (no chat.app.messages.readonly) is logged; the live endpoint goes on", async () => {
+  const fake = await FakeGoogleChat.start();
+  onTestFinished(() => fake.close());
+  const dir = mkdtempSync(join(tmpdir(), "herald-gchat-catchup-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const space = fake.createSpace("SPACE", "team");
+  fake.faults.failNext(
+    { kind: "status", status: 403, description: "Request had insufficient authentication scopes." },
+    { op: "list" },
+  );
+  const started = await startProcess(fake, join(dir, "state.db"));
+  expect(await started.receiver.caughtUp()).toBeUndefined();
+  expect(started.run.logLines.some((l) => l.includes("catch-up failed"))).toBe(true);
+  fake.userPost({ space: space.name, text: "@herald still there?" });
+  await eventually(
+    () => started.run.handled.map((t) => t.input.body?.markdown),
+    (texts) => texts.includes("@herald still there?"),
+    { what: "the live message" },
+  );
+});
