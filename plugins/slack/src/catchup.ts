@@ -161,12 +161,20 @@ export function createSlackCatchUpReceiver(
     const all: Conversation[] = [];
     let cursor: string | undefined;
     do {
-      const page = (await client.users.conversations({
-        types: settings.types.join(","),
-        exclude_archived: true,
-        limit: 200,
-        ...(cursor ? { cursor } : {}),
-      })) as { channels?: Conversation[]; response_metadata?: { next_cursor?: string } };
+      let page: { channels?: Conversation[]; response_metadata?: { next_cursor?: string } };
+      try {
+        page = (await client.users.conversations({
+          types: settings.types.join(","),
+          exclude_archived: true,
+          limit: 200,
+          ...(cursor ? { cursor } : {}),
+        })) as typeof page;
+      } catch (error) {
+        const failure = classifyError(error, secrets);
+        throw new Error(
+          `slack catch-up: users.conversations failed (${failure.kind}): ${failure.message}`,
+        );
+      }
       all.push(...(page.channels ?? []));
       cursor = page.response_metadata?.next_cursor || undefined;
     } while (cursor);
@@ -195,7 +203,10 @@ export function createSlackCatchUpReceiver(
           return await call();
         } catch (error) {
           const failure = classifyError(error, secrets);
-          if (failure.kind !== "rate_limit") throw failure;
+          if (failure.kind !== "rate_limit")
+            throw new Error(
+              `slack catch-up: history read failed (${failure.kind}): ${failure.message}`,
+            );
           budget.pause(failure.retryAfterMs ?? 60_000);
         }
       }
