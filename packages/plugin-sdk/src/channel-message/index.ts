@@ -114,6 +114,16 @@ export {
   type ReceiverState,
   receiverHealth,
 } from "./account.ts";
+export {
+  type CatchUpLiveMessage,
+  type CatchUpReceiver,
+  type CatchUpReceiverOptions,
+  type CatchUpRunContext,
+  type ConversationPositions,
+  type ConversationPositionsOptions,
+  conversationPositions,
+  createCatchUpReceiver,
+} from "./catchUp.ts";
 export { openChannelAccount } from "./openAccount.ts";
 export {
   type ChannelPlugin,
