@@ -1,7 +1,8 @@
 /**
  * One queue system in its own process (so a crash run can SIGKILL it). Modes:
  * - `run`: start the workers, enqueue `n` messages (`producers` enqueue calls in flight), wait
- *   until all are complete; prints `{"ms": …}` (first enqueue → last completion).
+ *   until all are complete; prints `{"ms": …, "commits": …}` (first enqueue → last completion;
+ *   SQLite transactions in that time, when the system counts them).
  * - `enqueue`: enqueue `n` messages and exit (the crash run's backlog).
  * - `work`: start the workers, print `ready`, run until killed.
  *
@@ -50,12 +51,14 @@ await system.work();
 if (args.mode === "work") {
   answer("ready");
 } else {
+  const commits0 = system.commits?.();
   const t0 = performance.now();
   await enqueueAll(system, args.n, args.producers);
   // Polled every 100 ms (a count on the same connection: more often would slow the SQLite systems).
   while ((await system.completed()) < args.n) await new Promise((r) => setTimeout(r, 100));
   const ms = performance.now() - t0;
+  const commits = commits0 === undefined ? undefined : (system.commits?.() ?? 0) - commits0;
   await system.close();
-  answer({ ms });
+  answer({ ms, commits });
   process.exit(0);
 }
