@@ -18,13 +18,14 @@ import pg from "pg";
 import { LIMITS } from "./chat/fakes.ts";
 import { type ChatResult, runChat } from "./chat/run.ts";
 import { CHAT_CHANNELS, type ChatChannel } from "./chat/schedule.ts";
+import { type IngestResult, type IngestSample, runIngest } from "./ingest/run.ts";
 import { type CrashCount, type QueueResult, type QueueSample, runQueues } from "./queues/run.ts";
 
 const quick = process.argv.includes("--quick");
 const N = Number(process.env.BENCH_N ?? (quick ? 1_000 : 10_000));
 if (!Number.isInteger(N) || N < 100)
   throw new RangeError(`BENCH_N must be an integer >= 100, got ${process.env.BENCH_N}`);
-const parts = (process.env.BENCH_PARTS ?? "queues,chat").split(",");
+const parts = (process.env.BENCH_PARTS ?? "queues,ingest,chat").split(",");
 const channels = (process.env.BENCH_CHAT_CHANNELS?.split(",") ?? [
   ...CHAT_CHANNELS,
 ]) as ChatChannel[];
@@ -129,6 +130,51 @@ function queueTable(results: QueueResult[]) {
   });
 }
 
+const INGEST_LABEL: Record<IngestResult["kind"], string> = {
+  bare: "floor: node:http, body read, 200",
+  herald: "herald Telegram webhook, dedupe on (store in a worker thread, as the gateway)",
+  "herald-inthread": "herald Telegram webhook, dedupe on (store on the main thread)",
+  bolt: "Bolt HTTPReceiver (@slack/bolt), signature check, no dedupe",
+};
+
+/** A receiver's acks/s ÷ the floor's, per round. */
+function perRound(r: IngestResult, floor: IngestResult | undefined): number[] {
+  const out: number[] = [];
+  r.samples.forEach((s, i) => {
+    const f = floor?.samples[i];
+    if (s && f) out.push(s.acksPerSec / f.acksPerSec);
+  });
+  return out;
+}
+
+function ingestTable(results: IngestResult[]) {
+  const floor = results.find((r) => r.kind === "bare");
+  return results.map((r) => {
+    const ok = r.samples.filter((x): x is IngestSample => x !== undefined);
+    const rs = r.kind === "bare" ? [] : perRound(r, floor);
+    return {
+      receiver: INGEST_LABEL[r.kind],
+      "acks/s median (min–max)":
+        ok.length > 0
+          ? spread(
+              ok.map((x) => x.acksPerSec),
+              0,
+            )
+          : `failed: ${r.failed}`,
+      "÷ floor": rs.length > 0 ? spread(rs, 2) : "",
+      "p50 ms": spread(
+        ok.map((x) => x.p50Ms),
+        2,
+      ),
+      "p99 ms": spread(
+        ok.map((x) => x.p99Ms),
+        2,
+      ),
+      runs: `${ok.length}/${r.samples.length}${r.failed && ok.length > 0 ? ` (failed: ${r.failed})` : ""}`,
+    };
+  });
+}
+
 function chatTable(results: ChatResult[]) {
   return results.map((r) => ({
     channel: r.channel,
@@ -202,12 +248,45 @@ if (parts.includes("queues")) {
       );
   }
 }
+if (parts.includes("ingest")) {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const requests = Number(process.env.BENCH_INGEST_N ?? (quick ? 1_000 : 5_000));
+  const inFlight = 32;
+  const ingest = await runIngest(
+    {
+      requests,
+      warmup: Math.min(500, Math.round(requests / 5)),
+      inFlight,
+      rounds,
+      dir,
+      kinds: (process.env.BENCH_INGEST_KINDS?.split(",") ?? [
+        "bare",
+        "herald",
+        "herald-inthread",
+        "bolt",
+      ]) as IngestResult["kind"][],
+    },
+    log,
+  );
+  console.log(
+    `\n(p2) receive side: ${requests} webhook POSTs per run (each a new update), ${inFlight} in flight on kept-alive connections, after a warm-up; each receiver in its own process, ${rounds} runs interleaved: median (min–max). ${loadLine()}`,
+  );
+  console.table(ingestTable(ingest));
+  const floor = ingest.find((r) => r.kind === "bare");
+  for (const r of ingest.filter((x) => x.kind !== "bare")) {
+    const rs = perRound(r, floor);
+    if (rs.length === 0) continue;
+    console.log(
+      `${INGEST_LABEL[r.kind]} ÷ floor: ${spread(rs, 2)}${r.kind.startsWith("herald") ? ` (goal ≥ 0.60: ${median(rs) >= 0.6 ? "met" : "NOT met"})` : ""}`,
+    );
+  }
+}
 if (parts.includes("chat")) {
   const chatCount = Number(process.env.BENCH_CHAT_N ?? Math.max(150, Math.round(N * 0.03)));
   const chats = Number(process.env.BENCH_CHAT_TARGETS ?? 30);
   const chat = await runChat({ count: chatCount, chats, dir, channels }, log);
   console.log(
-    `\n(p2) chat: per channel ${chatCount} messages over ${chats} conversations on herald's fake of the platform enforcing its documented limits, every 10th accepted send answered with a connection reset, the sender SIGKILLed once half are visible and started again; counted on the fake per payload id. Limits: ${channels.map((ch) => `${ch}: ${LIMITS[ch]}`).join("; ")}`,
+    `\n(p3) chat: per channel ${chatCount} messages over ${chats} conversations on herald's fake of the platform enforcing its documented limits, every 10th accepted send answered with a connection reset, the sender SIGKILLed once half are visible and started again; counted on the fake per payload id. Limits: ${channels.map((ch) => `${ch}: ${LIMITS[ch]}`).join("; ")}`,
   );
   console.table(chatTable(chat));
   for (const r of chat) if (r.error) console.log(`${r.channel} / ${r.sender}: ${r.error}`);
