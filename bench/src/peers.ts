@@ -106,6 +106,7 @@ function queueTable(results: QueueResult[]) {
     const herald = r.system.startsWith("herald");
     const rs = herald ? ratios(results, r.store) : [];
     const commits = ok.flatMap((x) => (x.commitsPerMsg === undefined ? [] : [x.commitsPerMsg]));
+    const stopped = ok.filter((x) => x.stoppedAt !== undefined);
     return {
       store: r.store,
       system: label(r),
@@ -116,7 +117,7 @@ function queueTable(results: QueueResult[]) {
               0,
             )
           : `failed: ${r.failed}`,
-      runs: `${ok.length}/${r.samples.length}${r.failed && ok.length > 0 ? ` (failed: ${r.failed})` : ""}`,
+      runs: `${ok.length}/${r.samples.length}${r.failed && ok.length > 0 ? ` (failed: ${r.failed})` : ""}${stopped.length > 0 ? ` (${stopped.length} stopped at the time limit: ${stopped.map((x) => x.stoppedAt).join(", ")} done)` : ""}`,
       "commits/msg": spread(commits, 2),
       "÷ best tuned peer": rs.length > 0 ? spread(rs, 2) : "",
       "dup. (no kill)": ok.reduce((a, x) => a + x.duplicated, 0),
@@ -217,6 +218,7 @@ if (parts.includes("queues")) {
       postgres,
       dir,
       rounds,
+      limitMs: Number(process.env.BENCH_LIMIT_MS ?? 60_000),
     },
     log,
   ).finally(async () => {

@@ -40,7 +40,6 @@ import {
   telegramConfigSchema,
 } from "@herald/plugin-telegram";
 import { getRequestListener } from "@hono/node-server";
-import bolt from "@slack/bolt";
 import { answer } from "../proc.ts";
 import { BOT_TOKEN, type IngestKind, SLACK_SIGNING_SECRET, TELEGRAM_SECRET } from "./secrets.ts";
 
@@ -96,6 +95,8 @@ async function herald(thread: "worker" | "main"): Promise<string> {
     receive: { handler: async () => {} },
   });
   await runtime.start();
+  if (store instanceof SqliteStateStore && process.env.BENCH_INGEST_STATS)
+    process.on("exit", () => console.error("group commit", JSON.stringify(store.groupCommitStats)));
   const sink = createReceiverSinkFor({
     receive: (raw, source) => runtime.receive(raw, source),
     store,
@@ -116,6 +117,8 @@ async function herald(thread: "worker" | "main"): Promise<string> {
 }
 
 async function slackBolt(): Promise<string> {
+  // Loaded only here: the other receivers' processes do not pay for Bolt's modules.
+  const { default: bolt } = await import("@slack/bolt");
   const receiver = new bolt.HTTPReceiver({ signingSecret: SLACK_SIGNING_SECRET });
   const app = new bolt.App({
     token: "xoxb-bench",
@@ -137,4 +140,6 @@ const url =
     : args.kind === "bolt"
       ? await slackBolt()
       : await herald(args.kind === "herald" ? "worker" : "main");
+// A normal exit on SIGTERM, so `node --cpu-prof server.ts …` writes its profile.
+process.on("SIGTERM", () => process.exit(0));
 answer({ url });

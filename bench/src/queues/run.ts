@@ -47,6 +47,8 @@ export type QueueBenchOptions = {
   dir: string;
   /** Interleaved throughput runs per variant (≥ 3 for a median with a spread). */
   rounds: number;
+  /** A throughput run stops after this long; its rate is then what was done so far. */
+  limitMs: number;
 };
 
 /** One throughput run of one variant. */
@@ -56,6 +58,8 @@ export type QueueSample = {
   commitsPerMsg: number | undefined;
   /** Duplicates on the platform (must be 0: nothing was killed). */
   duplicated: number;
+  /** Messages done when the run stopped at its time limit (undefined: all were done). */
+  stoppedAt?: number;
 };
 
 /** A crash or control run's count. */
@@ -155,19 +159,31 @@ async function throughput(system: SystemName, tuning: Tuning, o: QueueBenchOptio
       mode: "run",
       n: o.n,
       producers: o.producers,
+      limitMs: o.limitMs,
     });
-    const { ms, commits } = JSON.parse(await child.firstLine) as { ms: number; commits?: number };
+    const { ms, commits, done } = JSON.parse(await child.firstLine) as {
+      ms: number;
+      commits?: number;
+      done: number;
+    };
     await child.exited;
-    let commitsPerMsg = commits !== undefined ? commits / o.n : undefined;
+    let commitsPerMsg = commits !== undefined ? commits / Math.max(1, done) : undefined;
     if (pgBefore !== undefined) {
       // A backend's counters reach pg_stat_database when it ends (the child's have) or within
       // a second while idle.
       await new Promise((r) => setTimeout(r, 1_100));
-      commitsPerMsg = ((await xactCommits(o.pgUrl)) - pgBefore - 1) / o.n;
+      // (A stopped run's enqueues all committed; its count includes them.)
+      commitsPerMsg = ((await xactCommits(o.pgUrl)) - pgBefore - 1) / Math.max(1, done);
     }
     const t = tally(platform, o.n);
-    if (t.lost > 0) throw new Error(`${t.lost} of ${o.n} never reached the platform`);
-    return { msgsPerSec: (o.n / ms) * 1000, commitsPerMsg, duplicated: t.duplicated };
+    if (done >= o.n && t.lost > 0)
+      throw new Error(`${t.lost} of ${o.n} never reached the platform`);
+    return {
+      msgsPerSec: (done / ms) * 1000,
+      commitsPerMsg,
+      duplicated: t.duplicated,
+      ...(done < o.n ? { stoppedAt: done } : {}),
+    };
   });
 }
 
