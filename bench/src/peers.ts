@@ -4,8 +4,12 @@
  * Chat SDK's Telegram, Slack, Discord and Google Chat adapters. See docs/concepts/performance.md.
  *
  * Environment: `BENCH_N` (messages per queue run, default 10000, 1000 with `--quick`; the crash
- * and chat runs scale with it), `BENCH_SYSTEMS` (a comma-separated subset of the queue systems),
- * `BENCH_PARTS` (`queues`, `chat` or both, the default), `BENCH_CHAT_CHANNELS` (a subset of
+ * and chat runs scale with it), `BENCH_ROUNDS` (interleaved runs per queue variant and per
+ * receiver, default 3), `BENCH_LIMIT_MS` (a queue run stops after this long and reports its rate
+ * so far, default 60 s), `BENCH_SYSTEMS` (a comma-separated subset of the queue systems),
+ * `BENCH_INGEST_N` (webhooks per receive-side run, default 5000, 1000 with `--quick`),
+ * `BENCH_INGEST_KINDS` (a subset of bare, herald, herald-inthread, bolt),
+ * `BENCH_PARTS` (a subset of `queues`, `ingest`, `chat`; all by default), `BENCH_CHAT_CHANNELS` (a subset of
  * telegram, slack, discord, googlechat), `BENCH_CHAT_N` / `BENCH_CHAT_TARGETS` (messages and
  * conversations per chat run, default `max(150, BENCH_N × 3 %)` and 30), `BENCH_QUIET_MS` (a crash run ends after this long without a new platform message, default 45 s), `HERALD_TEST_POSTGRES_URL` (default postgres://postgres@127.0.0.1:5432/test).
  *

@@ -62,10 +62,12 @@ if (args.mode === "work") {
   const t0 = performance.now();
   await enqueueAll(system, args.n, args.producers);
   // Polled every 100 ms (a count on the same connection: more often would slow the SQLite systems).
-  let done = 0;
   const limitMs = args.limitMs ?? Number.POSITIVE_INFINITY;
-  while ((done = await system.completed()) < args.n && performance.now() - t0 < limitMs)
+  let done = await system.completed();
+  while (done < args.n && performance.now() - t0 < limitMs) {
     await new Promise((r) => setTimeout(r, 100));
+    done = await system.completed();
+  }
   const ms = performance.now() - t0;
   const commits = commits0 === undefined ? undefined : (system.commits?.() ?? 0) - commits0;
   await system.close();
