@@ -14,7 +14,7 @@ import { createHmac } from "node:crypto";
 import { Agent, request } from "node:http";
 import { fileURLToPath } from "node:url";
 import { kill, startChild } from "../proc.ts";
-import { type IngestKind, SLACK_SIGNING_SECRET, TELEGRAM_SECRET } from "./secrets.ts";
+import { CPU_PATH, type IngestKind, SLACK_SIGNING_SECRET, TELEGRAM_SECRET } from "./secrets.ts";
 
 const serverScript = fileURLToPath(new URL("./server.ts", import.meta.url));
 
@@ -29,7 +29,13 @@ export type IngestOptions = {
 };
 
 /** One run of one receiver. */
-export type IngestSample = { acksPerSec: number; p50Ms: number; p99Ms: number };
+export type IngestSample = {
+  acksPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** The receiver process's CPU time per webhook (every thread; what the host's load changes least). */
+  cpuMsPerAck: number;
+};
 
 /** One receiver's runs in round order (`undefined`: that round failed). */
 export type IngestResult = {
@@ -110,13 +116,22 @@ function post(agent: Agent, url: URL, req: Req): Promise<number> {
   });
 }
 
+async function cpuOf(url: URL): Promise<number> {
+  const res = await fetch(url);
+  return ((await res.json()) as { cpuMs: number }).cpuMs;
+}
+
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 };
 
 /** Sends `reqs` with `inFlight` outstanding; every answer must be a 200. */
-async function drive(url: URL, reqs: Req[], inFlight: number): Promise<IngestSample> {
+async function drive(
+  url: URL,
+  reqs: Req[],
+  inFlight: number,
+): Promise<Omit<IngestSample, "cpuMsPerAck">> {
   const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
   const latencies: number[] = [];
   let next = 0;
@@ -154,7 +169,13 @@ async function once(kind: IngestKind, o: IngestOptions): Promise<IngestSample> {
     const warm = Array.from({ length: o.warmup }, (_, i) => make(i));
     const reqs = Array.from({ length: o.requests }, (_, i) => make(o.warmup + i));
     await drive(new URL(url), warm, o.inFlight);
-    return await drive(new URL(url), reqs, o.inFlight);
+    const cpuUrl = new URL(CPU_PATH, url);
+    const before = await cpuOf(cpuUrl);
+    const sample = await drive(new URL(url), reqs, o.inFlight);
+    // What a receiver does after its acks (herald's handler runs, its records complete) counts.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const cpuMsPerAck = ((await cpuOf(cpuUrl)) - before) / reqs.length;
+    return { ...sample, cpuMsPerAck };
   } finally {
     await kill(child);
   }

@@ -14,3 +14,5 @@ export const TELEGRAM_SECRET = "bench-webhook-secret_token";
 export const SLACK_SIGNING_SECRET = "bench-slack-signing-secret";
 /** The herald bot's token (its id names the bot; the Bot API is never called). */
 export const BOT_TOKEN = "7000001:AAHbenchBotTokenForTheIngestBench_x";
+/** `GET` this path on any receiver: the process's CPU time so far (every thread), in ms. */
+export const CPU_PATH = "/__bench/cpu";

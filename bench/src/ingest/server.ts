@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import {
@@ -41,7 +41,13 @@ import {
 } from "@herald/plugin-telegram";
 import { getRequestListener } from "@hono/node-server";
 import { answer } from "../proc.ts";
-import { BOT_TOKEN, type IngestKind, SLACK_SIGNING_SECRET, TELEGRAM_SECRET } from "./secrets.ts";
+import {
+  BOT_TOKEN,
+  CPU_PATH,
+  type IngestKind,
+  SLACK_SIGNING_SECRET,
+  TELEGRAM_SECRET,
+} from "./secrets.ts";
 
 const args = JSON.parse(process.argv[2] ?? "{}") as { kind: IngestKind; dir: string };
 
@@ -54,6 +60,20 @@ const silent: HeraldLogger = {
   child: () => silent,
 };
 
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** Answers {@link CPU_PATH} itself, hands everything else to `next`. */
+const withCpu =
+  (next: (req: IncomingMessage, res: ServerResponse) => unknown) =>
+  (req: IncomingMessage, res: ServerResponse) => {
+    if (req.url !== CPU_PATH) return next(req, res);
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ cpuMs: cpuMs() }));
+  };
+
 function listen(server: Server): Promise<string> {
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () =>
@@ -63,15 +83,17 @@ function listen(server: Server): Promise<string> {
 }
 
 async function bare(): Promise<string> {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      Buffer.concat(chunks);
-      res.writeHead(200);
-      res.end();
-    });
-  });
+  const server = createServer(
+    withCpu((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        Buffer.concat(chunks);
+        res.writeHead(200);
+        res.end();
+      });
+    }),
+  );
   return `${await listen(server)}/webhooks/telegram/main`;
 }
 
@@ -112,14 +134,23 @@ async function herald(thread: "worker" | "main"): Promise<string> {
     receivers: new Map([["telegram/main", receiver]]),
     logger: silent,
   });
-  const server = createServer(getRequestListener(app.fetch, { hostname: "127.0.0.1" }));
+  const server = createServer(withCpu(getRequestListener(app.fetch, { hostname: "127.0.0.1" })));
   return `${await listen(server)}/webhooks/telegram/main`;
 }
 
 async function slackBolt(): Promise<string> {
   // Loaded only here: the other receivers' processes do not pay for Bolt's modules.
   const { default: bolt } = await import("@slack/bolt");
-  const receiver = new bolt.HTTPReceiver({ signingSecret: SLACK_SIGNING_SECRET });
+  const receiver = new bolt.HTTPReceiver({
+    signingSecret: SLACK_SIGNING_SECRET,
+    customRoutes: [
+      {
+        path: CPU_PATH,
+        method: ["GET"],
+        handler: (req, res) => withCpu(() => {})(req, res),
+      },
+    ],
+  });
   const app = new bolt.App({
     token: "xoxb-bench",
     // Given, so Bolt's single-workspace authorization never calls auth.test.
