@@ -233,7 +233,7 @@ if (parts.includes("queues")) {
   );
   console.table(queueTable(queues));
   console.log(
-    "notes: commits/msg — PostgreSQL: pg_stat_database.xact_commit of the bench's database per message (read-only transactions such as polls included); SQLite: transactions the process committed (herald: group commits, its lease transactions included; plainjob: each transaction and each write outside one). herald's concurrent enqueues share group commits; each peer commits every enqueue call on its own. Crash handling, each peer's own: pg-boss heartbeatSeconds 10 (supervised every second), plainjob timeout 15 s (counted from enqueue time), graphile-worker force_unlock_workers for the dead process's workers on restart. plainjob runs on node:sqlite through its Connection interface",
+    `notes: commits/msg — PostgreSQL: pg_stat_database.xact_commit of the bench's database per message (read-only transactions such as polls included); SQLite: transactions the process committed (herald: group commits, its lease transactions included; plainjob: each transaction and each write outside one). herald's concurrent enqueues share group commits; each peer commits every enqueue call on its own. Crash handling, each peer's own: pg-boss heartbeatSeconds 10 (supervised every second), plainjob timeout ${((queues.find((r) => r.system === "plainjob")?.recoveryTimeoutMs ?? 0) / 1000).toFixed(0)} s (counted from enqueue time, so set to 3× the crash backlog's drain time at plainjob's measured rate, at least 15 s), graphile-worker force_unlock_workers for the dead process's workers on restart. plainjob runs on node:sqlite through its Connection interface`,
   );
   for (const store of ["SQLite", "PostgreSQL"] as const) {
     const rs = ratios(queues, store);

@@ -13,8 +13,10 @@
  * once `timeout` has passed (default 30 min). plainjob counts that timeout from the job's
  * `next_run_at` — when it was enqueued — not from when a worker claimed it, so the timeout must
  * exceed the longest time a job waits in the queue plus its run, or jobs still running are
- * requeued and run twice (the bench's old 2 s made 809 duplicates in 1,000 without any kill).
- * With `fastRecovery` it is {@link CRASH_TIMEOUT_MS}, checked every 500 ms. At-least-once.
+ * requeued and run twice (the bench's old 2 s made 809 duplicates in 1,000 without any kill; a
+ * fixed 15 s still made 302 on a host where the backlog took longer). With `fastRecovery` it is
+ * `recoveryTimeoutMs` (set by the parent from plainjob's measured rate: three times the backlog's
+ * drain time, at least {@link CRASH_TIMEOUT_MS}), checked every 500 ms. At-least-once.
  *
  * plainjob talks to better-sqlite3 or bun:sqlite through its `Connection` interface; the bench
  * gives it Node's own `node:sqlite` through that interface (`nodeSqliteConnection`), so no
@@ -76,10 +78,7 @@ export function nodeSqliteConnection(path: string): Connection & { commits(): nu
   };
 }
 
-/**
- * plainjob's `timeout` in crash and control runs: longer than any job waits in the bench's
- * queue (≤ 2,000 queued, drained in a few seconds), so only jobs of a dead process come back.
- */
+/** The shortest `timeout` of plainjob's crash and control runs, ms. */
 export const CRASH_TIMEOUT_MS = 15_000;
 
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
@@ -89,7 +88,9 @@ export async function openPlainjob(config: SystemConfig): Promise<QueueSystem> {
   const queue = defineQueue({
     connection,
     logger: silent,
-    ...(config.fastRecovery ? { timeout: CRASH_TIMEOUT_MS, maintenanceInterval: 500 } : {}),
+    ...(config.fastRecovery
+      ? { timeout: config.recoveryTimeoutMs ?? CRASH_TIMEOUT_MS, maintenanceInterval: 500 }
+      : {}),
   });
   connection.pragma("synchronous = FULL");
   const deliver = deliverer(config.platformUrl);

@@ -76,6 +76,8 @@ export type QueueResult = {
   /** Crash and control runs (tuned variants only); a string is why it failed. */
   crash?: CrashCount | string;
   control?: CrashCount | string;
+  /** plainjob's `timeout` in its crash and control runs, ms. */
+  recoveryTimeoutMs?: number;
 };
 
 const STORE: Record<SystemName, "SQLite" | "PostgreSQL"> = {
@@ -112,6 +114,7 @@ async function withEnv<T>(
   tuning: Tuning,
   o: QueueBenchOptions,
   fastRecovery: boolean,
+  recoveryTimeoutMs: number | undefined,
   fn: (config: SystemConfig, platform: FakePlatform) => Promise<T>,
 ): Promise<T> {
   const tag = `bench_${system.replace(/\W/g, "_")}_${randomBytes(3).toString("hex")}`;
@@ -126,6 +129,7 @@ async function withEnv<T>(
     concurrency: o.concurrency,
     tuning,
     fastRecovery,
+    ...(recoveryTimeoutMs === undefined ? {} : { recoveryTimeoutMs }),
   };
   try {
     return await fn(config, platform);
@@ -152,40 +156,47 @@ async function xactCommits(pgUrl: string): Promise<number> {
 }
 
 async function throughput(system: SystemName, tuning: Tuning, o: QueueBenchOptions) {
-  return withEnv(system, tuning, o, false, async (config, platform): Promise<QueueSample> => {
-    const pgBefore = STORE[system] === "PostgreSQL" ? await xactCommits(o.pgUrl) : undefined;
-    const child = startChild(childScript, {
-      ...config,
-      mode: "run",
-      n: o.n,
-      producers: o.producers,
-      limitMs: o.limitMs,
-    });
-    const { ms, commits, done } = JSON.parse(await child.firstLine) as {
-      ms: number;
-      commits?: number;
-      done: number;
-    };
-    await child.exited;
-    let commitsPerMsg = commits !== undefined ? commits / Math.max(1, done) : undefined;
-    if (pgBefore !== undefined) {
-      // A backend's counters reach pg_stat_database when it ends (the child's have) or within
-      // a second while idle.
-      await new Promise((r) => setTimeout(r, 1_100));
-      // (A stopped run's enqueues all committed; its count includes them.)
-      commitsPerMsg = ((await xactCommits(o.pgUrl)) - pgBefore - 1) / Math.max(1, done);
-    }
-    const t = tally(platform, o.n);
-    if (done >= o.n && t.lost > 0)
-      throw new Error(`${t.lost} of ${o.n} never reached the platform`);
-    return {
-      msgsPerSec: (done / ms) * 1000,
-      // A stopped run committed every enqueue but not every completion: no per-message figure.
-      commitsPerMsg: done < o.n ? undefined : commitsPerMsg,
-      duplicated: t.duplicated,
-      ...(done < o.n ? { stoppedAt: done } : {}),
-    };
-  });
+  return withEnv(
+    system,
+    tuning,
+    o,
+    false,
+    undefined,
+    async (config, platform): Promise<QueueSample> => {
+      const pgBefore = STORE[system] === "PostgreSQL" ? await xactCommits(o.pgUrl) : undefined;
+      const child = startChild(childScript, {
+        ...config,
+        mode: "run",
+        n: o.n,
+        producers: o.producers,
+        limitMs: o.limitMs,
+      });
+      const { ms, commits, done } = JSON.parse(await child.firstLine) as {
+        ms: number;
+        commits?: number;
+        done: number;
+      };
+      await child.exited;
+      let commitsPerMsg = commits !== undefined ? commits / Math.max(1, done) : undefined;
+      if (pgBefore !== undefined) {
+        // A backend's counters reach pg_stat_database when it ends (the child's have) or within
+        // a second while idle.
+        await new Promise((r) => setTimeout(r, 1_100));
+        // (A stopped run's enqueues all committed; its count includes them.)
+        commitsPerMsg = ((await xactCommits(o.pgUrl)) - pgBefore - 1) / Math.max(1, done);
+      }
+      const t = tally(platform, o.n);
+      if (done >= o.n && t.lost > 0)
+        throw new Error(`${t.lost} of ${o.n} never reached the platform`);
+      return {
+        msgsPerSec: (done / ms) * 1000,
+        // A stopped run committed every enqueue but not every completion: no per-message figure.
+        commitsPerMsg: done < o.n ? undefined : commitsPerMsg,
+        duplicated: t.duplicated,
+        ...(done < o.n ? { stoppedAt: done } : {}),
+      };
+    },
+  );
 }
 
 /**
@@ -193,59 +204,85 @@ async function throughput(system: SystemName, tuning: Tuning, o: QueueBenchOptio
  * system's recovery could still requeue a job it holds (plainjob's timeout counts from enqueue;
  * pg-boss fails a job whose heartbeat is 10 s stale).
  */
-const SETTLE_MS: Record<SystemName, number> = {
-  "herald-sqlite": 3_000,
-  "herald-postgres": 3_000,
-  plainjob: CRASH_TIMEOUT_MS + 2_000,
-  "pg-boss": 13_000,
-  "graphile-worker": 3_000,
-};
+function settleMs(system: SystemName, recoveryTimeoutMs: number): number {
+  if (system === "plainjob") return recoveryTimeoutMs + 2_000;
+  return system === "pg-boss" ? 13_000 : 3_000;
+}
 
-async function crash(system: SystemName, o: QueueBenchOptions, killAtHalf: boolean) {
-  return withEnv(system, "tuned", o, true, async (config, platform): Promise<CrashCount> => {
-    const n = o.crashN;
-    const seed = startChild(childScript, { ...config, mode: "enqueue", n, producers: o.producers });
-    await seed.firstLine;
-    await seed.exited;
-    const first = startChild(childScript, { ...config, mode: "work", n, producers: 0 });
-    await first.firstLine;
-    let second = first;
-    let killedAt = Date.now();
-    if (killAtHalf) {
-      await until(() => platform.visible().length >= n / 2, 120_000);
-      await kill(first);
-      killedAt = Date.now();
-      second = startChild(childScript, { ...config, mode: "work", n, producers: 0 });
-      await second.firstLine;
-    }
-    const settleMs = killAtHalf ? 3_000 : SETTLE_MS[system];
-    // Done when every id is visible and nothing new arrived for 3 s (late retries count),
-    // or when nothing arrived for QUIET_MS (what is missing then is lost to this run).
-    let lastCount = -1;
-    let lastChange = Date.now();
-    let recoveredAt: number | undefined;
-    await until(
-      () => {
-        const count = platform.visible().length;
-        if (count !== lastCount) {
-          lastCount = count;
-          lastChange = Date.now();
-        }
-        if (recoveredAt === undefined && tally(platform, n).unique === n) recoveredAt = lastChange;
-        const quiet = Date.now() - lastChange;
-        return (recoveredAt !== undefined && quiet > settleMs) || quiet > QUIET_MS;
-      },
-      120_000,
-      50,
-    );
-    await kill(second);
-    const t = tally(platform, n);
-    return {
-      lost: t.lost,
-      duplicated: t.duplicated,
-      recoveredInMs: recoveredAt !== undefined ? recoveredAt - killedAt : undefined,
-    };
-  });
+/**
+ * plainjob's crash-run timeout: three times the backlog's drain time at its measured rate (its
+ * timeout counts from enqueue time, so it must outlast the queue), at least 15 s.
+ */
+function recoveryTimeout(o: QueueBenchOptions, msgsPerSec: number | undefined): number {
+  if (!msgsPerSec) return 120_000;
+  return Math.max(CRASH_TIMEOUT_MS, Math.ceil(((3 * o.crashN) / msgsPerSec) * 1000));
+}
+
+async function crash(
+  system: SystemName,
+  o: QueueBenchOptions,
+  killAtHalf: boolean,
+  recoveryTimeoutMs: number,
+) {
+  return withEnv(
+    system,
+    "tuned",
+    o,
+    true,
+    recoveryTimeoutMs,
+    async (config, platform): Promise<CrashCount> => {
+      const n = o.crashN;
+      const seed = startChild(childScript, {
+        ...config,
+        mode: "enqueue",
+        n,
+        producers: o.producers,
+      });
+      await seed.firstLine;
+      await seed.exited;
+      const first = startChild(childScript, { ...config, mode: "work", n, producers: 0 });
+      await first.firstLine;
+      let second = first;
+      let killedAt = Date.now();
+      if (killAtHalf) {
+        await until(() => platform.visible().length >= n / 2, 120_000);
+        await kill(first);
+        killedAt = Date.now();
+        second = startChild(childScript, { ...config, mode: "work", n, producers: 0 });
+        await second.firstLine;
+      }
+      const settle = killAtHalf ? 3_000 : settleMs(system, recoveryTimeoutMs);
+      // plainjob's orphans come back only once its timeout passed: wait at least that long.
+      const quietMs = Math.max(QUIET_MS, system === "plainjob" ? recoveryTimeoutMs + 5_000 : 0);
+      // Done when every id is visible and nothing new arrived for 3 s (late retries count),
+      // or when nothing arrived for QUIET_MS (what is missing then is lost to this run).
+      let lastCount = -1;
+      let lastChange = Date.now();
+      let recoveredAt: number | undefined;
+      await until(
+        () => {
+          const count = platform.visible().length;
+          if (count !== lastCount) {
+            lastCount = count;
+            lastChange = Date.now();
+          }
+          if (recoveredAt === undefined && tally(platform, n).unique === n)
+            recoveredAt = lastChange;
+          const quiet = Date.now() - lastChange;
+          return (recoveredAt !== undefined && quiet > settle) || quiet > quietMs;
+        },
+        Math.max(120_000, quietMs + 60_000),
+        50,
+      );
+      await kill(second);
+      const t = tally(platform, n);
+      return {
+        lost: t.lost,
+        duplicated: t.duplicated,
+        recoveredInMs: recoveredAt !== undefined ? recoveredAt - killedAt : undefined,
+      };
+    },
+  );
 }
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e)).split("\n")[0] ?? "";
@@ -294,13 +331,16 @@ export async function runQueues(
   }
   for (const r of results) {
     if (r.tuning !== "tuned") continue;
+    const rates = r.samples.flatMap((x) => (x ? [x.msgsPerSec] : [])).sort((a, b) => a - b);
+    const timeoutMs = recoveryTimeout(o, rates[Math.floor(rates.length / 2)]);
+    r.recoveryTimeoutMs = timeoutMs;
     for (const [kind, killAtHalf] of [
       ["crash", true],
       ["control", false],
     ] as const) {
       log(`  ${r.system}: ${kind} run, ${o.crashN} messages…`);
       try {
-        r[kind] = await crash(r.system, o, killAtHalf);
+        r[kind] = await crash(r.system, o, killAtHalf, timeoutMs);
       } catch (e) {
         r[kind] = message(e);
         log(`  ${r.system} ${kind} run failed: ${message(e)}`);

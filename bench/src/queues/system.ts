@@ -44,6 +44,11 @@ export type SystemConfig = {
    * set so that a restart recovers inside the run.
    */
   fastRecovery: boolean;
+  /**
+   * plainjob's `timeout` in crash and control runs, ms: longer than the crash run's whole backlog
+   * takes on this host (set from its measured rate), since plainjob counts it from enqueue time.
+   */
+  recoveryTimeoutMs?: number;
 };
 
 /** Which options a system runs with (see {@link SystemConfig.tuning}). */
