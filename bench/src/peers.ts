@@ -173,6 +173,10 @@ function ingestTable(results: IngestResult[]) {
         ok.map((x) => x.p99Ms),
         2,
       ),
+      "CPU ms/ack": spread(
+        ok.map((x) => x.cpuMsPerAck),
+        3,
+      ),
       runs: `${ok.length}/${r.samples.length}${r.failed && ok.length > 0 ? ` (failed: ${r.failed})` : ""}`,
     };
   });
