@@ -15,6 +15,7 @@ import type {
   EnqueueResult,
   IntentPatch,
   IntentQuery,
+  RecoveryQuery,
   IntentStatus,
   IntentStatusRow,
   IntentTransition,
@@ -321,6 +322,12 @@ export class PostgresStateStore implements MessageStateStore {
 
   listIntents(query: IntentQuery = {}): Promise<DurableSendIntent[]> {
     return this.#do("listIntents", (ctx) => queries.listIntents(ctx, query));
+  }
+
+  listRecoveryCandidates(query: RecoveryQuery): Promise<DurableSendIntent[]> {
+    return this.#do("listRecoveryCandidates", (ctx) =>
+      queries.listRecoveryCandidates(ctx, query),
+    );
   }
 
   countIntents(filter: { channel?: string } = {}): Promise<Record<IntentStatus, number>> {

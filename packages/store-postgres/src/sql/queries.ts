@@ -8,6 +8,7 @@ import {
   type DurableSendIntent,
   INTENT_STATUSES,
   type IntentQuery,
+  type RecoveryQuery,
   type IntentStatus,
   type IntentStatusRow,
   type MessageReceipt,
@@ -85,6 +86,32 @@ export async function listIntents(ctx: Ctx, query: IntentQuery): Promise<Durable
     sql = `SELECT * FROM ${ctx.t.intents} WHERE ${where.join(" AND ")} ORDER BY seq LIMIT $2`;
   }
   const { rows } = await ctx.db.query<Row>(sql, values);
+  return rows.map(intentFromRow);
+}
+
+/**
+ * One page of recovery candidates ([H25], `RecoveryQuery`): the leased unsent intents through
+ * the partial `intents_leased` index (migration 11), the skewed ones through `intents_due`
+ * from the bound; neither walks the backlog.
+ */
+export async function listRecoveryCandidates(
+  ctx: Ctx,
+  query: RecoveryQuery,
+): Promise<DurableSendIntent[]> {
+  const { rows } =
+    query.kind === "leased"
+      ? await ctx.db.query<Row>(
+          `SELECT * FROM ${ctx.t.intents}
+           WHERE lease_owner IS NOT NULL AND status IN ('pending', 'unknown_after_send')
+             AND seq > $1 ORDER BY seq LIMIT $2`,
+          [query.afterSeq ?? 0, query.limit],
+        )
+      : await ctx.db.query<Row>(
+          `SELECT * FROM ${ctx.t.intents}
+           WHERE status IN ('pending', 'unknown_after_send') AND status = 'pending'
+             AND due_at > $1 ORDER BY due_at, seq LIMIT $2`,
+          [query.dueAfter, query.limit],
+        );
   return rows.map(intentFromRow);
 }
 

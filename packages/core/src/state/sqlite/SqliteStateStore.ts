@@ -24,6 +24,7 @@ import type {
   EnqueueResult,
   IntentPatch,
   IntentQuery,
+  RecoveryQuery,
   IntentStatusRow,
   IntentTransition,
   LeaseRequest,
@@ -264,6 +265,10 @@ export class SqliteStateStore implements MessageStateStore {
 
   listIntents(query: IntentQuery = {}): Promise<DurableSendIntent[]> {
     return this.#run("listIntents", () => this.#intents.listIntents(query));
+  }
+
+  listRecoveryCandidates(query: RecoveryQuery): Promise<DurableSendIntent[]> {
+    return this.#run("listRecoveryCandidates", () => this.#intents.listRecoveryCandidates(query));
   }
 
   countIntents(filter: { channel?: string } = {}): Promise<Record<IntentStatus, number>> {
