@@ -92,10 +92,13 @@ export async function recoverStale(
     complete: true,
   };
   const horizon = clock() + deps.options.maxScheduleAheadMs;
+  let pages = 0;
   while (cursor.phase < PHASES.length) {
-    if (clock() - started > bounds.budgetMs || report.rowsRead >= maxRows) {
+    // Every pass reads at least one page: passes cut at any bound still make progress.
+    if (pages > 0 && (clock() - started > bounds.budgetMs || report.rowsRead >= maxRows)) {
       return { ...report, complete: false };
     }
+    pages += 1;
     const phase = PHASES[cursor.phase] as (typeof PHASES)[number];
     const limit = Math.max(1, Math.min(PAGE, maxRows - report.rowsRead));
     const page =
