@@ -47,7 +47,8 @@ async function one(dir: string, pending: number, sends: number) {
   const want = Math.min(sends, pending - at);
   const deadline = performance.now() + 300_000;
   while (sent - at < want) {
-    if (performance.now() > deadline) throw new Error(`backlog bench: ${sent - at} of ${want} sent`);
+    if (performance.now() > deadline)
+      throw new Error(`backlog bench: ${sent - at} of ${want} sent`);
     await new Promise((r) => setTimeout(r, 5));
   }
   const cpu = process.cpuUsage(cpu0);

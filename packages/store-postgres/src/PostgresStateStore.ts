@@ -15,7 +15,6 @@ import type {
   EnqueueResult,
   IntentPatch,
   IntentQuery,
-  RecoveryQuery,
   IntentStatus,
   IntentStatusRow,
   IntentTransition,
@@ -27,6 +26,7 @@ import type {
   NewLedgerEvent,
   NewSendIntent,
   ReceiptRecord,
+  RecoveryQuery,
   SharedLimitStore,
   SharedTake,
   WatermarkKey,
@@ -325,9 +325,7 @@ export class PostgresStateStore implements MessageStateStore {
   }
 
   listRecoveryCandidates(query: RecoveryQuery): Promise<DurableSendIntent[]> {
-    return this.#do("listRecoveryCandidates", (ctx) =>
-      queries.listRecoveryCandidates(ctx, query),
-    );
+    return this.#do("listRecoveryCandidates", (ctx) => queries.listRecoveryCandidates(ctx, query));
   }
 
   countIntents(filter: { channel?: string } = {}): Promise<Record<IntentStatus, number>> {

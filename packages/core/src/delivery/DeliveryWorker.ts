@@ -27,6 +27,7 @@ import {
 const RECOVERY_FIRST_PAGE = 200;
 /** Time budget of one of the loop's passes (ms); the next pass continues. */
 const RECOVERY_STEP_MS = 100;
+
 import { isSettled } from "./settlePoll.ts";
 import { resolveUnknown } from "./unknown.ts";
 

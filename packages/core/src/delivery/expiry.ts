@@ -66,10 +66,7 @@ export function partlyVisible(intent: ExpiryView): boolean {
 }
 
 /** True when the intent is past its `expiresAt` at `now` and nothing of it is visible. */
-export function isExpired(
-  intent: ExpiryView,
-  now: number,
-): boolean {
+export function isExpired(intent: ExpiryView, now: number): boolean {
   return intent.expiresAt !== undefined && now >= intent.expiresAt && !partlyVisible(intent);
 }
 
@@ -77,10 +74,7 @@ export function isExpired(
  * The time a retry is due: `at`, or the intent's expiry when that comes first (so that a reply
  * held back by a long backoff or `retryAfter` ends `expired` on time, without a platform call).
  */
-export function dueBeforeExpiry(
-  intent: ExpiryView,
-  at: number,
-): number {
+export function dueBeforeExpiry(intent: ExpiryView, at: number): number {
   if (intent.expiresAt === undefined || partlyVisible(intent)) return at;
   return Math.min(at, intent.expiresAt);
 }

@@ -52,7 +52,12 @@ export const UNSENT_STATUSES: readonly IntentStatus[] = [
 ];
 
 /** Terminal statuses: the intent is an idempotency tombstone until purged. */
-export const TERMINAL_STATUSES: readonly IntentStatus[] = ["sent", "failed", "cancelled", "expired"];
+export const TERMINAL_STATUSES: readonly IntentStatus[] = [
+  "sent",
+  "failed",
+  "cancelled",
+  "expired",
+];
 
 /**
  * `nextAttemptAt` of an `unknown_after_send` intent held for an operator (`unknownSendPolicy:

@@ -8,11 +8,11 @@ import {
   type DurableSendIntent,
   INTENT_STATUSES,
   type IntentQuery,
-  type RecoveryQuery,
   type IntentStatus,
   type IntentStatusRow,
   type MessageReceipt,
   type ReceiptRecord,
+  type RecoveryQuery,
 } from "@herald/core";
 import { compact, int, intentFromRow, type Row } from "../rows.ts";
 import type { Ctx } from "./context.ts";

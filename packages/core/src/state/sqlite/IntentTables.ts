@@ -24,12 +24,12 @@ import type {
   EnqueueResult,
   IntentPatch,
   IntentQuery,
-  RecoveryQuery,
   IntentStatusRow,
   IntentTransition,
   LeaseRequest,
   NewSendIntent,
   ReceiptRecord,
+  RecoveryQuery,
 } from "../types.ts";
 import type { SqliteDb } from "./InboundTables.ts";
 import { leaseRows } from "./leaseQuery.ts";

@@ -24,7 +24,6 @@ import type {
   EnqueueResult,
   IntentPatch,
   IntentQuery,
-  RecoveryQuery,
   IntentStatusRow,
   IntentTransition,
   LeaseRequest,
@@ -33,6 +32,7 @@ import type {
   NewLedgerEvent,
   NewSendIntent,
   ReceiptRecord,
+  RecoveryQuery,
   WatermarkKey,
 } from "../types.ts";
 import { GroupCommit, isBusy } from "./GroupCommit.ts";

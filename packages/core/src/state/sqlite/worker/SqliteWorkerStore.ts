@@ -43,7 +43,6 @@ import type {
   EnqueueResult,
   IntentPatch,
   IntentQuery,
-  RecoveryQuery,
   IntentStatusRow,
   IntentTransition,
   LeaseRequest,
@@ -52,6 +51,7 @@ import type {
   NewLedgerEvent,
   NewSendIntent,
   ReceiptRecord,
+  RecoveryQuery,
   WatermarkKey,
 } from "../../types.ts";
 import { wireArgs } from "./args.ts";
