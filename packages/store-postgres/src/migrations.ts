@@ -621,6 +621,35 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         WHERE status IN (${list(TERMINAL_STATUSES)});
       CREATE INDEX intents_leased ON ${t.intents} (seq)
         WHERE lease_owner IS NOT NULL AND status IN ('pending', 'unknown_after_send');
+      -- Recovery's reads ([H25]), as functions planned with sorts and bitmap scans off (as the
+      -- lease, migration 6): on a table not analyzed yet the planner read every pending row
+      -- through intents_status_seq and sorted them; these walk their index from the bound.
+      CREATE FUNCTION ${t.recoveryLeasedFn}(after_seq bigint, max_rows integer)
+      RETURNS SETOF ${t.intents}
+      LANGUAGE sql STABLE
+      SET enable_sort = off
+      SET enable_bitmapscan = off
+      SET jit = off
+      SET plan_cache_mode = force_custom_plan
+      AS $fn$
+        SELECT * FROM ${t.intents}
+        WHERE lease_owner IS NOT NULL AND status IN ('pending', 'unknown_after_send')
+          AND seq > after_seq
+        ORDER BY seq LIMIT max_rows;
+      $fn$;
+      CREATE FUNCTION ${t.recoverySkewedFn}(due_after bigint, max_rows integer)
+      RETURNS SETOF ${t.intents}
+      LANGUAGE sql STABLE
+      SET enable_sort = off
+      SET enable_bitmapscan = off
+      SET jit = off
+      SET plan_cache_mode = force_custom_plan
+      AS $fn$
+        SELECT * FROM ${t.intents}
+        WHERE status IN ('pending', 'unknown_after_send') AND status = 'pending'
+          AND due_at > due_after
+        ORDER BY due_at, seq LIMIT max_rows;
+      $fn$;
       CREATE FUNCTION ${t.enqueueExpiringFn}(
         ids text[], keys text[], channels text[], accounts text[], okeys text[],
         next_ats bigint[], dues bigint[], turns text[], messages json[], operations json[],

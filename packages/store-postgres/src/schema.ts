@@ -43,6 +43,10 @@ export type Tables = {
    * (migration 11); only enqueues that carry a `maxAgeMs` use it.
    */
   readonly enqueueExpiringFn: string;
+  /** Recovery's read of the leased unsent intents, planned to walk `intents_leased` (migration 11). */
+  readonly recoveryLeasedFn: string;
+  /** Recovery's read of the skewed intents, planned to walk `intents_due` (migration 11). */
+  readonly recoverySkewedFn: string;
 };
 
 /**
@@ -77,6 +81,8 @@ export function tablesOf(schema: string): Tables {
     enqueueFn: q("enqueue_intents"),
     leaseFn: q("lease_due_intents"),
     enqueueExpiringFn: q("enqueue_expiring_intents"),
+    recoveryLeasedFn: q("recovery_leased_intents"),
+    recoverySkewedFn: q("recovery_skewed_intents"),
   };
 }
 

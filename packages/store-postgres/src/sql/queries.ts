@@ -91,8 +91,8 @@ export async function listIntents(ctx: Ctx, query: IntentQuery): Promise<Durable
 
 /**
  * One page of recovery candidates ([H25], `RecoveryQuery`): the leased unsent intents through
- * the partial `intents_leased` index (migration 11), the skewed ones through `intents_due`
- * from the bound; neither walks the backlog.
+ * the partial `intents_leased` index, the skewed ones through `intents_due` from the bound, each
+ * by a function of migration 11 planned to walk its index; neither walks the backlog.
  */
 export async function listRecoveryCandidates(
   ctx: Ctx,
@@ -100,18 +100,14 @@ export async function listRecoveryCandidates(
 ): Promise<DurableSendIntent[]> {
   const { rows } =
     query.kind === "leased"
-      ? await ctx.db.query<Row>(
-          `SELECT * FROM ${ctx.t.intents}
-           WHERE lease_owner IS NOT NULL AND status IN ('pending', 'unknown_after_send')
-             AND seq > $1 ORDER BY seq LIMIT $2`,
-          [query.afterSeq ?? 0, query.limit],
-        )
-      : await ctx.db.query<Row>(
-          `SELECT * FROM ${ctx.t.intents}
-           WHERE status IN ('pending', 'unknown_after_send') AND status = 'pending'
-             AND due_at > $1 ORDER BY due_at, seq LIMIT $2`,
-          [query.dueAfter, query.limit],
-        );
+      ? await ctx.db.query<Row>(`SELECT * FROM ${ctx.t.recoveryLeasedFn}($1, $2)`, [
+          query.afterSeq ?? 0,
+          query.limit,
+        ])
+      : await ctx.db.query<Row>(`SELECT * FROM ${ctx.t.recoverySkewedFn}($1, $2)`, [
+          query.dueAfter,
+          query.limit,
+        ]);
   return rows.map(intentFromRow);
 }
 
