@@ -23,13 +23,13 @@ import {
   recoverStale,
 } from "./recovery.ts";
 
+import { isSettled } from "./settlePoll.ts";
+import { resolveUnknown } from "./unknown.ts";
+
 /** Rows the startup pass reads at most before the loop's first lease. */
 const RECOVERY_FIRST_PAGE = 200;
 /** Time budget of one of the loop's passes (ms); the next pass continues. */
 const RECOVERY_STEP_MS = 100;
-
-import { isSettled } from "./settlePoll.ts";
-import { resolveUnknown } from "./unknown.ts";
 
 export type { DeliveryEvent } from "./events.ts";
 
@@ -118,9 +118,10 @@ export class DeliveryWorker {
 
   /**
    * Counts the platform calls the previous process made in the last window into the rate-limit
-   * buckets (`seedRateLimits`, one store query), runs startup recovery (within
-   * `recoveryBudgetMs`, no attempts consumed) and starts the loop.
-   * @returns the startup recovery report.
+   * buckets (`seedRateLimits`, one store query), runs the first page of startup recovery (at
+   * most 200 rows, within `recoveryBudgetMs`, no attempts consumed; the loop continues it after
+   * its first lease) and starts the loop.
+   * @returns the startup recovery report (`complete: false` when the loop continues it).
    */
   async start(): Promise<RecoveryReport> {
     if (this.#running) throw new Error("delivery worker already started");
