@@ -282,6 +282,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     if (i.failure && i.status !== "sent")
       metrics.failures.inc({ channel: i.channel, kind: i.failure.kind });
+    if (i.status === "expired")
+      metrics.expired.inc({ channel: i.channel, account: i.accountId ?? "" });
   });
   const countOutcome = (channel: string, outcome: ReceiveOutcome) => {
     metrics.inbound.inc({ channel, outcome: outcome.status });
