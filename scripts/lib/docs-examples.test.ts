@@ -61,14 +61,15 @@ describe("runnable docs examples", () => {
   it("finds examples to run", () => {
     expect(blocks.length).toBeGreaterThan(0);
   });
-  it.concurrent.for(blocks.map((b) => [`${b.file} #${b.i + 1}`, b] as const))(
-    "%s runs",
-    async ([, b], { expect }) => {
+  // Each example starts a fake platform and a runtime: seconds on a loaded machine.
+  it.concurrent.for(blocks.map((b) => ({ name: `${b.file} #${b.i + 1}`, b })))(
+    "$name runs",
+    { timeout: scaledMs(120_000) },
+    async ({ b }, { expect }) => {
       const path = join(out, `${b.file.replace(/\W+/g, "_")}_${b.i}.ts`);
       writeFileSync(path, b.code);
       const r = await runExample(path);
       expect(r.status, `${relative(root, path)}\n${r.stderr}`).toBe(0);
     },
-    scaledMs(120_000),
-  ); // each example starts a fake platform and a runtime: seconds on a loaded machine
+  );
 });
