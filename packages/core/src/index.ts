@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 export * from "./activity/index.ts";
+export { SEND_HOOK_TIMEOUT_MS } from "./adapter/hooks.ts";
 export {
   type AdapterRegistration,
   AdapterRegistry,

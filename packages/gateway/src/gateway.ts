@@ -29,6 +29,7 @@ import {
   type SupervisionOptions,
 } from "./accounts/AccountSupervisor.ts";
 import { type BotTurn, type BotTurnOptions, createBotTurn } from "./bot/BotTurn.ts";
+import { type FailureNoticeOptions, withFailureNotice } from "./bot/failureNotice.ts";
 import { ConfigError } from "./config/errors.ts";
 import { AttemptLog } from "./console/attempts.ts";
 import { type ConsoleApp, createConsoleApp } from "./console/console.ts";
@@ -90,6 +91,14 @@ export type GatewayOptions = {
    * first reply or the end of the turn (`turn.typing()` shows it on demand). @defaultValue false
    */
   typing?: BotTurnOptions["typing"];
+  /**
+   * The gateway-failure notice posted where a message came from when its turn fails (the
+   * handler throws, or runs longer than `timeoutMs`): tagged with herald's `gateway_failure`
+   * origin so no herald bot sharing the store takes it as a prompt (CASES C56). Applies to every
+   * channel account; an account's own `failureNotice` (from the config) wins, and `false` there
+   * turns it off. @defaultValue none (off)
+   */
+  failureNotice?: FailureNoticeOptions;
   /**
    * The threaded activity log for channels with thread replies and edits; `false` turns it off.
    * @defaultValue `{}` (on, default options)
@@ -195,6 +204,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   let handler = options.handler;
   const eventHandlers = new Map<InboundEventType, Set<BotEventHandler>>();
   const metrics = new GatewayMetrics(options.store, logger);
+  /** The failure notice of one channel account: its own setting, else the gateway's. */
+  const failureNoticeOf = (channel: string, accountId: string | undefined) => {
+    const own = options.channels.find(
+      (c) => c.plugin.id === channel && c.account === (accountId ?? c.account),
+    )?.failureNotice;
+    if (own === false) return undefined;
+    return own ?? options.failureNotice;
+  };
   const runtime: MessageRuntime = createMessageRuntime({
     store: options.store,
     // One adapter per (channel, account): two bots of one platform never share a client. An
@@ -223,15 +240,22 @@ export function createGateway(options: GatewayOptions): Gateway {
       handler: async (ctx) => {
         const bot = handler;
         if (!bot) throw new Error("no bot handler registered: call gateway.onMessage(handler)");
-        await runtime.turn({ input: ctx.input, signal: ctx.signal }, (turn) =>
-          bot(
-            createBotTurn(
-              runtime,
-              ctx,
-              turn,
-              options.typing === undefined ? {} : { typing: options.typing },
+        await withFailureNotice(
+          runtime,
+          ctx.input,
+          failureNoticeOf(ctx.input.channel, ctx.input.accountId),
+          logger,
+          () =>
+            runtime.turn({ input: ctx.input, signal: ctx.signal }, (turn) =>
+              bot(
+                createBotTurn(
+                  runtime,
+                  ctx,
+                  turn,
+                  options.typing === undefined ? {} : { typing: options.typing },
+                ),
+              ),
             ),
-          ),
         );
       },
       eventHandler: async (event) => {

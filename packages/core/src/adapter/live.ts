@@ -10,8 +10,9 @@
  *
  * @module
  */
+import type { LiveMessageState } from "../message/live.ts";
 import type { ChannelMessage } from "../message/message.ts";
-import type { MessageReceiptPart } from "../message/receipt.ts";
+import type { MessageReceipt, MessageReceiptPart } from "../message/receipt.ts";
 import type { MessageSendContext } from "./context.ts";
 
 /**
@@ -22,6 +23,31 @@ import type { MessageSendContext } from "./context.ts";
  *   resolves to the previews' receipt, so a re-run does not answer twice).
  */
 export type LivePreviewPolicy = "delete" | "keep";
+
+/**
+ * Why a session ends without a final (seed "Live context", `LiveCancelReason`):
+ * - `error`: the producer failed; previews follow the `onCancel` policy;
+ * - `aborted`: the user or the bot stopped it (or the process did: crash recovery ends an
+ *   unfinished session with this reason); `onCancel` policy;
+ * - `superseded`: a newer message replaces it; `onCancel` policy;
+ * - `silent`: the bot decided not to answer; previews are always deleted.
+ */
+export type LiveCancelReason = "error" | "aborted" | "silent" | "superseded";
+
+/**
+ * One step of a live message (seed "Live context", `LiveMessageUpdate`): what it is to show now
+ * and what is new since the last step the platform acknowledged. A platform whose stream call
+ * appends (Slack `chat.appendStream`) sends `deltaMarkdown`; one that replaces sends `markdown`.
+ */
+export type LiveMessageUpdate = {
+  /** The whole text the live message is to show after this step (markdown). */
+  markdown: string;
+  /**
+   * The part of `markdown` after what the message already shows (for `begin`: all of it).
+   * Core only sends an update that continues the shown text; a rewrite waits for `finalize`.
+   */
+  deltaMarkdown: string;
+};
 
 /**
  * What `finish` is to leave visible: the whole final text, and what the stream already shows.
@@ -107,9 +133,95 @@ export type MessageTypingAdapter = {
   refreshMs: number;
 };
 
-/** Live-specific behaviour of a channel. */
+/**
+ * Live-specific behaviour of a channel (seed "Live context", `MessageLiveAdapter`).
+ *
+ * The seed's lifecycle — `begin` / `update` / `finalize` / `cancel` — is the platform's own live
+ * message (Slack `chat.startStream` / `appendStream` / `stopStream`), used by live mode `native`
+ * and `auto`. Core drives it: it throttles updates, saves the state on the live intent (so
+ * recovery can finish or clean up the message after a crash), and commits the receipt
+ * `finalize` returns as the final. Give `begin`, `update` and `finalize` together (`cancel` is
+ * optional); without them the channel still streams with preview messages (`send.send` +
+ * `send.edit`), which need no live adapter at all.
+ *
+ * Every call may throw; `send.classifyError` classifies the error like for sends.
+ *
+ * @example
+ * ```ts
+ * live: {
+ *   supports: (message) => message.target.threadId !== undefined,
+ *   async begin(ctx, first) {
+ *     const ts = await api.startStream(ctx.message.target.id, first.markdown);
+ *     return { mode: "native", canFinalizeInPlace: true, receipt: receiptFromParts([{ platformMessageId: ts, kind: "text", index: 0 }], { sentAt: Date.now() }) };
+ *   },
+ *   async update(ctx, state, step) {
+ *     await api.appendStream(state.receipt!.primaryPlatformMessageId!, step.deltaMarkdown);
+ *     return state;
+ *   },
+ *   async finalize(ctx, state, final) {
+ *     await api.stopStream(state.receipt!.primaryPlatformMessageId!, unshownStreamText(final));
+ *     return state.receipt!;
+ *   },
+ *   async cancel(ctx, state) {
+ *     await api.stopStream(state.receipt!.primaryPlatformMessageId!);
+ *   },
+ * }
+ * ```
+ */
 export type MessageLiveAdapter = {
-  /** The platform's native streaming API, used by live mode `native`. */
+  /**
+   * Whether this message can be a live message (its target, relation and `recipient`: Slack
+   * streams only replies in a thread); when false, mode `native` / `auto` fall back to previews.
+   * @defaultValue always true (when `begin` is given)
+   */
+  supports?(message: ChannelMessage): boolean;
+  /**
+   * Opens the live message showing `first.markdown`.
+   * @returns its state: `mode: "native"` and the `receipt` naming the platform message (its
+   *   `parts[0]`; without a receipt core cannot update, finish or delete it).
+   */
+  begin?(ctx: MessageSendContext, first: LiveMessageUpdate): Promise<LiveMessageState>;
+  /**
+   * Moves the live message on by `update` (append `deltaMarkdown`, or show `markdown`). Not
+   * replayed when its outcome is unknown: core stops updating and lets `finalize` set the text.
+   * @returns the state after the step (return `state`: core keeps naming the message by the
+   *   receipt `begin` returned).
+   */
+  update?(
+    ctx: MessageSendContext,
+    state: LiveMessageState,
+    update: LiveMessageUpdate,
+  ): Promise<LiveMessageState>;
+  /**
+   * Ends the live message showing exactly `final.markdown`: a platform whose stop call appends
+   * sends only {@link unshownStreamText}`(final)`, or replaces the text when that is undefined.
+   * Must be idempotent (recovery may finalize a finalized message again).
+   * @returns the receipt core commits as the final message.
+   */
+  finalize?(
+    ctx: MessageSendContext,
+    state: LiveMessageState,
+    final: LiveStreamFinal,
+  ): Promise<MessageReceipt>;
+  /**
+   * Stops the live message without a final, leaving its text as it is: called when a session
+   * ends without a final and its messages are kept (`previews.onCancel: "keep"`, also by crash
+   * recovery with reason `aborted`); under `delete` core deletes the message with `send.delete`
+   * instead. Must be idempotent. Absent: the message is left as it is.
+   */
+  cancel?(
+    ctx: MessageSendContext,
+    state: LiveMessageState,
+    reason: LiveCancelReason,
+  ): Promise<void>;
+  /**
+   * The platform's native streaming API, used by live mode `native`.
+   * @deprecated Give `begin` / `update` / `finalize` / `cancel` (and `supports`) on the live
+   *   adapter instead: `stream.begin` is `begin`, `stream.append` is `update` (its
+   *   `deltaMarkdown`), `stream.finish(ctx, part, final)` is `finalize`, `stream.finish(ctx, part)`
+   *   is `cancel`. Core reads an adapter that still has `stream` through that mapping
+   *   (`liveLifecycleOf`); when both are given, the lifecycle methods win.
+   */
   stream?: MessageLiveStreamAdapter;
   /** A typing indicator, shown while a live session runs (and by `runtime.typing`). */
   typing?: MessageTypingAdapter;

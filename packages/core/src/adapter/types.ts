@@ -12,7 +12,7 @@ import type { DeliveryFailure } from "../message/failure.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import type { MessageOrigin } from "../message/origin.ts";
 import type { RateLimitRouteInput } from "../message/rateLimit.ts";
-import type { MessageReceiptPart } from "../message/receipt.ts";
+import type { MessageReceipt, MessageReceiptPart } from "../message/receipt.ts";
 import type { MessageSendContext } from "./context.ts";
 import type { MessageLiveAdapter } from "./live.ts";
 import type { MessageReceiveAdapter } from "./receive.ts";
@@ -70,6 +70,45 @@ export type MessageSendAdapter = {
     ctx: MessageSendContext,
     units: readonly RenderedMessageUnit[],
   ): Promise<ReconcileResult>;
+  /**
+   * Called once the platform has accepted a unit (seed "Adapter surface", `afterSendSuccess`):
+   * the place for a channel's local post-send effects that must happen as soon as the message
+   * exists — a self-echo cache (the platform may echo the message back before the intent is
+   * committed), a thread-participation marker.
+   *
+   * Called for every unit a send or edit lands (durable intents, `durability: "disabled"` sends
+   * and the fresh send after a vanished edit target), in unit order, right after the platform
+   * answered and **before** the unit's receipt is saved; not for deletes, live previews or
+   * native-stream calls. `receipt` holds the landed unit's part only (`receipt.parts[0]`, its
+   * `index` is the unit's); `ctx.previousReceipt` has the parts that landed before it and
+   * `ctx.unitIdempotencyKey` names the unit.
+   *
+   * A hook error (or a hook still running after `SEND_HOOK_TIMEOUT_MS` (10 s; a quarter of `delivery.leaseMs` when that is shorter)) is logged as a
+   * warning and otherwise ignored: the unit is on the platform, so failing the attempt would
+   * send it again. The hook therefore never loses or duplicates a message, and it is
+   * at-most-once: a crash between the platform's answer and the hook skips it, and a replay of a
+   * unit whose outcome was unknown (`maybe_sent` → reconciled `not_sent`) calls it for the new
+   * send. Keep it quick: delivery awaits it (with the timeout as the bound).
+   */
+  afterSendSuccess?(ctx: MessageSendContext, receipt: MessageReceipt): Promise<void>;
+  /**
+   * Called after a send's receipt is committed to the store (seed "Adapter surface",
+   * `afterCommit`): the intent is `sent` and its receipt is what the idempotency key resolves
+   * to from now on. The place for effects that must only follow a message herald will never
+   * send again — an outbound registry, a "delivered" metric, a notification to another system.
+   *
+   * Called with the whole committed receipt (every part, in unit order) after: a delivery
+   * attempt that sent or edited every unit; a reconcile that found an `unknown_after_send`
+   * intent on the platform; a live session's final committed in place (a finished native
+   * stream, a preview edited into the final). For a `durability: "disabled"` send (nothing is
+   * stored) it is called once every unit has landed, before the send returns. Not called for
+   * delete intents, nor for a `committing` row that startup recovery commits after a crash
+   * (the hook is at-most-once: a crash between the commit and the hook skips it).
+   *
+   * An error (or a hook still running after `SEND_HOOK_TIMEOUT_MS` (10 s; a quarter of `delivery.leaseMs` when that is shorter)) is logged as a
+   * warning and ignored: the receipt stays committed and nothing is re-sent.
+   */
+  afterCommit?(ctx: MessageSendContext, receipt: MessageReceipt): Promise<void>;
 };
 
 /** Translates herald origin metadata to and from the platform's native metadata. */

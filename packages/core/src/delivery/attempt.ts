@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { runSendHook } from "../adapter/hooks.ts";
 import type { ChannelMessageAdapter, MessageSendContext } from "../adapter/types.ts";
 import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch } from "../message/batch.ts";
@@ -25,7 +26,7 @@ import { MAX_LEAD_MS, writeLeadOf } from "./lead.ts";
 import { callOf } from "./ratelimit/intent.ts";
 import type { SharedTaken } from "./ratelimit/waiters.ts";
 import { holdReceiptConflict, isReceiptConflict } from "./receiptConflict.ts";
-import { deliverUnits, FOLLOW_UP_WAIT_MS } from "./units.ts";
+import { deliverUnits, FOLLOW_UP_WAIT_MS, hookTimeoutOf } from "./units.ts";
 
 /** Abortable sleep, re-exported for the worker (the one copy is `../sleep.ts`). */
 export { sleep };
@@ -104,6 +105,25 @@ function sendContext(
     };
   }
   return ctx;
+}
+
+/**
+ * The context of an `afterCommit` hook: the intent's send context, keyed by the intent's own
+ * idempotency key (the hook is about the whole message, not one unit), with the committed
+ * receipt as `previousReceipt`.
+ */
+export function committedContext(
+  deps: DeliveryDeps,
+  intent: DurableSendIntent,
+  attempt: number,
+  signal: AbortSignal,
+  receipt: MessageReceipt,
+): MessageSendContext {
+  return {
+    ...sendContext(deps, intent, attempt, signal),
+    unitIdempotencyKey: intent.idempotencyKey,
+    previousReceipt: receipt,
+  };
 }
 
 /**
@@ -290,6 +310,7 @@ export async function dispatchSending(
       previous: leased.partialReceipt,
       clock: deps.clock,
       redact: deps.options.redact,
+      hookTimeoutMs: hookTimeoutOf(deps.options.leaseMs),
       reserve: async (unit, _index, as) => {
         // The first call's tokens were taken before `sending`.
         if (reservedFirst && firstCall && as === undefined) {
@@ -409,6 +430,15 @@ export async function dispatchSending(
         { status: "sent", attempt, platformMessageIds: outcome.receipt.platformMessageIds },
         "intent sent",
       );
+      if (leased.operation.kind !== "delete") {
+        await runSendHook(
+          adapter,
+          "afterCommit",
+          committedContext(deps, sending, attempt, signal, outcome.receipt),
+          outcome.receipt,
+          hookTimeoutOf(deps.options.leaseMs),
+        );
+      }
       return sent as DurableSendIntent;
     }
 

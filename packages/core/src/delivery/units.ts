@@ -5,6 +5,8 @@
  *
  * @module
  */
+
+import { runSendHook, SEND_HOOK_TIMEOUT_MS } from "../adapter/hooks.ts";
 import type {
   ChannelMessageAdapter,
   ClassifiedFailure,
@@ -66,7 +68,20 @@ export type DeliverUnitsParams = {
   clock: () => number;
   /** Redacts secrets from failure reasons (the runtime's `redact` option). */
   redact?: ((text: string) => string) | undefined;
+  /**
+   * The longest wait (ms) for an `afterSendSuccess` hook. @defaultValue `SEND_HOOK_TIMEOUT_MS`
+   * (the durable path passes less when its lease is short: see {@link hookTimeoutOf}).
+   */
+  hookTimeoutMs?: number | undefined;
 };
+
+/**
+ * The bound (ms) of a send hook on the durable path: `SEND_HOOK_TIMEOUT_MS`, or a quarter of
+ * the lease when that is shorter, so hooks alone never outlast the attempt's lease.
+ */
+export function hookTimeoutOf(leaseMs: number): number {
+  return Math.min(SEND_HOOK_TIMEOUT_MS, Math.max(1, Math.floor(leaseMs / 4)));
+}
 
 /**
  * Classifies an adapter error; an adapter whose classifier throws gets the safe default. The
@@ -155,7 +170,10 @@ export async function deliverUnits(p: DeliverUnitsParams): Promise<UnitsOutcome>
         return { status: "failed", receipt, failure };
       }
     }
-    receipt = mergeReceipts(receipt, receiptFromParts([part], { sentAt: p.clock() }));
+    const landed = receiptFromParts([part], { sentAt: p.clock() });
+    // The unit is on the platform: the channel's post-send effects (never fails the send).
+    await runSendHook(adapter, "afterSendSuccess", ctx, landed, p.hookTimeoutMs);
+    receipt = mergeReceipts(receipt, landed);
     await p.onPart(receipt, todo.length - i - 1);
   }
 

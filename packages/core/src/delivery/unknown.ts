@@ -19,7 +19,12 @@
  *
  * @module
  */
-import type { ChannelMessageAdapter, ReconcileResult } from "../adapter/types.ts";
+import { runSendHook } from "../adapter/hooks.ts";
+import type {
+  ChannelMessageAdapter,
+  MessageSendContext,
+  ReconcileResult,
+} from "../adapter/types.ts";
 import { backoffDelayMs, type DeliveryFailure, decideReplay } from "../message/failure.ts";
 import { type DurableSendIntent, HELD_FOR_OPERATOR_AT } from "../message/intent.ts";
 import { unitIdempotencyKey } from "../message/keys.ts";
@@ -28,6 +33,7 @@ import { redactWith, renderBatch, runAttempt } from "./attempt.ts";
 import type { DeliveryDeps } from "./deps.ts";
 import { keyTrusted, reconcileDeclaration, replayIsIdempotent, settleDelayMs } from "./gate.ts";
 import { holdReceiptConflict, isReceiptConflict } from "./receiptConflict.ts";
+import { hookTimeoutOf } from "./units.ts";
 
 const OUTCOME_UNKNOWN: DeliveryFailure = {
   kind: "unknown",
@@ -141,20 +147,20 @@ export async function resolveUnknown(
     const batch = intent.batch ?? (await renderBatch(adapter, intent));
     const done = deliveredUnitIndexes(intent.partialReceipt);
     const missing = batch.units.filter((u) => !done.has(u.index));
+    const ctx: MessageSendContext = {
+      intentId: intent.id,
+      channel: intent.channel,
+      message: intent.message,
+      attempt: intent.attempt,
+      idempotencyKey: intent.idempotencyKey,
+      unitIdempotencyKey: unitIdempotencyKey(intent.idempotencyKey, missing[0]?.index ?? 0),
+      signal,
+      log: deps.logger.child({ intentId: intent.id }),
+      ...(intent.accountId !== undefined ? { accountId: intent.accountId } : {}),
+      ...(intent.partialReceipt ? { previousReceipt: intent.partialReceipt } : {}),
+    };
     let result: ReconcileResult;
     try {
-      const ctx = {
-        intentId: intent.id,
-        channel: intent.channel,
-        message: intent.message,
-        attempt: intent.attempt,
-        idempotencyKey: intent.idempotencyKey,
-        unitIdempotencyKey: unitIdempotencyKey(intent.idempotencyKey, missing[0]?.index ?? 0),
-        signal,
-        log: deps.logger.child({ intentId: intent.id }),
-        ...(intent.accountId !== undefined ? { accountId: intent.accountId } : {}),
-        ...(intent.partialReceipt ? { previousReceipt: intent.partialReceipt } : {}),
-      };
       result = await reconcile(ctx, missing);
     } catch (error) {
       result = {
@@ -200,6 +206,19 @@ export async function resolveUnknown(
         deps.logger.info(
           { intentId: intent.id, status: "sent" },
           "unknown send reconciled: the platform has it",
+        );
+        // Only sends are reconciled (see the guard above): the post-commit hook of a send.
+        const committed = {
+          ...ctx,
+          unitIdempotencyKey: intent.idempotencyKey,
+          previousReceipt: receipt,
+        };
+        await runSendHook(
+          adapter,
+          "afterCommit",
+          committed,
+          receipt,
+          hookTimeoutOf(deps.options.leaseMs),
         );
         return sent as DurableSendIntent;
       }

@@ -346,7 +346,7 @@ export class LiveSession {
     }
     if (error instanceof DeliveryFailedError || error instanceof DeliveryCancelledError) {
       ref.record = { ...ref.record, phase: "cancelling" };
-      await endWithoutFinal(ref, ref.record.onCancel).catch((e: unknown) => {
+      await endWithoutFinal(ref, ref.record.onCancel, undefined, "error").catch((e: unknown) => {
         ref.log.error({ err: e }, "could not clean previews up after a failed final");
       });
     }
@@ -381,7 +381,7 @@ export class LiveSession {
     const policy = reason === "silent" ? "delete" : ref.record.onCancel;
     ref.record = { ...ref.record, phase: "cancelling", onCancel: policy };
     await ref.save();
-    const outcome = await endWithoutFinal(ref, policy, this.#sleep(ref));
+    const outcome = await endWithoutFinal(ref, policy, this.#sleep(ref), reason);
     ref.log.info({ reason, outcome }, "live session cancelled");
   }
 }

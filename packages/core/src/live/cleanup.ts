@@ -7,7 +7,8 @@
  * @module
  */
 
-import type { LivePreviewPolicy } from "../adapter/live.ts";
+import type { LiveCancelReason, LivePreviewPolicy } from "../adapter/live.ts";
+import { liveLifecycleOf, liveStateOf } from "../adapter/liveLifecycle.ts";
 import { failpoint } from "../failpoint.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import { coreMutation } from "../mutation.ts";
@@ -110,17 +111,18 @@ export async function completeAfterFinal(
 /**
  * Ends a session that has no final: `keep` records the visible previews as the message under
  * the session's key (a native stream is finished first); `delete` settles an in-doubt preview
- * send, then deletes them.
+ * send, then deletes them. `reason` is handed to the live lifecycle's `cancel` (recovery: `aborted`).
  * @returns what was done; `incomplete` when deletes must be retried by recovery.
  */
 export async function endWithoutFinal(
   ref: LiveRef,
   policy: LivePreviewPolicy,
   sleep?: (ms: number) => Promise<void>,
+  reason: LiveCancelReason = "aborted",
 ): Promise<"kept" | "deleted" | "incomplete"> {
   if (policy === "keep") {
     await resolveInDoubtPreview(ref); // found: it is kept with the others
-    await finishOpenStream(ref);
+    await finishOpenStream(ref, reason);
     const receipt = previewsReceipt(ref.record, visiblePreviews(ref.record), ref.now);
     if (receipt) await commitVisibleFinal(ref, ref.record.key, receipt);
     await ref.close("kept");
@@ -137,18 +139,21 @@ export async function endWithoutFinal(
   return "deleted";
 }
 
-/** Stops a native stream that is still open, leaving its text as it is. */
-async function finishOpenStream(ref: LiveRef): Promise<void> {
-  const stream = ref.adapter.live?.stream;
+/**
+ * Stops a native stream that is still open, leaving its text as it is (the live lifecycle's
+ * `cancel`).
+ */
+async function finishOpenStream(ref: LiveRef, reason: LiveCancelReason): Promise<void> {
+  const live = liveLifecycleOf(ref.adapter);
   const p = visiblePreviews(ref.record).find((x) => x.stream);
-  if (!stream || !p || p.part.platformMessageId === "") return;
+  if (!live || !p || p.part.platformMessageId === "") return;
   const rl = liveCall(ref, "stream_finish", "text", p.part);
   const ctx = liveContext(ref, `${ref.intentId}:finish-kept`, 0, undefined, rl);
   const r = await retryIdempotent(ref, {
     call: "edit",
     rateLimit: rl,
     ctx,
-    fn: () => stream.finish(ctx, p.part),
+    fn: () => live.cancel(ctx, liveStateOf(p.part, p.sentAt), reason),
     notFoundIsSuccess: false,
   });
   if (!r.ok) ref.log.warn({ failureKind: r.failure.kind }, "could not finish a native stream");

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { runSendHook } from "../adapter/hooks.ts";
 import {
   DeliveryCancelledError,
   DeliveryFailedError,
@@ -20,6 +21,7 @@ import type { ChannelMessage } from "../message/message.ts";
 import type { MessageReceipt } from "../message/receipt.ts";
 import { assertSamePlace } from "../send/conflict.ts";
 import { IntentConflictError } from "../state/errors.ts";
+import { liveContext } from "./calls.ts";
 import { canDelete, canEdit, type LiveRef } from "./env.ts";
 import { type LivePreview, previewsReceipt, visiblePreviews } from "./record.ts";
 import { unitHash } from "./segments.ts";
@@ -186,7 +188,7 @@ export async function deliverFinal(
   }
   const shown = await p.beforeDeliver?.();
   if (shown && result.created && intent.leaseOwner === worker.owner && !p.kept) {
-    await commitLeased(ref, intent.id, shown, worker.owner);
+    await commitLeased(ref, intent.id, shown, worker.owner, p.key, p.message);
     return shown;
   }
   let settled: DurableSendIntent | undefined;
@@ -239,7 +241,7 @@ export async function commitVisibleFinal(
   if (!result.created || result.intent.leaseOwner !== owner) {
     return result.intent.receipt ?? receipt;
   }
-  await commitLeased(ref, result.intent.id, receipt, owner);
+  await commitLeased(ref, result.intent.id, receipt, owner, key, message);
   return receipt;
 }
 
@@ -247,13 +249,16 @@ export async function commitVisibleFinal(
  * Commits a pending intent this process leased as sent with `receipt`, without a platform
  * call (what it would deliver is already visible). Its ids are the session's previews (or
  * stream), which the live intent already holds in the outbound registry: the final adopts
- * them (`adoptedMessageIds`) — the same messages, not a second claim (DESIGN §12).
+ * them (`adoptedMessageIds`) — the same messages, not a second claim (DESIGN §12). Then the
+ * adapter's `afterCommit` hook runs with `receipt` (under the final's `key`).
  */
 async function commitLeased(
   ref: LiveRef,
   id: string,
   receipt: MessageReceipt,
   owner: string,
+  key: string,
+  message: ChannelMessage,
 ): Promise<void> {
   const { store } = ref.env.deps;
   await store.transitionIntents([
@@ -271,4 +276,7 @@ async function commitLeased(
   await store.transitionIntents([
     { id, from: "committing", to: "sent", owner, patch: { lease: "release" } },
   ]);
+  // The final is committed in place (no delivery attempt ran): the channel's post-commit hook.
+  const ctx = { ...liveContext(ref, key, 0, message), intentId: id, unitIdempotencyKey: key };
+  await runSendHook(ref.adapter, "afterCommit", ctx, receipt);
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { liveLifecycleOf } from "../adapter/liveLifecycle.ts";
 import type { ChannelMessageAdapter } from "../adapter/types.ts";
 import { NotImplementedError } from "../errors.ts";
 import type { HeraldLogger } from "../logger.ts";
@@ -11,10 +12,10 @@ import type { ChannelMessage } from "../message/message.ts";
 import { canEdit } from "./env.ts";
 import type { LiveMode, LiveModeOption } from "./types.ts";
 
-/** True when the adapter streams `message` natively (`live.stream` and its `supports`). */
+/** True when the adapter streams `message` natively (its live lifecycle and `supports`). */
 function streamsNatively(adapter: ChannelMessageAdapter, message: ChannelMessage): boolean {
-  const stream = adapter.live?.stream;
-  return stream !== undefined && (stream.supports === undefined || stream.supports(message));
+  const live = liveLifecycleOf(adapter);
+  return live?.supports(message) === true;
 }
 
 /**

@@ -1,15 +1,17 @@
 /**
- * Live mode `native`: the platform's own streaming API (`adapter.live.stream`). The stream
- * begins with the first text, then grows by appends of what is new (throttled like edits); the
- * final `finish`es it with the final text and what the stream already shows (so a stop call
- * that appends sends only the rest). An append is not idempotent, so one whose outcome is
- * unknown stops appending and marks the shown text uncertain: `finish` then replaces the text;
- * so does a rewrite of earlier text.
+ * Live mode `native`: the platform's own live message, through the adapter's live lifecycle
+ * (`begin` / `update` / `finalize` / `cancel`, seed "Live context"; `liveLifecycleOf` also reads
+ * the deprecated `live.stream`). The message begins with the first text, then grows by updates
+ * of what is new (throttled like edits); `finalize` ends it with the final text and what the
+ * message already shows (so a stop call that appends sends only the rest). An update is not
+ * idempotent, so one whose outcome is unknown stops updating and marks the shown text
+ * uncertain: `finalize` then replaces the text; so does a rewrite of earlier text.
  *
  * @module
  */
 
 import type { LiveStreamFinal } from "../adapter/live.ts";
+import { liveLifecycleOf, livePartOf, liveStateOf } from "../adapter/liveLifecycle.ts";
 import { failpoint } from "../failpoint.ts";
 import { type MessageReceipt, receiptFromParts } from "../message/receipt.ts";
 import {
@@ -32,8 +34,8 @@ const IDLE: StepResult = { next: "idle" };
 
 /** Runs one native-stream step. */
 export async function nativeStep(ref: LiveRef, feed: Feed): Promise<StepResult> {
-  const stream = ref.adapter.live?.stream;
-  if (!stream) return degrade(ref, feed, "the channel has no native stream");
+  const live = liveLifecycleOf(ref.adapter);
+  if (!live) return degrade(ref, feed, "the channel has no native stream");
   const gate = await inDoubtGate(ref, feed);
   if (gate) return gate;
   const text = feed.text;
@@ -54,12 +56,13 @@ export async function nativeStep(ref: LiveRef, feed: Feed): Promise<StepResult> 
     };
     await ref.save();
     const ctx = liveContext(ref, key, 0, undefined, rl);
-    const r = await tryCall(ref, ctx, () => stream.begin(ctx, text), rl);
+    const first = { markdown: text, deltaMarkdown: text };
+    const r = await tryCall(ref, ctx, () => live.begin(ctx, first), rl);
     if (!r.ok) return failed(ref, feed, "send", r.failure, rl);
     failpoint("live.after_preview");
     addPreview(ref, {
       index: 0,
-      part: { ...r.value, index: 0 },
+      part: livePartOf(r.value),
       hash: "",
       sentAt: ref.now,
       stream: true,
@@ -77,12 +80,9 @@ export async function nativeStep(ref: LiveRef, feed: Feed): Promise<StepResult> 
   const wait = reserveNow(ref, scopesFor(ref.adapter, "edit"), rl);
   if (wait > 0) return { next: "wait", ms: wait };
   const ctx = liveContext(ref, nextCallKey(ref, "append"), 0, undefined, rl);
-  const r = await tryCall(
-    ref,
-    ctx,
-    () => stream.append(ctx, open.part, text.slice(shown.length)),
-    rl,
-  );
+  const step = { markdown: text, deltaMarkdown: text.slice(shown.length) };
+  const state = liveStateOf(open.part, open.sentAt);
+  const r = await tryCall(ref, ctx, () => live.update(ctx, state, step), rl);
   if (!r.ok) {
     const f = r.failure;
     if (f.kind === "rate_limit" || (f.evidence === "not_dispatched" && f.kind === "transient")) {
@@ -114,7 +114,7 @@ export function streamFinalOf(feed: Feed, markdown: string): LiveStreamFinal {
 }
 
 /**
- * Finishes the stream with the final text (retried: `finish` is idempotent), handing the
+ * Finishes the stream with the final text (retried: `finalize` is idempotent), handing the
  * adapter what is already shown so a stop that appends cannot double the text, and records it
  * as the delivered final under `key`. @returns undefined when the stream could not be finished.
  */
@@ -123,9 +123,9 @@ export async function finishInPlace(
   key: string,
   final: LiveStreamFinal,
 ): Promise<MessageReceipt | undefined> {
-  const stream = ref.adapter.live?.stream;
+  const live = liveLifecycleOf(ref.adapter);
   const open = finishableStream(ref);
-  if (!stream || !open) return undefined;
+  if (!live || !open) return undefined;
   const finalMarkdown = final.markdown;
   ref.record = {
     ...ref.record,
@@ -143,7 +143,8 @@ export async function finishInPlace(
     rateLimit: rl,
     ctx,
     fn: async () => {
-      part = await stream.finish(ctx, open.part, final);
+      const finalized = await live.finalize(ctx, liveStateOf(open.part, open.sentAt), final);
+      part = finalized.parts[0] ?? open.part;
     },
     notFoundIsSuccess: false,
   });

@@ -60,14 +60,7 @@ export type LiveUpdate = string | { text?: string; progress?: string };
 /** The final message. A string is `{ text }`. @defaultValue the last `text` update */
 export type LiveFinal = string | { text?: string; attachments?: MessageAttachment[] };
 
-/**
- * Why a session ends without a final:
- * - `error`: the producer failed; previews follow the `onCancel` policy;
- * - `aborted`: the user or the bot stopped it; `onCancel` policy;
- * - `superseded`: a newer message replaces it; `onCancel` policy;
- * - `silent`: the bot decided not to answer; previews are always deleted.
- */
-export type LiveCancelReason = "error" | "aborted" | "silent" | "superseded";
+export type { LiveCancelReason } from "../adapter/live.ts";
 
 /** Options of `runtime.live(target, options)`. */
 export type LiveOptions = {

@@ -5,6 +5,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
+import { runSendHook } from "../adapter/hooks.ts";
 import type { ChannelMessageAdapter } from "../adapter/types.ts";
 import { reserveTokens } from "../delivery/attempt.ts";
 import type { DeliveryDeps } from "../delivery/deps.ts";
@@ -88,7 +89,28 @@ export async function directSend(
       onPart: async () => {},
     }),
   );
-  if (outcome.status === "done") return outcome.receipt;
+  if (outcome.status === "done") {
+    if (operation.kind !== "delete") {
+      // Nothing is stored: the receipt is final once every unit landed.
+      await runSendHook(
+        adapter,
+        "afterCommit",
+        {
+          channel: message.channel,
+          message,
+          attempt: 1,
+          idempotencyKey,
+          unitIdempotencyKey: idempotencyKey,
+          previousReceipt: outcome.receipt,
+          signal,
+          log: deps.logger.child({ channel: message.channel, durable: false }),
+          ...(message.accountId !== undefined ? { accountId: message.accountId } : {}),
+        },
+        outcome.receipt,
+      );
+    }
+    return outcome.receipt;
+  }
   if (outcome.status === "failed") {
     // Not retried here, but the route that was hit waits like any other (durable sends too).
     const backoff = backoffDelayMs(1, deps.options.backoff, deps.random);

@@ -18,23 +18,31 @@ export type {
   DeliveryFailureKind,
   DeliveryFailureReason,
   DispatchEvidence,
+  DurableSendIntent,
   InboundEvent,
   InboundEventType,
   InboundIgnore,
+  LiveCancelReason,
   LiveMessageState,
+  LiveMessageUpdate,
   LiveStreamFinal,
   MessageActor,
   MessageAttachment,
   MessageBody,
   MessageCapabilities,
+  MessageDurabilityPolicy,
   MessageEventClass,
   MessageLiveAdapter,
+  MessageLiveStreamAdapter,
   MessageNormalizeContext,
   MessageOrigin,
   MessageOriginAdapter,
+  MessagePreflightResult,
+  MessageQuote,
   MessageReceipt,
   MessageReceiptPart,
   MessageReceiveAdapter,
+  MessageReceiveContext,
   MessageRecipient,
   MessageRelation,
   MessageRenderAdapter,
@@ -83,6 +91,7 @@ export {
   ReceiveValidationError,
   receiptFromParts,
   redactSecrets,
+  SEND_HOOK_TIMEOUT_MS,
   SecretRedactor,
   secretForms,
   shouldDropHeraldEcho,
@@ -105,6 +114,16 @@ export {
   type ReceiverState,
   receiverHealth,
 } from "./account.ts";
+export {
+  type CatchUpLiveMessage,
+  type CatchUpReceiver,
+  type CatchUpReceiverOptions,
+  type CatchUpRunContext,
+  type ConversationPositions,
+  type ConversationPositionsOptions,
+  conversationPositions,
+  createCatchUpReceiver,
+} from "./catchUp.ts";
 export { openChannelAccount } from "./openAccount.ts";
 export {
   type ChannelPlugin,
@@ -195,6 +214,18 @@ export {
   utf8ByteLength,
   utf16Length,
 } from "./render/index.ts";
+// The seed's names for herald's types (seed "Receive context", "Send context"): documented aliases.
+export type {
+  DispatchResult,
+  MessageLifecycleLogger,
+  MessageRouteController,
+  MessageSendIntent,
+  MessageSessionController,
+  ReceiveAckController,
+  ReceiveDedupeResult,
+  RecordResult,
+  ResolvedInboundMessage,
+} from "./seedNames.ts";
 export { type HostResolver, isPublicAddress } from "./util/address-guard.ts";
 export {
   classifyHttpAnswer,
@@ -209,6 +240,8 @@ export {
   channelOptionsOf,
   withChannelOptions,
 } from "./util/channel-options.ts";
+export { type VerifyCredentialsOptions, verifyCredentials } from "./util/credentials.ts";
+export { heraldOriginOf, heraldOriginSchema } from "./util/herald-origin.ts";
 export {
   createHttpClient,
   type HttpClient,
@@ -216,6 +249,7 @@ export {
   type HttpErrorBody,
   type HttpRequest,
 } from "./util/http-client.ts";
+export { type InboundMessageFields, inboundMessage } from "./util/inbound-message.ts";
 export {
   fetchRemoteMedia,
   type RemoteMedia,
@@ -256,6 +290,7 @@ export {
   readSecret,
   type SecretSpec,
 } from "./util/secrets.ts";
+export { plainTextBatch, quotedReplyId, reconcileEachUnit } from "./util/send-steps.ts";
 export {
   constantTimeEqual,
   type Ed25519Check,
@@ -263,8 +298,10 @@ export {
   type HmacSha256Check,
   hmacSha256Hex,
   type SignedData,
+  type TimestampedHmacCheck,
   verifyEd25519,
   verifyHmacSha256,
+  verifyTimestampedHmac,
 } from "./util/verify.ts";
 export {
   type AckResponseOptions,

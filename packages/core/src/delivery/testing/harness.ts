@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { ChannelMessageAdapter } from "../../adapter/types.ts";
+import type { HeraldLogger } from "../../logger.ts";
 import { createMessageRuntime, type MessageRuntime } from "../../runtime.ts";
 import { SqliteStateStore } from "../../state/sqlite/SqliteStateStore.ts";
 import {
@@ -50,6 +52,9 @@ export async function deliveryHarness(
     path?: string;
     /** Use the real clock (for tests where backoff must elapse by itself). */
     realClock?: boolean;
+    /** Changes the fake adapter before the runtime gets it (add hooks, wrap methods). */
+    wrap?: (adapter: ChannelMessageAdapter) => ChannelMessageAdapter;
+    logger?: HeraldLogger;
   } = {},
 ): Promise<Harness> {
   const manual = manualClock();
@@ -58,7 +63,12 @@ export async function deliveryHarness(
   const store = new SqliteStateStore({ path: opts.path ?? ":memory:", clock });
   const runtime = createMessageRuntime({
     store,
-    adapters: [createFakeAdapter({ ...opts.adapter, transport: inProcessTransport(platform) })],
+    adapters: [
+      (opts.wrap ?? ((a) => a))(
+        createFakeAdapter({ ...opts.adapter, transport: inProcessTransport(platform) }),
+      ),
+    ],
+    ...(opts.logger ? { logger: opts.logger } : {}),
     clock,
     random: () => 0.5,
     delivery: {

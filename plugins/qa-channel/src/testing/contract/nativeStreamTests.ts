@@ -1,5 +1,6 @@
 /**
- * Contract tests: live mode `native` — the platform's own stream (`adapter.live.stream`).
+ * Contract tests: live mode `native` — the platform's own stream (the live lifecycle
+ * `begin` / `update` / `finalize`, or the deprecated `adapter.live.stream`).
  * Finalized in place, the stream message becomes the final; when the stop call fails the final
  * is sent fresh and the stream message deleted — one final visible, its text never doubled
  * (CASES C24). Fakes fault native stream calls as ops `stream_begin` / `stream_append` /
@@ -14,7 +15,9 @@ import type { ContractSuite, ContractTestContext } from "./registry.ts";
 import { type ContractRun, normalizeSpace, openRun } from "./setup.ts";
 
 function skipUnlessStreams(run: ContractRun, ctx: ContractTestContext): void {
-  ctx.skip(!run.adapter.live?.stream, "the adapter has no native stream (live.stream)");
+  const live = run.adapter.live;
+  const native = live?.stream !== undefined || (live?.begin && live.update && live.finalize);
+  ctx.skip(!native, "the adapter has no native stream (live.begin / update / finalize)");
 }
 
 /** Registers the native stream tests (`live` area). */
