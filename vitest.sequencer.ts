@@ -20,6 +20,7 @@ const LONGEST_FIRST = [
   "examples/plugin-httpchat/src/mutants.test.ts",
   "examples/plugin-httpchat/src/contract.test.ts",
   "packages/store-postgres/src/multiprocess.test.ts",
+  "packages/store-postgres/src/PostgresStateStore.test.ts",
   "scripts/lib/docs-examples.test.ts",
   "scripts/lib/load/webhookBurst.test.ts",
   "plugins/qa-channel/src/testing/contract/mutants/",

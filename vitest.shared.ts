@@ -21,9 +21,18 @@ export const IDLE_TEST_TIMEOUT_MS = 30_000;
 
 /**
  * Spread into every project's `test`: its time limits (scaled by the load when the run starts;
- * the setup file rescales them for each file) and the setup file.
+ * the setup file rescales them for each file), the setup file, and no per-file isolation.
+ *
+ * `isolate: false`: a worker process runs file after file and keeps the modules it loaded
+ * (Vitest's default starts a new process per file and loads the workspace's sources again for
+ * each — about half of a plugin project's CPU time went there, and the platform descriptions'
+ * validators were compiled again in every file). The setup files still run for every file, so
+ * each file still ends what it started (`endTracked`) and no fake-traffic check outlives it.
+ * Test files must not leave state behind that another file could see (environment variables,
+ * globals, module-level registries): restore what you change in an `afterAll`/`afterEach`.
  */
 export const sharedTest = {
+  isolate: false,
   testTimeout: scaledMs(IDLE_TEST_TIMEOUT_MS),
   hookTimeout: scaledMs(IDLE_TEST_TIMEOUT_MS),
   setupFiles: [fileURLToPath(new URL("./vitest.setup.ts", import.meta.url))],

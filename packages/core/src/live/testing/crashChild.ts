@@ -40,7 +40,10 @@ const runtime = createMessageRuntime({
   ],
   delivery: {
     workerId: config.workerId,
-    leaseMs: 300,
+    // The live session's lease is the delivery lease, renewed every third of it: an event loop
+    // held longer than that on a busy machine let this process's own recovery (every 30 ms)
+    // take its live session mid-stream and delete the previews. Scaled by the time knob.
+    leaseMs: scaledMs(500),
     pollIntervalMs: 5,
     backoff: { baseMs: 10, maxMs: 40, maxAttempts: 20 },
   },

@@ -159,9 +159,11 @@ describe("the default work budget of a group", () => {
     const d = new DatabaseSync(freshPath());
     d.exec("CREATE TABLE t (v INTEGER)");
     let commitMs = 0;
+    // A virtual clock the work advances: on a busy machine a busy-wait is preempted, and the
+    // preempted time would count as work (the groups then split by time, not by budget).
+    let clock = 0;
     const busy = (ms: number) => {
-      const end = performance.now() + ms;
-      while (performance.now() < end) {}
+      clock += ms;
     };
     const slowCommits = {
       exec(sql: string) {
@@ -172,7 +174,11 @@ describe("the default work budget of a group", () => {
         return d.isTransaction;
       },
     };
-    const group = new GroupCommit(slowCommits, { busyTimeoutMs: 100, closed: () => false });
+    const group = new GroupCommit(slowCommits, {
+      busyTimeoutMs: 100,
+      closed: () => false,
+      now: () => clock,
+    });
     // Members of 0.5 ms each, queued at once: a group takes as many as its budget allows.
     const burst = async () => {
       const before = { ...group.stats };
@@ -209,7 +215,12 @@ describe("GroupCommit on a failing COMMIT", () => {
 
   it("fails every member with StoreUnavailableError and applies nothing", async () => {
     const d = db();
-    const group = new GroupCommit(d, { busyTimeoutMs: 100, closed: () => false });
+    // One group whatever the machine's load (no time budget splits it).
+    const group = new GroupCommit(d, {
+      busyTimeoutMs: 100,
+      closed: () => false,
+      maxGroupMs: 60_000,
+    });
     // A deferred foreign key is checked at COMMIT: the last member makes the COMMIT fail.
     const results = await Promise.allSettled([
       group.run("first", () => d.prepare("INSERT INTO parent (id) VALUES (1)").run()),
@@ -235,7 +246,12 @@ describe("GroupCommit on a failing COMMIT", () => {
 
   it("isolates a member that fills the database; the others commit", async () => {
     const d = db();
-    const group = new GroupCommit(d, { busyTimeoutMs: 100, closed: () => false });
+    // One group whatever the machine's load (no time budget splits it).
+    const group = new GroupCommit(d, {
+      busyTimeoutMs: 100,
+      closed: () => false,
+      maxGroupMs: 60_000,
+    });
     const pages = (d.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
     d.exec(`PRAGMA max_page_count = ${pages + 1}`);
     const big = "x".repeat(64 * 1024);

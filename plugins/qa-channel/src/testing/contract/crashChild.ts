@@ -49,7 +49,8 @@ const runtime = createMessageRuntime({
   random: () => 0.5,
   delivery: {
     workerId: "contract-crash",
-    leaseMs: 2_000,
+    // Scaled by the time knob: a lease must outlast an event loop held on a busy machine.
+    leaseMs: scaledMs(2_000),
     pollIntervalMs: 10,
     recoveryBudgetMs: 5_000,
     backoff: { baseMs: 20, maxMs: 100, maxAttempts: 10 },

@@ -14,7 +14,7 @@
  * @module
  */
 import type { MessageTarget } from "@herald/plugin-sdk/channel-message";
-import { createMessageRuntime, isHeldForOperator } from "@herald/plugin-sdk/testing";
+import { createMessageRuntime, isHeldForOperator, scaledMs } from "@herald/plugin-sdk/testing";
 import { type ChildBaseConfig, openChild, waitUntil } from "./childHarness.ts";
 
 /** What the parent hands the child (JSON in argv[2]). */
@@ -38,7 +38,10 @@ const runtime = createMessageRuntime({
   delivery: {
     // Stable across restarts: recovery takes the dead incarnation's sessions at once.
     workerId: "contract-live",
-    leaseMs: 2_000,
+    // The live session's lease, renewed every third of it; scaled by the time knob: an event
+    // loop held longer than the lease on a busy machine let this process's own recovery take
+    // its session mid-stream (the child then was not killed where the test armed it).
+    leaseMs: scaledMs(2_000),
     pollIntervalMs: 10,
     backoff: { baseMs: 20, maxMs: 100, maxAttempts: 10 },
   },

@@ -16,7 +16,7 @@
  * @module
  */
 import { appendFileSync, readFileSync } from "node:fs";
-import { createMessageRuntime, createReceiverSink } from "@herald/plugin-sdk/testing";
+import { createMessageRuntime, createReceiverSink, scaledMs } from "@herald/plugin-sdk/testing";
 import { type ChildBaseConfig, openChild, waitUntil } from "./childHarness.ts";
 
 /** What the parent hands the child (JSON in argv[2]). */
@@ -33,7 +33,8 @@ const runtime = createMessageRuntime({
   store,
   adapters: [{ accountId: config.accountId, adapter }],
   random: () => 0.5,
-  delivery: { workerId: "contract-receive", pollIntervalMs: 10, leaseMs: 2_000 },
+  // The lease scales with the time knob: it must outlast an event loop held on a busy machine.
+  delivery: { workerId: "contract-receive", pollIntervalMs: 10, leaseMs: scaledMs(2_000) },
   live: { recoveryIntervalMs: 0 },
   receive: {
     // Stable across restarts: the restarted process takes back its own leases at once.
