@@ -7,6 +7,16 @@
  */
 export type { AccountHealth, SupervisionOptions } from "./accounts/AccountSupervisor.ts";
 export type { BotTurn, BotTurnOptions, ReplyOptions } from "./bot/BotTurn.ts";
+export {
+  type BotAction,
+  type BotActionHandler,
+  type BotReaction,
+  type BotReactionHandler,
+  DEFAULT_MAX_INBOUND_FILE_BYTES,
+  type InboundFile,
+  type OutboundFile,
+  type ReplyContent,
+} from "./bot/features.ts";
 export { ConfigError, type ConfigIssue } from "./config/errors.ts";
 export { CONFIG_FILE_NAMES, type LoadedConfig, loadConfig, parseConfig } from "./config/load.ts";
 export { type HeraldConfig, heraldConfigSchema } from "./config/schema.ts";

@@ -200,6 +200,21 @@ async function callUnit(
   unit: RenderedMessageUnit,
   operation: IntentOperation,
 ): Promise<MessageReceiptPart> {
+  if (operation.kind === "reaction") {
+    if (!adapter.send.react) throw new UnsupportedOperation("react to");
+    const part = await adapter.send.react(ctx, {
+      target: ctx.message.target,
+      messageId: operation.messageId,
+      emoji: operation.emoji,
+      ...(operation.remove ? { remove: true } : {}),
+    });
+    return {
+      ...(part ?? {}),
+      platformMessageId: part?.platformMessageId ?? operation.messageId,
+      kind: "reaction",
+      index: unit.index,
+    };
+  }
   if (operation.kind !== "edit") return adapter.send.send(ctx, unit);
   const target =
     operation.receipt.parts.find((part) => part.index === unit.index) ??

@@ -6,7 +6,15 @@
  */
 
 /** What one delivered unit is. */
-export type MessagePartKind = "text" | "media" | "voice" | "card" | "preview" | "unknown";
+export type MessagePartKind =
+  | "text"
+  | "media"
+  | "voice"
+  | "card"
+  | "preview"
+  /** A reaction added or removed (`platformMessageId` is the reacted-to message). */
+  | "reaction"
+  | "unknown";
 
 /** One platform message that a delivery produced. */
 export type MessageReceiptPart = {
