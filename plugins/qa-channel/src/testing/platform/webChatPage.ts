@@ -96,6 +96,8 @@ function show(m, live) {
   log.scrollTop = log.scrollHeight;
 }
 
+// Short names beside the glyph, for screens (and headless browsers) without an emoji font.
+const EMOJI_NAMES = { "👀": "eyes", "✅": "done", "👍": "+1", "🎉": "tada", "❌": "x", "❤️": "heart" };
 function part(el, cls) {
   let p = el.querySelector(":scope > ." + cls);
   if (!p) { p = document.createElement("div"); p.className = cls; el.append(p); }
@@ -125,13 +127,13 @@ function extras(el, m) {
   const reactions = part(el, "reactions");
   for (const [emoji, users] of Object.entries(m.reactions || {})) {
     const r = document.createElement("span");
-    r.className = "reaction"; r.dataset.emoji = emoji; r.textContent = emoji + " " + users.length;
+    r.className = "reaction"; r.dataset.emoji = emoji; r.textContent = emoji + (EMOJI_NAMES[emoji] ? " " + EMOJI_NAMES[emoji] : "") + " " + users.length;
     r.title = users.join(", ");
     r.addEventListener("click", () => react(m.id, emoji, users.includes(user)));
     reactions.append(r);
   }
   const add = document.createElement("button");
-  add.type = "button"; add.className = "react"; add.textContent = "+👍"; add.title = "react with 👍";
+  add.type = "button"; add.className = "react"; add.textContent = "+👍 +1"; add.title = "react with 👍";
   add.addEventListener("click", () => react(m.id, "👍", (m.reactions?.["👍"] || []).includes(user)));
   reactions.append(add);
 }
