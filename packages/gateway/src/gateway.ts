@@ -35,6 +35,7 @@ import {
   type BotReactionHandler,
   botAction,
   botReaction,
+  interactionRoot,
   type ReplyContent,
   sendDirect,
 } from "./bot/features.ts";
@@ -269,13 +270,20 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   });
   // Clicks and reactions: deduped by the receive runtime, each handler once per event.
+  // Each runs in a turn of its own, like a message's handler (ledger, turn id on its sends).
   runtime.onAction(async (action) => {
+    if (actionHandlers.size === 0) return;
     const view = botAction(runtime, action);
-    for (const fn of actionHandlers) await fn(view);
+    await runtime.turn(interactionRoot(action), async () => {
+      for (const fn of actionHandlers) await fn(view);
+    });
   });
   runtime.onReaction(async (reaction) => {
+    if (reactionHandlers.size === 0) return;
     const view = botReaction(reaction);
-    for (const fn of reactionHandlers) await fn(view);
+    await runtime.turn(interactionRoot(reaction), async () => {
+      for (const fn of reactionHandlers) await fn(view);
+    });
   });
   const activityLog =
     options.activityLog === false
