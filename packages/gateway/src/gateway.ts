@@ -30,6 +30,7 @@ import {
   type SupervisionOptions,
 } from "./accounts/AccountSupervisor.ts";
 import { type BotTurn, type BotTurnOptions, createBotTurn } from "./bot/BotTurn.ts";
+import { type FailureNoticeOptions, withFailureNotice } from "./bot/failureNotice.ts";
 import {
   type BotActionHandler,
   type BotReactionHandler,
@@ -39,7 +40,6 @@ import {
   type ReplyContent,
   sendDirect,
 } from "./bot/features.ts";
-import { type FailureNoticeOptions, withFailureNotice } from "./bot/failureNotice.ts";
 import { ConfigError } from "./config/errors.ts";
 import { AttemptLog } from "./console/attempts.ts";
 import { type ConsoleApp, createConsoleApp } from "./console/console.ts";
