@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 export * from "./activity/index.ts";
+export type * from "./adapter/features.ts";
 export { SEND_HOOK_TIMEOUT_MS } from "./adapter/hooks.ts";
 export {
   type AdapterRegistration,
@@ -54,6 +55,14 @@ export {
   type MessageRuntime,
   type MessageRuntimeOptions,
 } from "./runtime.ts";
+export type {
+  AttachmentFetchRequest,
+  ChannelAddress,
+  EphemeralSendRequest,
+  FeatureApi,
+  HistoryRequest,
+  ReactionRequest,
+} from "./send/features.ts";
 export type { SendApi, SendContext, SendOptions } from "./send/SendRuntime.ts";
 export { sleep } from "./sleep.ts";
 export * from "./state/index.ts";

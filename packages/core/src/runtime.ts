@@ -28,6 +28,7 @@ import type {
   ReceiveRuntime,
   ReceiveRuntimeOptions,
 } from "./receive/types.ts";
+import { createFeatureApi, type FeatureApi } from "./send/features.ts";
 import { createSendApi, type SendApi } from "./send/SendRuntime.ts";
 import type { MessageStateStore } from "./state/MessageStateStore.ts";
 import { createTurnRuntime, type TurnRuntime } from "./turn/TurnRuntime.ts";
@@ -71,7 +72,7 @@ export type MessageRuntimeOptions = {
  * The runtime: send API + lifecycle of the delivery worker; turns (`turn`, `onTurn`,
  * `activity`, `onActivity`, `subagent`, `ledger`) from `src/turn/TurnRuntime.ts`.
  */
-export interface MessageRuntime extends SendApi, TurnRuntime {
+export interface MessageRuntime extends SendApi, FeatureApi, TurnRuntime {
   readonly store: MessageStateStore;
   readonly worker: DeliveryWorker;
   /**
@@ -98,6 +99,10 @@ export interface MessageRuntime extends SendApi, TurnRuntime {
   setInboundPolicy: ReceiveRuntime["setPolicy"];
   /** Sets the handler of typed non-message events (`member_joined`, `message_deleted`, …). */
   onEvent: ReceiveRuntime["onEvent"];
+  /** Sets the handler of inbound reactions ([H23]): once per reaction, deduped like messages. */
+  onReaction: ReceiveRuntime["onReaction"];
+  /** Sets the handler of button clicks ([H23]): once per click, deduped like messages. */
+  onAction: ReceiveRuntime["onAction"];
   /** Inbound payloads that failed to normalize: list, replay, discard. */
   deadLetters: ReceiveRuntime["deadLetters"];
   /** Re-dispatches inbound messages recorded but not finished (runs at `start()` too). */
@@ -221,6 +226,7 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
   });
   return {
     ...send,
+    ...createFeatureApi(deps),
     ...turns,
     store: options.store,
     worker,
@@ -231,6 +237,8 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
     onMessage: (handler) => inbound.onMessage(handler),
     setInboundPolicy: (override) => inbound.setPolicy(override),
     onEvent: (handler) => inbound.onEvent(handler),
+    onReaction: (handler) => inbound.onReaction(handler),
+    onAction: (handler) => inbound.onAction(handler),
     deadLetters: inbound.deadLetters,
     recoverInbound: (opts) => inbound.recover({ channels: adapters.channels(), ...opts }),
     pendingInbound: () => inbound.pendingRetries(),

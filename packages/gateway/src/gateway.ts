@@ -15,6 +15,7 @@ import {
   type HeraldLogger,
   type InboundEvent,
   type InboundEventType,
+  type MessageReceipt,
   type MessageRuntime,
   type MessageStateStore,
   type ReceiveOutcome,
@@ -30,6 +31,15 @@ import {
 } from "./accounts/AccountSupervisor.ts";
 import { type BotTurn, type BotTurnOptions, createBotTurn } from "./bot/BotTurn.ts";
 import { type FailureNoticeOptions, withFailureNotice } from "./bot/failureNotice.ts";
+import {
+  type BotActionHandler,
+  type BotReactionHandler,
+  botAction,
+  botReaction,
+  interactionRoot,
+  type ReplyContent,
+  sendDirect,
+} from "./bot/features.ts";
 import { ConfigError } from "./config/errors.ts";
 import { AttemptLog } from "./console/attempts.ts";
 import { type ConsoleApp, createConsoleApp } from "./console/console.ts";
@@ -173,6 +183,24 @@ export type Gateway = {
    */
   onEvent<T extends InboundEventType>(type: T, handler: BotEventHandler<T>): () => void;
   /**
+   * Subscribes to button clicks ([H23]): each click runs every handler once (deduped; the
+   * platform's ack was sent in time by the receiver). `action.reply(…)` answers durably.
+   * @returns a function removing the handler.
+   */
+  onAction(handler: BotActionHandler): () => void;
+  /** Subscribes to reactions added or removed ([H23]), once per reaction. @returns a remover. */
+  onReaction(handler: BotReactionHandler): () => void;
+  /**
+   * Sends into the DM with a user ([H23]): opens (or finds) the DM, then sends durably (pass
+   * `idempotencyKey` to make a rerun send nothing new).
+   * @throws NotSupportedError / DirectMessageUnavailableError (Telegram: user never started the bot).
+   */
+  dm(
+    to: { channel: string; accountId?: string; userId: string },
+    content: string | ReplyContent,
+    options?: { idempotencyKey?: string },
+  ): Promise<MessageReceipt>;
+  /**
    * Opens the HTTP server first (`/livez` answers at once; webhooks get 503 until their
    * receiver runs), starts delivery (its recovery within `recoveryBudgetMs`), then opens every
    * account and starts its receiver concurrently (resolving once each first attempt settled:
@@ -203,6 +231,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const logger = options.logger ?? silentLogger;
   let handler = options.handler;
   const eventHandlers = new Map<InboundEventType, Set<BotEventHandler>>();
+  const actionHandlers = new Set<BotActionHandler>();
+  const reactionHandlers = new Set<BotReactionHandler>();
   const metrics = new GatewayMetrics(options.store, logger);
   /** The failure notice of one channel account: its own setting, else the gateway's. */
   const failureNoticeOf = (channel: string, accountId: string | undefined) => {
@@ -262,6 +292,22 @@ export function createGateway(options: GatewayOptions): Gateway {
         for (const fn of eventHandlers.get(event.type) ?? []) await fn(event);
       },
     },
+  });
+  // Clicks and reactions: deduped by the receive runtime, each handler once per event.
+  // Each runs in a turn of its own, like a message's handler (ledger, turn id on its sends).
+  runtime.onAction(async (action) => {
+    if (actionHandlers.size === 0) return;
+    const view = botAction(runtime, action);
+    await runtime.turn(interactionRoot(action), async () => {
+      for (const fn of actionHandlers) await fn(view);
+    });
+  });
+  runtime.onReaction(async (reaction) => {
+    if (reactionHandlers.size === 0) return;
+    const view = botReaction(reaction);
+    await runtime.turn(interactionRoot(reaction), async () => {
+      for (const fn of reactionHandlers) await fn(view);
+    });
   });
   const activityLog =
     options.activityLog === false
@@ -355,6 +401,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     onMessage(h) {
       handler = h;
     },
+    onAction(fn) {
+      actionHandlers.add(fn);
+      return () => actionHandlers.delete(fn);
+    },
+    onReaction(fn) {
+      reactionHandlers.add(fn);
+      return () => reactionHandlers.delete(fn);
+    },
+    dm: (to, content, o) => sendDirect(runtime, to, content, o),
     onEvent(type, fn) {
       const set = eventHandlers.get(type) ?? new Set<BotEventHandler>();
       eventHandlers.set(type, set);

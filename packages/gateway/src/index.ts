@@ -12,6 +12,16 @@ export {
   failureNoticeKey,
   postFailureNotice,
 } from "./bot/failureNotice.ts";
+export {
+  type BotAction,
+  type BotActionHandler,
+  type BotReaction,
+  type BotReactionHandler,
+  DEFAULT_MAX_INBOUND_FILE_BYTES,
+  type InboundFile,
+  type OutboundFile,
+  type ReplyContent,
+} from "./bot/features.ts";
 export { ConfigError, type ConfigIssue } from "./config/errors.ts";
 export { CONFIG_FILE_NAMES, type LoadedConfig, loadConfig, parseConfig } from "./config/load.ts";
 export { type HeraldConfig, heraldConfigSchema } from "./config/schema.ts";

@@ -189,6 +189,8 @@ export function slackRateLimitRoute(call: RateLimitRouteInput): string {
       return "chat.update";
     case "delete":
       return "chat.delete";
+    case "react":
+      return "reactions.add";
     case "stream_begin":
       return `chat.startStream:${channelOf(call.target)}`;
     case "stream_append":

@@ -8,6 +8,7 @@
  */
 import type { ChannelMessage, MessageActor, MessageTarget } from "../message/message.ts";
 import type { ReceiveAckPolicy } from "../message/policy.ts";
+import type { FetchAttachment } from "./features.ts";
 
 /**
  * `normalize`'s answer for a platform event that is deliberately not processed (a service
@@ -67,8 +68,74 @@ export type InboundEvent = {
   raw?: unknown;
 };
 
-/** What `normalize` returns: a message, a typed event, or an explicit ignore. */
-export type NormalizeResult = ChannelMessage | InboundEvent | InboundIgnore;
+/**
+ * A reaction added to or removed from a message ([H23]). Deduped by `id` (unique per channel
+ * and account, the same on every redelivery, e.g. `${chat}:${messageId}:${user}:${emoji}:add:${ts}`),
+ * then handed once to the reaction handler (gateway `onReaction`); never starts a turn.
+ */
+export type InboundReaction = {
+  kind: "reaction";
+  id: string;
+  channel: string;
+  accountId?: string;
+  /** The conversation of the reacted-to message. */
+  target: MessageTarget;
+  /** Who reacted. */
+  sender: MessageActor;
+  /** Platform id of the reacted-to message. */
+  messageId: string;
+  /** Unicode emoji, or the platform's name for it. */
+  emoji: string;
+  /** `true` when the reaction was taken back. */
+  removed: boolean;
+  /** Epoch milliseconds. */
+  timestamp: number;
+  /** The platform payload; must be JSON-serializable. */
+  raw?: unknown;
+};
+
+/**
+ * A button click ([H23]). The platform's ack (Slack 3 s HTTP 200, Discord deferral type 6,
+ * Telegram `answerCallbackQuery`, Google Chat's synchronous response) is done by the
+ * adapter/receiver in time, before the handler runs. Deduped by `id` (the platform's
+ * interaction / callback id), handed once to the action handler (gateway `onAction`).
+ */
+export type InboundAction = {
+  kind: "action";
+  id: string;
+  channel: string;
+  accountId?: string;
+  /** Where the clicked message is. */
+  target: MessageTarget;
+  /** Who clicked. */
+  sender: MessageActor;
+  /** The button's `MessageAction.id`. */
+  actionId: string;
+  /** The button's `value`, when it had one. */
+  value?: string;
+  /** Platform id of the message carrying the button. */
+  messageId?: string;
+  /** Epoch milliseconds. */
+  timestamp: number;
+  /** The platform payload; must be JSON-serializable. */
+  raw?: unknown;
+  /** How the receiver acknowledged the click, for logs (`"deferred"`, `"answered"`). */
+  ack?: string;
+};
+
+/** A reaction or a button click: inbound interactions that are not messages. */
+export type InboundInteraction = InboundReaction | InboundAction;
+
+/**
+ * What `normalize` returns: a message, a typed event, a reaction, a button click, or an
+ * explicit ignore.
+ */
+export type NormalizeResult =
+  | ChannelMessage
+  | InboundEvent
+  | InboundReaction
+  | InboundAction
+  | InboundIgnore;
 
 /** What core hands {@link MessageReceiveAdapter.normalize} besides the raw payload. */
 export type MessageNormalizeContext = {
@@ -162,4 +229,10 @@ export type MessageReceiveAdapter<TRaw = unknown> = {
    * per delivery; otherwise the runtime's default applies.
    */
   ackPolicy?(message: ChannelMessage, event: MessageEventClass): ReceiveAckPolicy;
+  /**
+   * Streams an inbound attachment (its `platformFileId` / `url`) with the platform's auth
+   * ([H23]). Errors with `AttachmentTooLargeError` past `options.maxBytes`; never buffers the
+   * whole file. Absent: the bot API's `file.fetch()` throws `NotSupportedError`.
+   */
+  fetchAttachment?: FetchAttachment;
 };

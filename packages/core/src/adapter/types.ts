@@ -14,6 +14,12 @@ import type { MessageOrigin } from "../message/origin.ts";
 import type { RateLimitRouteInput } from "../message/rateLimit.ts";
 import type { MessageReceipt, MessageReceiptPart } from "../message/receipt.ts";
 import type { MessageSendContext } from "./context.ts";
+import type {
+  EphemeralRequest,
+  MessageDirectAdapter,
+  MessageHistoryAdapter,
+  ReactRequest,
+} from "./features.ts";
 import type { MessageLiveAdapter } from "./live.ts";
 import type { MessageReceiveAdapter } from "./receive.ts";
 
@@ -57,6 +63,22 @@ export type MessageSendAdapter = {
   ): Promise<MessageReceiptPart>;
   /** Deletes (or redacts) an existing platform message. */
   delete?(ctx: MessageSendContext, target: MessageReceiptPart): Promise<void>;
+  /**
+   * Adds (or, with `remove`, removes) one reaction: the one unit of a durable `reaction` intent
+   * ([H23]). Must be idempotent: the platform's "already reacted" on add and "no reaction" on
+   * remove are success (a replay never toggles a reaction off). May return nothing: core
+   * records a part of kind `reaction` (`platformMessageId` `reaction:<unit key>`, `replyToId`
+   * the reacted-to message; a returned part's `raw` is kept).
+   * `ctx.unitIdempotencyKey` names the operation (Matrix txnId).
+   */
+  // biome-ignore lint/suspicious/noConfusingVoidType: an adapter may return nothing (`async () => {}`)
+  react?(ctx: MessageSendContext, request: ReactRequest): Promise<MessageReceiptPart | void>;
+  /**
+   * Sends one unit only `request.userId` sees (Slack `chat.postEphemeral`, Google Chat
+   * `privateMessageViewer`). Ephemeral messages cannot be edited or looked up, so this is a
+   * direct (non-durable) call. Absent: `sendEphemeral` throws `NotSupportedError`.
+   */
+  sendEphemeral?(ctx: MessageSendContext, request: EphemeralRequest): Promise<MessageReceiptPart>;
   /**
    * Classifies an error thrown by `send` / `edit` / `delete` into kind + dispatch evidence +
    * retry-after (ms). Unknown errors must default to `{ kind: "unknown", evidence: "maybe_sent" }`.
@@ -129,6 +151,10 @@ export type ChannelMessageAdapter = {
   live?: MessageLiveAdapter;
   /** Inbound: normalize, classify and authorize platform events (`src/adapter/receive.ts`). */
   receive?: MessageReceiveAdapter;
+  /** Opening the DM with a user ([H23]; `capabilities.directMessages`). */
+  directMessages?: MessageDirectAdapter;
+  /** Recent messages of a conversation or thread ([H23]; `capabilities.history`). */
+  history?: MessageHistoryAdapter;
   /**
    * Chooses the rate-limit route key of a platform call: the route the platform buckets it by,
    * major parameter included (Discord `POST /channels/123/messages`, Slack `chat.update`).

@@ -73,7 +73,8 @@ export function keyTrusted(
  */
 export function replayIsIdempotent(intent: DurableSendIntent): boolean {
   const op = intent.operation;
-  if (op.kind === "delete") return true;
+  // A delete, and a reaction: every platform answers a repeat as done (never a toggle).
+  if (op.kind === "delete" || op.kind === "reaction") return true;
   if (op.kind !== "edit" || !intent.batch) return false;
   const done = deliveredUnitIndexes(intent.partialReceipt);
   const next = intent.batch.units.find((u) => !done.has(u.index));

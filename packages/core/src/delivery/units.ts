@@ -12,6 +12,7 @@ import type {
   ClassifiedFailure,
   MessageSendContext,
 } from "../adapter/types.ts";
+import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch.ts";
 import type { DeliveryFailure } from "../message/failure.ts";
 import { RETRY_POLICY } from "../message/failure.ts";
@@ -132,6 +133,8 @@ export async function deliverUnits(p: DeliverUnitsParams): Promise<UnitsOutcome>
     if (!receipt) delete (ctx as { previousReceipt?: unknown }).previousReceipt;
     const waitMs = await p.reserve(unit, i);
     if (waitMs > 0) return { status: "deferred", receipt, waitMs };
+    // Every unit boundary is a crash point: the parts before it saved, its call not yet made.
+    failpoint("send.before_unit_call");
     let part: MessageReceiptPart;
     try {
       part = await callUnit(adapter, ctx, unit, operation).finally(p.answered);
@@ -200,6 +203,24 @@ async function callUnit(
   unit: RenderedMessageUnit,
   operation: IntentOperation,
 ): Promise<MessageReceiptPart> {
+  if (operation.kind === "reaction") {
+    if (!adapter.send.react) throw new UnsupportedOperation("react to");
+    const part = await adapter.send.react(ctx, {
+      target: ctx.message.target,
+      messageId: operation.messageId,
+      emoji: operation.emoji,
+      ...(operation.remove ? { remove: true } : {}),
+    });
+    // A reaction is no message of its own: its part is named by the operation's key (receipt
+    // ids stay unique per intent), and `replyToId` names the reacted-to message.
+    return {
+      ...(part ?? {}),
+      platformMessageId: `reaction:${ctx.unitIdempotencyKey}`,
+      replyToId: operation.messageId,
+      kind: "reaction",
+      index: unit.index,
+    };
+  }
   if (operation.kind !== "edit") return adapter.send.send(ctx, unit);
   const target =
     operation.receipt.parts.find((part) => part.index === unit.index) ??

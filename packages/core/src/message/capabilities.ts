@@ -38,7 +38,56 @@ export type MessageCapabilities = {
     /** The adapter splits long text into several units. */
     chunking?: boolean;
   };
-  attachments?: { upload: boolean; remoteUrl: boolean; voice?: boolean; maxCaptionLength?: number };
+  /**
+   * Files both ways ([H23]; PLATFORMS.md §10): `upload` sends local files (`attachment.path`),
+   * `remoteUrl` sends by URL. Each outbound attachment is its own unit with its own key and
+   * receipt part; one over `maxUploadBytes` throws `AttachmentTooLargeError` before any upload.
+   */
+  attachments?: {
+    upload: boolean;
+    remoteUrl: boolean;
+    voice?: boolean;
+    maxCaptionLength?: number;
+    /** Largest file the platform accepts, in bytes. */
+    maxUploadBytes?: number;
+    /** Inbound attachments carry a ref `receive.fetchAttachment` can stream. */
+    receive?: boolean;
+  };
+  /**
+   * Reactions ([H23]): add / remove an emoji on a message (durable `reaction` intents), and
+   * inbound `InboundReaction` events. `repeat` says how the platform answers a repeated add
+   * (docs and tests): `idempotent` (Discord PUT, Matrix txnId), `error_means_done` (Slack
+   * `already_reacted` / `no_reaction`, mapped to success), `replaces_set` (Telegram
+   * `setMessageReaction` sets the whole list). A replay never toggles a reaction off.
+   */
+  reactions?: {
+    add: boolean;
+    remove: boolean;
+    receive: boolean;
+    repeat: "idempotent" | "error_means_done" | "replaces_set";
+  };
+  /** Opening (or finding) the 1:1 chat with a user: `directMessages.open`, idempotent. */
+  directMessages?: {
+    open: boolean;
+    /** The user must have written to the bot first (Telegram). */
+    requiresUserFirst?: boolean;
+  };
+  /**
+   * Buttons on a message (`ChannelMessage.actions`) drawn natively, and clicks arriving as
+   * `InboundAction` events. Without `buttons` the SDK renders a text fallback of the labels.
+   */
+  actions?: {
+    buttons: boolean;
+    receive: boolean;
+    /** Most buttons per message. */
+    maxButtons?: number;
+    /** Longest button id, in UTF-8 bytes (Telegram `callback_data`: 64). */
+    maxIdBytes?: number;
+  };
+  /** Replies only one user sees (`send.sendEphemeral`: Slack, Google Chat). @defaultValue false */
+  ephemeral?: boolean;
+  /** Reading recent messages (`history.list`). `maxLimit` caps one call's `limit`. */
+  history?: { conversation: boolean; thread: boolean; maxLimit: number };
   threads?: {
     reply: boolean;
     topic?: boolean;

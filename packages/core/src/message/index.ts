@@ -2,6 +2,8 @@ export * from "./batch.ts";
 export * from "./capabilities.ts";
 export * from "./card.ts";
 export * from "./failure.ts";
+export * from "./featureErrors.ts";
+export * from "./files.ts";
 export * from "./intent.ts";
 export * from "./keys.ts";
 export * from "./live.ts";

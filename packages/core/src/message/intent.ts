@@ -76,7 +76,22 @@ export function isHeldForOperator(
 export type IntentOperation =
   | { kind: "send" }
   | { kind: "edit"; receipt: MessageReceipt }
-  | { kind: "delete"; receipt: MessageReceipt };
+  | { kind: "delete"; receipt: MessageReceipt }
+  | ReactionOperation;
+
+/**
+ * Adds or removes one reaction ([H23]): one unit, delivered by `send.react`. Idempotent by
+ * nature: a replay of an add never removes it (the adapter maps "already reacted" to success).
+ */
+export type ReactionOperation = {
+  kind: "reaction";
+  /** Platform id of the reacted-to message. */
+  messageId: string;
+  /** The emoji (unicode, or the platform's name for it). */
+  emoji: string;
+  /** `true`: remove the reaction. @defaultValue false */
+  remove?: boolean;
+};
 
 /** A durable outbound message: the unit the queue stores, leases, retries and recovers. */
 export type DurableSendIntent = {

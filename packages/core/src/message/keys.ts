@@ -73,6 +73,8 @@ export function defaultIdempotencyKey(operation: IntentOperation, message: Chann
   if (operation.kind === "send") return `${keyNamespace("send", message)}${message.id}`;
   if (operation.kind === "delete")
     return `${keyNamespace("delete", message)}${targetPart(operation.receipt, message)}`;
+  if (operation.kind === "reaction")
+    return `${keyNamespace("reaction", message)}${message.target.id}:${operation.messageId}:${operation.emoji}:${operation.remove ? "remove" : "add"}:${message.id}`;
   return editKey(message, operation.receipt, 1);
 }
 

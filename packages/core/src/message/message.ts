@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ChannelOptions, MessageCard } from "./card.ts";
+import type { ChannelOptions, MessageCard, MessageCardAction } from "./card.ts";
 import type { MessageOrigin } from "./origin.ts";
 
 /** Where a message lives. `id` is the platform's chat / channel / room id. */
@@ -71,6 +71,13 @@ export type MessageAttachment = {
   /** Caption as markdown; adapters split it off when it exceeds the platform's caption limit. */
   caption?: string;
 };
+
+/**
+ * A button or link under a message ([H23]; the same shape as a card action). A `button`'s `id`
+ * comes back as `InboundAction.actionId` when it is clicked (Telegram `callback_data`: at most
+ * 64 bytes). Channels without buttons show a text fallback listing the labels.
+ */
+export type MessageAction = MessageCardAction;
 
 /** A quoted excerpt a reply points at. */
 export type MessageQuote = {
@@ -191,6 +198,11 @@ export type ChannelMessage = {
    * body).
    */
   card?: MessageCard;
+  /**
+   * Buttons and links under the message ([H23]): rendered natively where
+   * `capabilities.actions.buttons`, else as a text fallback ("Reply with: Approve / Reject").
+   */
+  actions?: MessageAction[];
   /**
    * Options for particular channels, keyed by channel id (`{ telegram: { inlineKeyboard } }`);
    * each channel reads only its own key. Set and read them with the SDK's `withChannelOptions` /

@@ -19,6 +19,8 @@ export type RateLimitOperation =
   | "send"
   | "edit"
   | "delete"
+  /** A reaction added or removed ([H23]). */
+  | "react"
   | "stream_begin"
   | "stream_append"
   | "stream_finish";
@@ -28,6 +30,7 @@ export const RATE_LIMIT_OPERATIONS: readonly RateLimitOperation[] = [
   "send",
   "edit",
   "delete",
+  "react",
   "stream_begin",
   "stream_append",
   "stream_finish",

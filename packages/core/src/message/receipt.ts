@@ -6,7 +6,18 @@
  */
 
 /** What one delivered unit is. */
-export type MessagePartKind = "text" | "media" | "voice" | "card" | "preview" | "unknown";
+export type MessagePartKind =
+  | "text"
+  | "media"
+  | "voice"
+  | "card"
+  | "preview"
+  /**
+   * A reaction added or removed: `platformMessageId` is `reaction:<unit key>` (a reaction is
+   * not a message), `replyToId` the reacted-to message.
+   */
+  | "reaction"
+  | "unknown";
 
 /** One platform message that a delivery produced. */
 export type MessageReceiptPart = {

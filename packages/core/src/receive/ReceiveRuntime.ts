@@ -22,7 +22,7 @@ import { mergeEventClass } from "./classify.ts";
 import { DedupeLeases } from "./DedupeLeases.ts";
 import { type DispatchDeps, dispatchRecorded } from "./dispatch.ts";
 import { DeadLetterNotFoundError } from "./errors.ts";
-import { type EventDeps, processEvent } from "./events.ts";
+import { type EventDeps, processEvent, processInteraction } from "./events.ts";
 import { appendRecord } from "./inbox.ts";
 import { type InFlightEntry, InFlightRegistry, RecentEventClasses } from "./inflight.ts";
 import { type AcceptedInput, deadLetterError, intake } from "./intake.ts";
@@ -33,10 +33,12 @@ import { type PreflightPolicy, preflight } from "./preflight.ts";
 import { recoverInbox } from "./recover.ts";
 import { InboundRetries } from "./retries.ts";
 import type {
+  ReceiveActionHandler,
   ReceiveDeadLetters,
   ReceiveEventHandler,
   ReceiveHandler,
   ReceiveOutcome,
+  ReceiveReactionHandler,
   ReceiveRecoverReport,
   ReceiveRuntime,
   ReceiveRuntimeDeps,
@@ -91,6 +93,8 @@ class DurableReceiveRuntime implements ReceiveRuntime {
   readonly #beforeHandler = new WeakSet<ReceiveOutcome>();
   #handler: ReceiveHandler | undefined;
   #eventHandler: ReceiveEventHandler | undefined;
+  #reactionHandler: ReceiveReactionHandler | undefined;
+  #actionHandler: ReceiveActionHandler | undefined;
 
   constructor(deps: ReceiveRuntimeDeps, options: ReceiveRuntimeOptions) {
     this.#deps = deps;
@@ -129,6 +133,8 @@ class DurableReceiveRuntime implements ReceiveRuntime {
       log: this.#log,
       clock: this.#clock,
       handler: () => this.#eventHandler,
+      reactionHandler: () => this.#reactionHandler,
+      actionHandler: () => this.#actionHandler,
     };
     this.#policies = new InboundPolicies(options, options.policies);
     this.#loopGuard =
@@ -167,6 +173,14 @@ class DurableReceiveRuntime implements ReceiveRuntime {
 
   onEvent(handler: ReceiveEventHandler): void {
     this.#eventHandler = handler;
+  }
+
+  onReaction(handler: ReceiveReactionHandler): void {
+    this.#reactionHandler = handler;
+  }
+
+  onAction(handler: ReceiveActionHandler): void {
+    this.#actionHandler = handler;
   }
 
   receive(raw: unknown, source: ReceiveSource): ReceiveTicket {
@@ -260,9 +274,11 @@ class DurableReceiveRuntime implements ReceiveRuntime {
         ...(input.detail === undefined ? {} : { detail: input.detail }),
       };
     }
-    if (input.kind === "event") {
+    if (input.kind === "event" || input.kind === "interaction") {
       try {
-        return await processEvent(input, source.ackPolicy, ack, this.#eventDeps);
+        return input.kind === "event"
+          ? await processEvent(input, source.ackPolicy, ack, this.#eventDeps)
+          : await processInteraction(input, source.ackPolicy, ack, this.#eventDeps);
       } catch (error) {
         // Thrown before the event's handler ran (the lease could not be taken): retried. A
         // failing handler is an answer of `processEvent`, not a throw (redelivery decides).

@@ -11,8 +11,13 @@ import type { HeraldLogger } from "../logger.ts";
 import type { ReceiveAckPolicy } from "../message/policy.ts";
 import type { AckGate } from "./ack.ts";
 import type { DedupeLeases } from "./DedupeLeases.ts";
-import type { AcceptedEvent } from "./intake.ts";
-import type { ReceiveEventHandler, ReceiveOutcome } from "./types.ts";
+import type { AcceptedEvent, AcceptedInteraction } from "./intake.ts";
+import type {
+  ReceiveActionHandler,
+  ReceiveEventHandler,
+  ReceiveOutcome,
+  ReceiveReactionHandler,
+} from "./types.ts";
 
 /** What {@link processEvent} needs from the runtime. */
 export type EventDeps = {
@@ -20,6 +25,8 @@ export type EventDeps = {
   log: HeraldLogger;
   clock: () => number;
   handler: () => ReceiveEventHandler | undefined;
+  reactionHandler?: () => ReceiveReactionHandler | undefined;
+  actionHandler?: () => ReceiveActionHandler | undefined;
 };
 
 /**
@@ -48,6 +55,44 @@ export async function processEvent(
   } catch (error) {
     await deps.leases.release(key);
     log.error({ error: describeError(error) }, "event handler failed: lease released");
+    return { status: "failed", error: asError(error), key, acked: ack.answered, recorded: false };
+  }
+}
+
+/**
+ * A reaction or button click ([H23]): the same dedupe lease as messages and events → its
+ * handler once → `done`. Acks at once under an `immediate` policy (the platform's own ack of a
+ * click was already sent by the receiver), else once the handler returned; a throwing handler
+ * releases the lease so a redelivery runs it again.
+ */
+export async function processInteraction(
+  input: AcceptedInteraction,
+  policy: ReceiveAckPolicy | undefined,
+  ack: AckGate,
+  deps: EventDeps,
+): Promise<ReceiveOutcome> {
+  const { key, interaction } = input;
+  const got = await deps.leases.acquire(key);
+  if (got.status === "in_flight")
+    return { status: "busy", key, retryAfterMs: Math.max(0, got.leaseExpiresAt - deps.clock()) };
+  if (got.status === "done") return { status: "duplicate", key };
+  if (policy?.kind === "immediate") ack.accept();
+  const log = deps.log.child({ interaction: interaction.kind, key });
+  try {
+    if (interaction.kind === "reaction") {
+      const handler = deps.reactionHandler?.();
+      if (handler) await handler(interaction, { dedupeKey: key, log });
+      else log.debug({}, "no reaction handler: reaction acked");
+    } else {
+      const handler = deps.actionHandler?.();
+      if (handler) await handler(interaction, { dedupeKey: key, log });
+      else log.debug({}, "no action handler: click acked");
+    }
+    await deps.leases.complete(key, { outcome: "event", type: interaction.kind });
+    return { status: "interaction", key, interaction };
+  } catch (error) {
+    await deps.leases.release(key);
+    log.error({ error: describeError(error) }, "interaction handler failed: lease released");
     return { status: "failed", error: asError(error), key, acked: ack.answered, recorded: false };
   }
 }

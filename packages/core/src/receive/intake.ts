@@ -7,6 +7,7 @@
  */
 import type {
   InboundEvent,
+  InboundInteraction,
   MessageEventClass,
   MessageReceiveAdapter,
   NormalizeResult,
@@ -26,7 +27,7 @@ import {
   UnknownChannelError,
 } from "./errors.ts";
 import type { ReceiveAdapterLookup, ReceiveChannelAdapter, ReceiveSource } from "./types.ts";
-import { assertInboundEvent, assertInboundMessage } from "./validate.ts";
+import { assertInboundEvent, assertInboundInteraction, assertInboundMessage } from "./validate.ts";
 
 /** A message that passed intake, ready for dedupe. */
 export type AcceptedInput = {
@@ -40,6 +41,14 @@ export type AcceptedInput = {
   raw: unknown;
 };
 
+/** A reaction or button click that passed intake, ready for dedupe ([H23]). */
+export type AcceptedInteraction = {
+  kind: "interaction";
+  interaction: InboundInteraction;
+  key: DedupeKey;
+  raw: unknown;
+};
+
 /** A typed non-message event that passed intake, ready for dedupe. */
 export type AcceptedEvent = { kind: "event"; event: InboundEvent; key: DedupeKey; raw: unknown };
 
@@ -47,6 +56,7 @@ export type AcceptedEvent = { kind: "event"; event: InboundEvent; key: DedupeKey
 export type IntakeResult =
   | AcceptedInput
   | AcceptedEvent
+  | AcceptedInteraction
   | { kind: "ignored"; reason: string; detail?: string }
   | { kind: "invalid"; error: HeraldError }
   | { kind: "dropped"; reason: "herald_echo" | "self"; message: ChannelMessage };
@@ -118,6 +128,17 @@ export async function intake(
         eventId: `event:${event.id}`,
       };
       return { kind: "event", event, key, raw };
+    }
+    if (tag === "reaction" || tag === "action") {
+      let item = assertInboundInteraction(normalized, source.channel);
+      if (item.accountId === undefined && source.accountId !== undefined)
+        item = { ...item, accountId: source.accountId };
+      const key: DedupeKey = {
+        channel: source.channel,
+        ...(item.accountId === undefined ? {} : { accountId: item.accountId }),
+        eventId: `${item.kind}:${item.id}`,
+      };
+      return { kind: "interaction", interaction: item, key, raw };
     }
     message = assertInboundMessage(normalized, source.channel);
   } catch (error) {

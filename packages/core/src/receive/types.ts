@@ -4,7 +4,13 @@
  * @module
  */
 
-import type { InboundEvent, MessageEventClass } from "../adapter/receive.ts";
+import type {
+  InboundAction,
+  InboundEvent,
+  InboundInteraction,
+  InboundReaction,
+  MessageEventClass,
+} from "../adapter/receive.ts";
 import type { ChannelMessageAdapter } from "../adapter/types.ts";
 import type { HeraldLogger } from "../logger.ts";
 import type { ChannelMessage } from "../message/message.ts";
@@ -89,6 +95,8 @@ export type ReceiveOutcome =
   | { status: "ignored"; reason: string; detail?: string }
   /** A typed non-message event, handed to the event handler. */
   | { status: "event"; key: DedupeKey; event: InboundEvent }
+  /** A reaction or button click ([H23]), handed once to its handler. */
+  | { status: "interaction"; key: DedupeKey; interaction: InboundInteraction }
   | {
       status: "dropped";
       reason: ReceiveDropReason;
@@ -170,6 +178,24 @@ export type ReceiveEventContext = {
  */
 export type ReceiveEventHandler = (
   event: InboundEvent,
+  ctx: ReceiveEventContext,
+) => void | Promise<void>;
+
+/**
+ * The bot code that handles inbound reactions ([H23]). Runs once per reaction (deduped by its
+ * id); throwing releases the dedupe lease so a redelivery runs it again.
+ */
+export type ReceiveReactionHandler = (
+  reaction: InboundReaction,
+  ctx: ReceiveEventContext,
+) => void | Promise<void>;
+
+/**
+ * The bot code that handles button clicks ([H23]). Runs once per click (deduped by its id);
+ * the platform's ack was sent by the receiver before it runs. Throwing releases the lease.
+ */
+export type ReceiveActionHandler = (
+  action: InboundAction,
   ctx: ReceiveEventContext,
 ) => void | Promise<void>;
 
@@ -290,6 +316,10 @@ export type ReceiveRuntime = {
   setPolicy(override: InboundPolicyOverride): void;
   /** Sets (replaces) the handler of typed non-message events (none: they are acked and counted). */
   onEvent(handler: ReceiveEventHandler): void;
+  /** Sets (replaces) the handler of inbound reactions (none: they are acked and counted). */
+  onReaction(handler: ReceiveReactionHandler): void;
+  /** Sets (replaces) the handler of button clicks (none: they are acked and counted). */
+  onAction(handler: ReceiveActionHandler): void;
   /**
    * Re-dispatches recorded messages whose processing did not commit (crash, or a handler
    * failure after the platform was answered). Call at startup and then periodically.

@@ -6,7 +6,7 @@
  * @module
  */
 import { type ZodType, z } from "zod";
-import type { InboundEvent, InboundIgnore } from "../adapter/receive.ts";
+import type { InboundEvent, InboundIgnore, InboundInteraction } from "../adapter/receive.ts";
 import type { ChannelMessage } from "../message/message.ts";
 import { ISSUE_ROOT_PATH, ReceiveValidationError, type ReceiveValidationIssue } from "./errors.ts";
 
@@ -103,6 +103,48 @@ const inboundEventSchema = z.object({
     id: z.string().min(1),
   }),
 });
+
+const actorSchema = z.object({ id: z.string().min(1) });
+const interactionSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("reaction"),
+    id: z.string().min(1),
+    channel: z.string().min(1),
+    target: z.object({
+      kind: z.enum(["direct", "group", "channel", "thread"]),
+      id: z.string().min(1),
+    }),
+    sender: actorSchema,
+    messageId: z.string().min(1),
+    emoji: z.string().min(1),
+    removed: z.boolean(),
+    timestamp: z.number(),
+  }),
+  z.object({
+    kind: z.literal("action"),
+    id: z.string().min(1),
+    channel: z.string().min(1),
+    target: z.object({
+      kind: z.enum(["direct", "group", "channel", "thread"]),
+      id: z.string().min(1),
+    }),
+    sender: actorSchema,
+    actionId: z.string().min(1),
+    timestamp: z.number(),
+  }),
+]);
+
+/**
+ * Checks the invariants core relies on in a reaction or button click ([H23]): a non-empty `id`
+ * (its dedupe identity), `channel` equal to the adapter's, target, sender, and the reacted-to
+ * message and emoji (reaction) or the action id (click).
+ *
+ * @throws {@link ReceiveValidationError} with a path prefixed `normalized.`.
+ */
+export function assertInboundInteraction(item: unknown, channel: string): InboundInteraction {
+  assertNormalized(interactionSchema, item, channel);
+  return item as InboundInteraction;
+}
 
 /**
  * Checks the invariants core relies on in a typed inbound event: a known `type`, a non-empty

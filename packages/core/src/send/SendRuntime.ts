@@ -23,6 +23,8 @@ import { beginFolded, type FoldOutcome } from "../delivery/fold.ts";
 import { within } from "../delivery/within.ts";
 import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch } from "../message/batch.ts";
+import { NotSupportedError } from "../message/featureErrors.ts";
+import { assertAttachmentSizes } from "../message/files.ts";
 import type { DurableSendIntent, IntentOperation } from "../message/intent.ts";
 import { defaultIdempotencyKey } from "../message/keys.ts";
 import type { ChannelMessage } from "../message/message.ts";
@@ -32,6 +34,7 @@ import { StoreUnavailableError } from "../state/errors.ts";
 import { assertSameRequest } from "./conflict.ts";
 import { directSend } from "./directSend.ts";
 import { defaultEditKey, sameEdit } from "./editKey.ts";
+import type { ReactionRequest } from "./features.ts";
 
 /** Options of one send. */
 export type SendOptions = {
@@ -107,6 +110,15 @@ export type SendApi = {
   ): Promise<MessageReceipt>;
   /** Deletes (or redacts) a delivered message, durably. */
   delete(receipt: MessageReceipt, message: ChannelMessage, options?: SendOptions): Promise<void>;
+  /**
+   * Adds (or removes) a reaction durably ([H23]): an intent of operation `reaction` with one
+   * unit, delivered by the adapter's `send.react`; the same `idempotencyKey` returns the first
+   * call's receipt. A replay (crash, maybe-sent) re-sends the same operation, which every
+   * platform answers idempotently: a replayed add never takes the reaction off.
+   * @throws NotSupportedError when the channel cannot add (or remove) reactions.
+   * @throws DeliveryFailedError / DeliveryPendingError as `send`.
+   */
+  react(request: ReactionRequest): Promise<MessageReceipt>;
   /** Writes the intent and returns at once; the delivery worker sends it. */
   enqueue(message: ChannelMessage, options?: SendOptions): Promise<DurableSendIntent>;
   /**
@@ -256,6 +268,9 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     options: SendOptions,
   ): Promise<MessageReceipt> {
     const adapter = adapterOf(message);
+    // A file over the channel's limit fails before anything is stored or uploaded.
+    if (operation.kind !== "delete" && operation.kind !== "reaction")
+      assertAttachmentSizes(message, adapter.capabilities);
     const durability = options.durability ?? "required";
     if (durability === "disabled") {
       if (operation.kind === "send") await replyingInTurn(message);
@@ -350,6 +365,33 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
         },
       );
     },
+    async react(request) {
+      const adapter = deps.requireAdapter(request.channel, request.accountId);
+      const caps = adapter.capabilities.reactions;
+      if (!adapter.send.react || !caps || !(request.remove ? caps.remove : caps.add))
+        throw new NotSupportedError(
+          request.remove ? "reactions.remove" : "reactions",
+          request.channel,
+        );
+      const message: ChannelMessage = {
+        id: request.idempotencyKey,
+        channel: request.channel,
+        ...(request.accountId === undefined ? {} : { accountId: request.accountId }),
+        direction: "outbound",
+        target: request.target,
+      };
+      const operation: IntentOperation = {
+        kind: "reaction",
+        messageId: request.messageId,
+        emoji: request.emoji,
+        ...(request.remove ? { remove: true } : {}),
+      };
+      return deliver(message, operation, {
+        idempotencyKey: request.idempotencyKey,
+        batch: reactionBatch(operation, request.idempotencyKey),
+        ...(request.waitMs === undefined ? {} : { waitMs: request.waitMs }),
+      });
+    },
     enqueue(message, options = {}) {
       return trackInTurn(
         (async () => {
@@ -400,4 +442,27 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
     },
   };
   return api;
+}
+
+/** The one-unit batch of a reaction intent (payload: the operation, for logs and the console). */
+export function reactionBatch(
+  operation: Extract<IntentOperation, { kind: "reaction" }>,
+  idempotencyKey: string,
+): RenderedMessageBatch {
+  return {
+    units: [
+      {
+        index: 0,
+        kind: "reaction",
+        payload: {
+          op: operation.remove ? "reaction.remove" : "reaction.add",
+          messageId: operation.messageId,
+          emoji: operation.emoji,
+        },
+        required: true,
+      },
+    ],
+    atomicity: "all_or_retry_remaining",
+    idempotencyKey,
+  };
 }

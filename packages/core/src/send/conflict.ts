@@ -22,7 +22,14 @@ function requestOf(
 ): Array<[string, unknown]> {
   const common: Array<[string, unknown]> = [
     ["operation", operation.kind],
-    ["target", operation.kind === "send" ? undefined : operation.receipt.platformMessageIds],
+    [
+      "target",
+      operation.kind === "send"
+        ? undefined
+        : operation.kind === "reaction"
+          ? [operation.messageId, operation.emoji, operation.remove === true]
+          : operation.receipt.platformMessageIds,
+    ],
     ["channel", message.channel],
     ["accountId", message.accountId ?? ""],
   ];

@@ -201,7 +201,7 @@ export function createTurnRuntime(
     options: TurnReplyOptions = {},
   ): Promise<MessageReceipt> {
     const { root } = state;
-    const { placement, ...sendOptions } = options;
+    const { placement, attachments, actions, ...sendOptions } = options;
     const body = typeof text === "string" ? { markdown: text } : text;
     const message: ChannelMessage = {
       id: randomUUID(),
@@ -209,6 +209,8 @@ export function createTurnRuntime(
       direction: "outbound",
       ...placeReply(root, placement),
       body,
+      ...(attachments?.length ? { attachments } : {}),
+      ...(actions?.length ? { actions } : {}),
       ...(root.accountId === undefined ? {} : { accountId: root.accountId }),
     };
     await activity({ role: "assistant", text: body.markdown, messageId: message.id });

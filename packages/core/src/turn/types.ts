@@ -11,6 +11,8 @@
  */
 import type {
   ChannelMessage,
+  MessageAction,
+  MessageAttachment,
   MessageBody,
   MessageTarget,
   ReplyPlacement,
@@ -189,6 +191,10 @@ export type TurnReplyOptions = SendOptions & {
    * @defaultValue the channel's default, in the root's own place
    */
   placement?: ReplyPlacement;
+  /** Files sent with the reply ([H23]): each its own unit, key and receipt part. */
+  attachments?: MessageAttachment[];
+  /** Buttons under the reply ([H23]); a text fallback on channels without buttons. */
+  actions?: MessageAction[];
 };
 
 /**

@@ -34,6 +34,7 @@ import {
   type TurnMessageInput,
   type TypingHandle,
 } from "@herald/core";
+import { contentOf, type InboundFile, inboundFiles, type ReplyContent } from "./features.ts";
 
 /** Options of one reply. */
 export type ReplyOptions = {
@@ -67,7 +68,30 @@ export type BotTurn = {
    * the final message's receipt once it is delivered.
    * @throws DeliveryFailedError / DeliveryPendingError from the send path.
    */
-  reply(content: string | AsyncIterable<string>, options?: ReplyOptions): Promise<MessageReceipt>;
+  reply(
+    content: string | AsyncIterable<string> | ReplyContent,
+    options?: ReplyOptions,
+  ): Promise<MessageReceipt>;
+  /**
+   * Adds a reaction to the inbound message ([H23]), durably; the `n`-th `react(emoji)` of a
+   * turn has one key, so a rerun never reacts twice and a replay never takes it off.
+   * @throws NotSupportedError when the channel has no reactions.
+   */
+  react(emoji: string): Promise<MessageReceipt>;
+  /** Removes this bot's reaction from the inbound message, durably. @throws NotSupportedError */
+  unreact(emoji: string): Promise<MessageReceipt>;
+  /**
+   * Replies so only the sender sees it (Slack, Google Chat, qa). Not durable: the platform
+   * cannot look an ephemeral message up. @throws NotSupportedError elsewhere.
+   */
+  replyEphemeral(text: string): Promise<MessageReceipt>;
+  /**
+   * Recent messages of this conversation (its thread, when the message is in one), oldest
+   * first. @throws NotSupportedError on channels without a history API (Telegram).
+   */
+  history(options?: { limit?: number; before?: string }): Promise<ChannelMessage[]>;
+  /** The files the user sent with the message, streamed on demand. */
+  readonly files: readonly InboundFile[];
   /**
    * Records an activity entry (tool call, tool result, reasoning, subagent…) in the turn's
    * ledger; the activity log shows it in a thread under the user's message.
@@ -122,8 +146,51 @@ export function createBotTurn(
   if (options.typing && runtime.adapter(input.channel, input.accountId)?.live?.typing) {
     showTyping(typeof options.typing === "object" ? options.typing : {});
   }
+  const reactions = new Map<string, number>();
+  const react = (emoji: string, remove: boolean) => {
+    const op = `${remove ? "remove" : "add"}:${emoji}`;
+    const n = (reactions.get(op) ?? 0) + 1;
+    reactions.set(op, n);
+    return runtime.react({
+      channel: input.channel,
+      ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
+      target: input.target,
+      messageId: input.platformMessageId ?? input.id,
+      emoji,
+      ...(remove ? { remove: true } : {}),
+      idempotencyKey: `react:${input.channel}:${input.accountId ?? ""}:${input.id}:${op}:${n}`,
+    });
+  };
+  let ephemerals = 0;
   return {
     message: input,
+    files: inboundFiles(runtime, input),
+    react: (emoji) => react(emoji, false),
+    unreact: (emoji) => react(emoji, true),
+    replyEphemeral(text) {
+      if (!input.sender) throw new TypeError("replyEphemeral: the inbound message has no sender");
+      return runtime.sendEphemeral({
+        channel: input.channel,
+        ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
+        target: input.target,
+        userId: input.sender.id,
+        message: {
+          id: `ephemeral:${input.channel}:${input.id}:${++ephemerals}`,
+          body: { markdown: text },
+        },
+      });
+    },
+    history(o = {}) {
+      const threadId = input.target.threadId;
+      return runtime.history({
+        channel: input.channel,
+        ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
+        target: input.target,
+        limit: o.limit ?? 20,
+        ...(threadId !== undefined ? { threadId } : {}),
+        ...(o.before !== undefined ? { before: o.before } : {}),
+      });
+    },
     text: input.body?.plain ?? input.body?.markdown ?? "",
     turnId: turn.turnId,
     signal: turn.signal,
@@ -134,6 +201,15 @@ export function createBotTurn(
       const placement = options.placement === undefined ? {} : { placement: options.placement };
       if (typeof content === "string") {
         return turn.reply(content, { onDurable: () => ctx.repliesDurable(), ...placement });
+      }
+      if (!(Symbol.asyncIterator in content)) {
+        const rich = await contentOf(content);
+        return turn.reply(rich.body ?? { markdown: "" }, {
+          onDurable: () => ctx.repliesDurable(),
+          ...placement,
+          ...(rich.attachments ? { attachments: rich.attachments } : {}),
+          ...(rich.actions ? { actions: rich.actions } : {}),
+        });
       }
       streams += 1;
       const key = streamReplyKey(input, streams);

@@ -44,6 +44,8 @@ function opOf(i: DurableSendIntent): string {
   if (isLiveRecord(i.liveState)) return "live";
   const op = i.operation;
   if (op.kind === "send") return "send";
+  if (op.kind === "reaction")
+    return `${op.remove ? "unreact" : "react"} ${op.emoji} #${op.messageId}`;
   const id = op.receipt.primaryPlatformMessageId ?? op.receipt.platformMessageIds[0];
   return id ? `${op.kind} #${id}` : op.kind;
 }

@@ -4,7 +4,13 @@
  *
  * @module
  */
-import { type ChannelMessageAdapter, type ReceiverSink, withCardFallback } from "@herald/core";
+import {
+  type ChannelMessage,
+  type ChannelMessageAdapter,
+  type ReceiverSink,
+  withActionsFallback,
+  withCardFallback,
+} from "@herald/core";
 import type { z } from "zod";
 import type {
   ChannelAccount,
@@ -92,7 +98,10 @@ export function defineChannelPlugin<TConfig>(
  * the first send: a declared edit/delete capability without the method, a chunking limit
  * without a length. An adapter without `capabilities.cards` gets a `render` that sees a
  * message's `card` as its fallback markdown after the body (`withCardFallback`), so no channel
- * drops a card.
+ * drops a card; likewise an adapter without `capabilities.actions.buttons` sees a message's
+ * `actions` as a text fallback ("Reply with: Approve / Reject", `withActionsFallback`).
+ * Declared features without their method ([H23]: reactions without `send.react`, ephemeral
+ * without `send.sendEphemeral`, DMs without `directMessages`, history without `history`) throw.
  *
  * @throws TypeError naming the inconsistent field.
  */
@@ -111,11 +120,34 @@ export function defineChannelMessageAdapter<T extends ChannelMessageAdapter>(ada
       `${adapter.id}: capabilities.text.chunking needs capabilities.text.maxLength`,
     );
   }
-  if (adapter.capabilities.cards) return adapter;
-  // No native cards: render sees the card's fallback markdown after the body (never dropped).
+  const caps = adapter.capabilities;
+  const missing: Array<[boolean, string]> = [
+    [
+      (caps.reactions?.add || caps.reactions?.remove) === true && !adapter.send.react,
+      "capabilities.reactions needs send.react",
+    ],
+    [
+      caps.ephemeral === true && !adapter.send.sendEphemeral,
+      "capabilities.ephemeral needs send.sendEphemeral",
+    ],
+    [
+      caps.directMessages?.open === true && !adapter.directMessages,
+      "capabilities.directMessages.open needs directMessages",
+    ],
+    [caps.history?.conversation === true && !adapter.history, "capabilities.history needs history"],
+  ];
+  for (const [bad, what] of missing) if (bad) throw new TypeError(`${adapter.id}: ${what}`);
+  const cards = caps.cards === true;
+  const buttons = caps.actions?.buttons === true;
+  if (cards && buttons) return adapter;
+  // No native cards / buttons: render sees their fallback markdown after the body (never dropped).
   const render = adapter.render;
+  const fallback = (message: ChannelMessage): ChannelMessage => {
+    const carded = cards ? message : withCardFallback(message);
+    return buttons ? carded : withActionsFallback(carded);
+  };
   return {
     ...adapter,
-    render: { ...render, render: (message, ctx) => render.render(withCardFallback(message), ctx) },
+    render: { ...render, render: (message, ctx) => render.render(fallback(message), ctx) },
   } as T;
 }

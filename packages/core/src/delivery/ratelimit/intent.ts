@@ -26,11 +26,13 @@ export function callOf(
 ): RateLimitCall {
   const op = intent.operation;
   const part =
-    op.kind === "send" || !unit || as === "send"
+    op.kind === "send" || op.kind === "reaction" || !unit || as === "send"
       ? undefined
       : (op.receipt.parts.find((p) => p.index === unit.index) ??
         (op.kind === "edit" && as === undefined ? op.receipt.parts[unit.index] : undefined));
-  const operation = as ?? (op.kind === "delete" ? "delete" : part ? "edit" : "send");
+  const operation =
+    as ??
+    (op.kind === "delete" ? "delete" : op.kind === "reaction" ? "react" : part ? "edit" : "send");
   const input = { operation, target: intent.message.target, unitKind: unit?.kind, part } as const;
   if (!adapter) {
     return {

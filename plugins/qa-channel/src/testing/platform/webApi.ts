@@ -76,13 +76,30 @@ export function registerWebApi(platform: QaPlatformCore): void {
         );
         wake?.();
       });
+      // Reactions and ephemeral messages ([H23]) are not in the visible state's changes.
+      const offExtras = platform.extras.subscribe((change) => {
+        if (change.type === "reactions") {
+          const m = platform.state.get(change.messageId);
+          if (change.chat !== chat || !m) return;
+          queue.push(JSON.stringify({ type: "reactions", message: platform.toWire(m) }));
+        } else {
+          if (change.ephemeral.chat !== chat) return;
+          queue.push(JSON.stringify({ type: "ephemeral", ephemeral: change.ephemeral }));
+        }
+        wake?.();
+      });
       stream.onAbort(() => {
         open = false;
         wake?.();
       });
       try {
         const messages = platform.state.messages({ chat }).map((m) => platform.toWire(m));
-        await stream.writeSSE({ event: "snapshot", data: JSON.stringify({ chat, messages }) });
+        // Ephemeral messages go along; the page shows only its own user's.
+        const ephemerals = platform.extras.ephemerals(chat);
+        await stream.writeSSE({
+          event: "snapshot",
+          data: JSON.stringify({ chat, messages, ephemerals }),
+        });
         while (open) {
           const next = queue.shift();
           if (next !== undefined) {
@@ -96,6 +113,7 @@ export function registerWebApi(platform: QaPlatformCore): void {
         }
       } finally {
         off();
+        offExtras();
       }
     });
   });
