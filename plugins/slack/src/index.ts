@@ -34,6 +34,7 @@ import { type SlackConfig, slackConfigSchema, slackSecrets } from "./config.ts";
 import { IdentityCell } from "./identity.ts";
 import { createLive } from "./live.ts";
 import { slackOrigin } from "./origin.ts";
+import { createReact } from "./reactions.ts";
 import { createReceive } from "./receive.ts";
 import { createReconcile } from "./reconcile.ts";
 import { createRender } from "./render.ts";
@@ -78,6 +79,7 @@ export {
   unitMarkOf,
   unitMetadata,
 } from "./origin.ts";
+export { slackEmojiName } from "./reactions.ts";
 export type {
   SlackFilePayload,
   SlackImagePayload,
@@ -114,6 +116,8 @@ export function slackCapabilities(config: SlackConfig): MessageCapabilities {
   return {
     text: { maxLength: config.maxTextLength, chunking: true },
     attachments: { upload: true, remoteUrl: true },
+    // reactions.add / reactions.remove; a repeat answers already_reacted / no_reaction (done).
+    reactions: { add: true, remove: true, receive: true, repeat: "error_means_done" },
     threads: { reply: true, nativeThread: true, inDirect: true },
     live: {
       edit: true,
@@ -146,6 +150,14 @@ export function slackCapabilities(config: SlackConfig): MessageCapabilities {
         limit: limits.updatesPerMinute,
         intervalMs: 60_000,
         operations: ["edit"],
+      },
+      // reactions.add: Tier 3, per workspace.
+      {
+        id: "slack.reactions.add",
+        scope: "account",
+        limit: limits.updatesPerMinute,
+        intervalMs: 60_000,
+        operations: ["react"],
       },
       {
         id: "slack.chat.delete",
@@ -229,6 +241,7 @@ export function createSlackAdapter(
     uploader: createUploader({ client, config }),
     secrets,
   });
+  send.react = createReact(client);
   send.reconcileUnknownSend = createReconcile({ client, identity, dispatches, config, secrets });
   return defineChannelMessageAdapter({
     id: SLACK_CHANNEL_ID,

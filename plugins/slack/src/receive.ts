@@ -44,6 +44,7 @@ import {
 } from "./events.ts";
 import type { IdentityCell } from "./identity.ts";
 import { GATEWAY_FAILURE_EVENT_TYPE, HERALD_EVENT_TYPE } from "./origin.ts";
+import { isReactionEvent, reactionOf } from "./reactions.ts";
 import { messageRef } from "./target.ts";
 
 /** Subtypes that are a person's or a bot's message. */
@@ -289,6 +290,13 @@ export function createReceive(deps: ReceiveDeps): MessageReceiveAdapter {
       // Another workspace's event reached this account (one Request URL, no route for it).
       if (envelope.team_id !== me.teamId) return ignore("other workspace", envelope.team_id);
       const type = envelope.event.type;
+      if (isReactionEvent(type)) {
+        return reactionOf(
+          raw,
+          [me.userId, me.botId, ...(me.appId ? [me.appId] : [])],
+          ctx.accountId,
+        );
+      }
       if (type !== "message" && type !== "app_mention")
         return ignore("event type not handled", type);
       const { event } = parseInbound(messageCallbackSchema, raw, SLACK_CHANNEL_ID);

@@ -27,6 +27,7 @@ import {
 import { EventSender } from "./fakeEvents.ts";
 import { registerFileMethods } from "./fakeFiles.ts";
 import { registerChatMethods } from "./fakeMethods.ts";
+import { registerReactionMethods, userReact } from "./fakeReactions.ts";
 import { registerReadMethods } from "./fakeReads.ts";
 import { registerStreamMethods } from "./fakeStreams.ts";
 import type {
@@ -191,6 +192,7 @@ export class FakeSlack implements FakeSlackCore {
     registerReadMethods(this);
     registerStreamMethods(this);
     registerFileMethods(this);
+    registerReactionMethods(this);
   }
 
   /** Starts a fake on 127.0.0.1. */
@@ -317,6 +319,14 @@ export class FakeSlack implements FakeSlackCore {
     const stored = this.addMessage({ ...input, user, name: input.bot?.name ?? ALICE.name });
     await this.deliverMessage(stored);
     return stored;
+  }
+
+  /**
+   * A person reacts to a message (or, with `remove`, takes the reaction back): stored, and a
+   * `reaction_added` / `reaction_removed` event to every connected bot.
+   */
+  userReact(input: { channel: string; ts: string; name: string; user?: string; remove?: boolean }) {
+    return userReact(this, { ...input, user: input.user ?? ALICE.id }, () => this.nextTs());
   }
 
   /** Delivers the `message` (and `app_mention`) events of a stored message again, new event ids. */

@@ -24,6 +24,7 @@ export {
   type FakeWebhook,
   signSlackRequest,
 } from "./fakeEvents.ts";
+export { reactionsOn } from "./fakeReactions.ts";
 export { type FakeAppToken, type FakeRetryReason, FakeSocketMode } from "./fakeSocket.ts";
 export type {
   FakeChannel,
