@@ -33,6 +33,7 @@ import {
 import { createInteractionsHandler } from "./interactions.ts";
 import { createLive } from "./live.ts";
 import { DiscordIdentity, OutboundRegistry, userIdOfToken } from "./origin.ts";
+import { createReact } from "./reactions.ts";
 import { createReceive } from "./receive.ts";
 import { createGatewayReceiver } from "./receiver.ts";
 import { createRender } from "./render.ts";
@@ -70,6 +71,7 @@ export {
   TIMESTAMP_HEADER,
 } from "./interactions.ts";
 export { DiscordIdentity, OutboundRegistry, userIdOfToken } from "./origin.ts";
+export { discordEmoji, ownReactionRoute } from "./reactions.ts";
 export { type DiscordInbound, discordInboundSchema } from "./receive.ts";
 export {
   DISCORD_INTENTS,
@@ -98,6 +100,8 @@ export function discordCapabilities(config: DiscordConfig): MessageCapabilities 
   return {
     text: { maxLength: config.maxTextLength, chunking: true },
     attachments: { upload: true, remoteUrl: true },
+    // PUT / DELETE …/reactions/{emoji}/@me: 204 whether or not it was already so.
+    reactions: { add: true, remove: true, receive: true, repeat: "idempotent" },
     threads: { reply: true, nativeThread: true, inDirect: false },
     live: {
       edit: true,
@@ -133,6 +137,8 @@ export function discordRateLimitRoute(call: RateLimitRouteInput): string {
     : fallback;
   if (call.operation === "edit") return `PATCH /channels/${channel}/messages/:id`;
   if (call.operation === "delete") return `DELETE /channels/${channel}/messages/:id`;
+  // Discord's reaction bucket is per channel and shared by every emoji.
+  if (call.operation === "react") return `PUT /channels/${channel}/messages/:id/reactions`;
   return `POST /channels/${channel}/messages`;
 }
 
@@ -207,7 +213,7 @@ export function createDiscordAdapter(
     id: DISCORD_CHANNEL_ID,
     capabilities: discordCapabilities(config),
     render: createRender(config),
-    send: createSend({ rest, registry, config, token }),
+    send: { ...createSend({ rest, registry, config, token }), react: createReact(rest) },
     live: createLive(rest, config),
     receive: createReceive(identity, registry),
     rateLimitRoute: discordRateLimitRoute,

@@ -36,6 +36,7 @@ import {
 } from "@herald/plugin-sdk/channel-message";
 import { DISCORD_CHANNEL_ID } from "./account.ts";
 import type { DiscordIdentity, OutboundRegistry } from "./origin.ts";
+import { REACTION_DISPATCHES, reactionOf } from "./reactions.ts";
 import { messageRef } from "./send.ts";
 
 /** Discord channel types herald tells apart (discord-api-types `ChannelType`). */
@@ -233,8 +234,20 @@ export function createReceive(
   };
 
   return {
-    normalize(raw): NormalizeResult {
+    normalize(raw, ctx): NormalizeResult {
       const inbound = parseInbound(discordInboundSchema, raw, DISCORD_CHANNEL_ID);
+      if (REACTION_DISPATCHES.has(inbound.t)) {
+        const session = (raw as { session?: unknown }).session;
+        const reaction = reactionOf(
+          { ...inbound, ...(typeof session === "string" ? { session } : {}) },
+          (d) => targetOf(d, inbound),
+          identity.ids(),
+          ctx.receivedAt,
+        );
+        return "kind" in reaction && reaction.kind === "reaction" && ctx.accountId !== undefined
+          ? { ...reaction, accountId: ctx.accountId }
+          : reaction;
+      }
       if (inbound.t === "MESSAGE_CREATE") {
         const m = parseInbound(messageSchema, inbound.d, DISCORD_CHANNEL_ID);
         if (!CONTENT_TYPES.has(m.type)) {

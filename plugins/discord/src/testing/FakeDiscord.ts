@@ -31,6 +31,7 @@ import {
   type FakeRateLimitShape,
   rateLimitFault,
 } from "./fakeRateLimits.ts";
+import { registerReactionRoutes } from "./fakeReactions.ts";
 import { registerRest } from "./fakeRest.ts";
 import type {
   FakeBotAccount,
@@ -159,6 +160,7 @@ export class FakeDiscord implements FakeDiscordCore {
       this.#record(c, next),
     );
     registerRest(this);
+    registerReactionRoutes(this);
     this.gateway = new FakeGateway(this);
   }
 

@@ -25,6 +25,7 @@ export {
   type FakeRateLimitShape,
   rateLimitFault,
 } from "./fakeRateLimits.ts";
+export { discordReactionsOn, setDiscordReaction } from "./fakeReactions.ts";
 export type {
   FakeBotAccount,
   FakeBucketLimits,
