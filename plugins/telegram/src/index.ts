@@ -25,6 +25,7 @@ import { botIdOfToken, createTelegramApi } from "./client.ts";
 import { type TelegramConfig, telegramConfigSchema, telegramSecrets } from "./config.ts";
 import { OutboundLedger } from "./ledger.ts";
 import { createLive } from "./live.ts";
+import { createReact } from "./reactions.ts";
 import { BotIdentity, createReceive, TELEGRAM_CHANNEL_ID } from "./receive.ts";
 import { createPollingReceiver } from "./receiver.ts";
 import { createProbe } from "./reconcile.ts";
@@ -82,6 +83,8 @@ export function telegramCapabilities(config: TelegramConfig): MessageCapabilitie
       voice: true,
       maxCaptionLength: config.maxCaptionLength,
     },
+    // setMessageReaction sets the bot's whole list (one emoji): a repeat changes nothing.
+    reactions: { add: true, remove: true, receive: true, repeat: "replaces_set" },
     // Private-chat topics (Bot API 9.x) are not mapped yet: no threads in DMs.
     threads: { reply: true, topic: true, inDirect: false },
     live: {
@@ -130,6 +133,7 @@ export function createTelegramAdapter(
   const ledger = new OutboundLedger();
   const identity = new BotIdentity(botIdOfToken(token), api, config.botUsername);
   const send = createSend({ api, ledger, token });
+  send.react = createReact(api);
   if (config.reconcile === "probe") {
     send.reconcileUnknownSend = createProbe({
       api,

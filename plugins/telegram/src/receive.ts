@@ -31,6 +31,7 @@ import {
 } from "@herald/plugin-sdk/channel-message";
 import type { Api } from "grammy";
 import type { OutboundLedger } from "./ledger.ts";
+import { isReactionUpdate, reactionOf } from "./reactions.ts";
 import { messageRef, parseMessageRef } from "./send.ts";
 import { serviceUpdate } from "./service.ts";
 import { targetOf } from "./target.ts";
@@ -213,6 +214,8 @@ export function createReceive(
 ): MessageReceiveAdapter {
   return {
     async normalize(raw, ctx): Promise<NormalizeResult> {
+      if (isReactionUpdate(raw))
+        return reactionOf(TELEGRAM_CHANNEL_ID, raw, identity.id, ctx.accountId);
       if (raw && typeof raw === "object" && !isInboundUpdate(raw))
         return serviceUpdate(raw, ctx.accountId);
       const update = parseInbound(updateSchema, raw, TELEGRAM_CHANNEL_ID);

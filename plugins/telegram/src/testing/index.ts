@@ -18,6 +18,7 @@ export {
   OTHER_FAKE_BOT,
 } from "./FakeTelegram.ts";
 export type { FakeTelegramLimits } from "./fakeLimits.ts";
+export { telegramReactionsOn } from "./fakeReactions.ts";
 export type { FakeBotAccount, FakeChat, FakeStoredMessage, FakeUser } from "./fakeTypes.ts";
 export { type FakeUpdate, type FakeWebhook, UpdateQueue } from "./fakeUpdates.ts";
 export * as updateFixtures from "./fixtures.ts";
