@@ -88,9 +88,7 @@ export type RegistryClaim = {
 /** The platform ids of the messages an edit or delete targets (none for a send). */
 export function targetMessageIds(operation: IntentOperation | undefined): Set<string> {
   const ids = new Set<string>();
-  if (!operation || operation.kind === "send") return ids;
-  // A reaction's receipt names the reacted-to message, which other reactions (and its own send) share.
-  if (operation.kind === "reaction") return ids.add(operation.messageId);
+  if (!operation || operation.kind === "send" || operation.kind === "reaction") return ids;
   for (const id of operation.receipt.platformMessageIds) ids.add(id);
   for (const part of operation.receipt.parts) ids.add(part.platformMessageId);
   return ids;
