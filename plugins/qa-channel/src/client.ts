@@ -10,7 +10,9 @@ import { redactSecrets } from "@herald/plugin-sdk/channel-message";
 import { QaApiError, QaNetworkError } from "./errors.ts";
 import {
   type QaPostBody,
+  type QaWireButton,
   type QaWireEvent,
+  type QaWireFile,
   type QaWireMessage,
   qaErrorBodySchema,
   qaEventSchema,
@@ -116,6 +118,98 @@ export class QaClient {
   }
 
   /** `POST /api/v1/chats/:chat_id/streams`: opens a native stream message showing `text`. */
+  /** `PUT` / `DELETE /chats/:chat_id/messages/:message_id/reactions/:emoji` (idempotent). */
+  async react(
+    chatId: string,
+    messageId: string,
+    emoji: string,
+    remove: boolean,
+    signal?: AbortSignal,
+  ): Promise<{ changed: boolean }> {
+    const answer = await this.#call<{ changed?: boolean }>(
+      `${remove ? "DELETE" : "PUT"} /chats/:chat_id/messages/:message_id/reactions/:emoji`,
+      remove ? "DELETE" : "PUT",
+      chatPath(
+        chatId,
+        `messages/${encodeURIComponent(messageId)}/reactions/${encodeURIComponent(emoji)}`,
+      ),
+      { signal },
+    );
+    return { changed: answer.changed === true };
+  }
+
+  /** `POST /dms`: the DM chat with a user (the same one every time). */
+  async openDm(userId: string, signal?: AbortSignal): Promise<{ id: string; type: string }> {
+    const answer = await this.#call<{ chat: { id: string; type: string } }>(
+      "POST /dms",
+      "POST",
+      "/dms",
+      { body: { user_id: userId }, signal },
+    );
+    return answer.chat;
+  }
+
+  /** `POST /files`: uploads a stream (never buffered here). */
+  async upload(
+    file: { name: string; mimeType: string; body: ReadableStream<Uint8Array> },
+    signal?: AbortSignal,
+  ): Promise<QaWireFile> {
+    const qs = new URLSearchParams({ name: file.name, mime_type: file.mimeType });
+    const answer = await this.#call<{ file: QaWireFile }>("POST /files", "POST", `/files?${qs}`, {
+      raw: file.body,
+      signal,
+    });
+    return answer.file;
+  }
+
+  /** `GET /files/:file_id`: the file's bytes as a stream. */
+  async download(fileId: string, signal?: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    const method = "GET /files/:file_id";
+    let res: Response;
+    try {
+      res = await fetch(`${this.#baseUrl}/api/v1/files/${encodeURIComponent(fileId)}`, {
+        headers: { authorization: `Bearer ${this.#token}` },
+        ...(signal ? { signal } : {}),
+      });
+    } catch (error) {
+      throw new QaNetworkError(method, error);
+    }
+    if (!res.ok || !res.body) throw await apiError(method, res, undefined, this.#token);
+    return res.body as ReadableStream<Uint8Array>;
+  }
+
+  /** `POST /chats/:chat_id/ephemeral`: a message only `user_id` sees. */
+  async postEphemeral(
+    chatId: string,
+    body: { user_id: string; text: string; buttons?: QaWireButton[] },
+    signal?: AbortSignal,
+  ): Promise<{ message_id: string }> {
+    return this.#call<{ message_id: string }>(
+      "POST /chats/:chat_id/ephemeral",
+      "POST",
+      chatPath(chatId, "ephemeral"),
+      { body, signal },
+    );
+  }
+
+  /** `GET /chats/:chat_id/messages?limit=&before=&thread_id=`: recent messages, oldest first. */
+  async history(
+    chatId: string,
+    query: { limit: number; before?: string; thread_id?: string },
+    signal?: AbortSignal,
+  ): Promise<QaWireMessage[]> {
+    const qs = new URLSearchParams({ limit: String(query.limit) });
+    if (query.before !== undefined) qs.set("before", query.before);
+    if (query.thread_id !== undefined) qs.set("thread_id", query.thread_id);
+    const answer = await this.#call<{ messages: QaWireMessage[] }>(
+      "GET /chats/:chat_id/messages",
+      "GET",
+      `${chatPath(chatId, "messages")}?${qs}`,
+      { signal },
+    );
+    return answer.messages;
+  }
+
   async streamBegin(
     chatId: string,
     body: QaPostBody,
@@ -227,7 +321,11 @@ export class QaClient {
     method: string,
     httpMethod: string,
     path: string,
-    options: { body?: unknown; signal?: AbortSignal | undefined },
+    options: {
+      body?: unknown;
+      raw?: ReadableStream<Uint8Array>;
+      signal?: AbortSignal | undefined;
+    },
   ): Promise<T> {
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
@@ -238,10 +336,13 @@ export class QaClient {
         headers: {
           authorization: `Bearer ${this.#token}`,
           ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
+          ...(options.raw !== undefined ? { "content-type": "application/octet-stream" } : {}),
         },
         ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+        // A streamed upload (Node fetch needs `duplex: "half"` for a stream body).
+        ...(options.raw !== undefined ? { body: options.raw, duplex: "half" } : {}),
         signal,
-      });
+      } as RequestInit);
     } catch (error) {
       throw new QaNetworkError(method, error); // a timeout is a TimeoutError: `timeout`
     }

@@ -18,6 +18,7 @@ import {
   type ChannelReceiverSink,
   defineChannelMessageAdapter,
   defineChannelPlugin,
+  limitStream,
   type MessageCapabilities,
   readSecret,
 } from "@herald/plugin-sdk/channel-message";
@@ -26,10 +27,11 @@ import { type QaConfig, qaConfigSchema, qaSecrets } from "./config.ts";
 import { QaApiError } from "./errors.ts";
 import { createLive } from "./live.ts";
 import { qaOrigin } from "./origin.ts";
-import { createReceive, QA_CHANNEL_ID } from "./receive.ts";
+import { createReceive, messageOf, QA_CHANNEL_ID } from "./receive.ts";
 import { createQaReceiver } from "./receiver.ts";
 import { createRender } from "./render.ts";
 import { createSend } from "./send.ts";
+import { QA_MAX_UPLOAD_BYTES } from "./wire.ts";
 
 export { botIdOfToken, QaClient, type QaClientOptions } from "./client.ts";
 export {
@@ -55,6 +57,18 @@ export function qaCapabilities(config: QaConfig): MessageCapabilities {
   return {
     text: { maxLength: config.maxLength, chunking: true },
     threads: { reply: true, nativeThread: true, inDirect: true },
+    // [H23]: every feature beyond text, on the QA platform's own API.
+    attachments: {
+      upload: true,
+      remoteUrl: false,
+      maxUploadBytes: QA_MAX_UPLOAD_BYTES,
+      receive: true,
+    },
+    reactions: { add: true, remove: true, receive: true, repeat: "idempotent" },
+    directMessages: { open: true },
+    actions: { buttons: true, receive: true, maxButtons: 5, maxIdBytes: 64 },
+    ephemeral: true,
+    history: { conversation: true, thread: true, maxLimit: 100 },
     live: { edit: true, delete: true, progress: true, editRate: config.editRate },
     delivery: {
       idempotencyKey: config.delivery === "idempotent",
@@ -90,7 +104,44 @@ export function createQaAdapter(config: QaConfig, token: string): ChannelMessage
     send: createSend(client, config.delivery),
     live: createLive(client, config.typingRefreshMs, config.nativeStream),
     origin: qaOrigin,
-    receive: createReceive(client.botId),
+    receive: {
+      ...createReceive(client.botId),
+      fetchAttachment: async (ctx, attachment, options) => {
+        if (attachment.platformFileId === undefined)
+          throw new TypeError("qa: an attachment without platformFileId cannot be fetched");
+        const body = await client.download(attachment.platformFileId, options.signal ?? ctx.signal);
+        return limitStream(body, options.maxBytes, {
+          name: attachment.name ?? attachment.platformFileId,
+          channel: QA_CHANNEL_ID,
+        });
+      },
+    },
+    directMessages: {
+      async open(ctx, { userId }) {
+        const chat = await client.openDm(userId, ctx.signal);
+        return { kind: "direct", id: chat.id };
+      },
+    },
+    history: {
+      async list(ctx, query) {
+        const messages = await client.history(
+          query.target.nativeChannelId ?? query.target.id,
+          {
+            limit: query.limit,
+            ...(query.before !== undefined ? { before: query.before } : {}),
+            ...(query.threadId !== undefined ? { thread_id: query.threadId } : {}),
+          },
+          ctx.signal,
+        );
+        return messages.map((m) =>
+          messageOf(
+            m,
+            client.botId,
+            ctx.accountId !== undefined ? { accountId: ctx.accountId } : {},
+          ),
+        );
+      },
+    },
   });
 }
 

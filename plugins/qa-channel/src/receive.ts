@@ -6,6 +6,9 @@
  * @module
  */
 import {
+  type ChannelMessage,
+  type MessageActor,
+  type MessageAttachment,
   type MessageEventClass,
   type MessageReceiveAdapter,
   type MessageTarget,
@@ -13,7 +16,7 @@ import {
   parseInbound,
   z,
 } from "@herald/plugin-sdk/channel-message";
-import { type QaWireEvent, qaEventSchema } from "./wire.ts";
+import { type QaWireEvent, type QaWireMessage, qaEventSchema } from "./wire.ts";
 
 /** The channel id of the QA channel. */
 export const QA_CHANNEL_ID = "qa";
@@ -23,12 +26,76 @@ export const qaInboundEventSchema = qaEventSchema.extend({
   type: z.enum(["message.created", "message.edited"]),
 });
 
+/** A reaction event ([H23]): `reaction` is required. */
+const qaReactionEventSchema = qaEventSchema.extend({
+  type: z.enum(["reaction.added", "reaction.removed"]),
+  reaction: z.object({
+    emoji: z.string().min(1),
+    user: z.object({ id: z.string().min(1), name: z.string().optional(), is_bot: z.boolean() }),
+    at: z.number(),
+  }),
+});
+
+/** A click event ([H23]): `action` is required. */
+const qaActionEventSchema = qaEventSchema.extend({
+  type: z.literal("action.clicked"),
+  action: z.object({
+    id: z.string().min(1),
+    action_id: z.string().min(1),
+    value: z.string().optional(),
+    user: z.object({ id: z.string().min(1), name: z.string().optional(), is_bot: z.boolean() }),
+    at: z.number(),
+  }),
+});
+
+function actorOf(u: { id: string; name?: string | undefined; is_bot: boolean }): MessageActor {
+  return { id: u.id, isBot: u.is_bot, ...(u.name !== undefined ? { displayName: u.name } : {}) };
+}
+
+/**
+ * A QA wire message as a herald message (inbound events and history). Files become
+ * attachments with their platform file id, name, type and size.
+ */
+export function messageOf(
+  m: QaWireMessage,
+  botId: string,
+  options: { accountId?: string | undefined; id?: string; raw?: unknown } = {},
+): ChannelMessage {
+  const target = targetOf(m);
+  const attachments: MessageAttachment[] = (m.files ?? []).map((f) => ({
+    kind: f.mime_type.startsWith("image/") ? "image" : "file",
+    platformFileId: f.id,
+    name: f.name,
+    mimeType: f.mime_type,
+    sizeBytes: f.size,
+  }));
+  return {
+    id: options.id ?? `qa:${m.id}`,
+    channel: QA_CHANNEL_ID,
+    direction: m.author.id === botId ? "outbound" : "inbound",
+    target,
+    sender: actorOf(m.author),
+    body: { markdown: m.text },
+    ...(attachments.length ? { attachments } : {}),
+    platformMessageId: m.id,
+    // Threads are named by their root message, in every chat (DMs included).
+    threadAnchor: { threadId: m.thread_id ?? m.id },
+    timestamp: m.edited_at ?? m.created_at,
+    mentions: { self: m.text.includes(`@${botId}`) },
+    ...(m.reply_to_id !== undefined
+      ? { relation: { kind: "reply", replyToId: m.reply_to_id } }
+      : {}),
+    ...(options.accountId !== undefined ? { accountId: options.accountId } : {}),
+    ...(options.raw !== undefined ? { raw: options.raw } : {}),
+  };
+}
+
 /** Whether a stream event is a message (created or edited) rather than another event. */
 export function isInboundEvent(event: QaWireEvent): boolean {
   return event.type === "message.created" || event.type === "message.edited";
 }
 
-function targetOf(m: QaWireEvent["message"]): MessageTarget {
+export function targetOf(m: QaWireEvent["message"]): MessageTarget {
   const kind = m.chat_type === "direct" ? "direct" : m.thread_id ? "thread" : "group";
   return {
     kind,
@@ -60,30 +127,53 @@ export function createReceive(botId: string): MessageReceiveAdapter {
           raw,
         };
       }
+      if (type === "reaction.added" || type === "reaction.removed") {
+        const event = parseInbound(qaReactionEventSchema, raw, QA_CHANNEL_ID);
+        const removed = event.type === "reaction.removed";
+        const r = event.reaction;
+        return {
+          kind: "reaction",
+          // One identity per change: the same on every redelivery of this event.
+          id: `${event.message.id}:${r.user.id}:${r.emoji}:${removed ? "removed" : "added"}:${r.at}`,
+          channel: QA_CHANNEL_ID,
+          ...(ctx.accountId !== undefined ? { accountId: ctx.accountId } : {}),
+          target: targetOf(event.message),
+          sender: actorOf(r.user),
+          messageId: event.message.id,
+          emoji: r.emoji,
+          removed,
+          timestamp: r.at,
+          raw,
+        };
+      }
+      if (type === "action.clicked") {
+        const event = parseInbound(qaActionEventSchema, raw, QA_CHANNEL_ID);
+        const a = event.action;
+        return {
+          kind: "action",
+          id: a.id,
+          channel: QA_CHANNEL_ID,
+          ...(ctx.accountId !== undefined ? { accountId: ctx.accountId } : {}),
+          target: targetOf(event.message),
+          sender: actorOf(a.user),
+          actionId: a.action_id,
+          ...(a.value !== undefined ? { value: a.value } : {}),
+          messageId: event.message.id,
+          timestamp: a.at,
+          // The QA platform needs no ack of a click beyond reading the event.
+          ack: "stream",
+          raw,
+        };
+      }
       const event = parseInbound(qaInboundEventSchema, raw, QA_CHANNEL_ID);
       const m = event.message;
-      const target = targetOf(m);
       return {
-        id: `qa:${m.id}${event.type === "message.edited" ? `:edit:${m.edited_at ?? event.seq}` : ""}`,
-        channel: QA_CHANNEL_ID,
+        ...messageOf(m, botId, {
+          accountId: ctx.accountId,
+          id: `qa:${m.id}${event.type === "message.edited" ? `:edit:${m.edited_at ?? event.seq}` : ""}`,
+          raw,
+        }),
         direction: "inbound",
-        target,
-        sender: {
-          id: m.author.id,
-          isBot: m.author.is_bot,
-          ...(m.author.name !== undefined ? { displayName: m.author.name } : {}),
-        },
-        body: { markdown: m.text },
-        platformMessageId: m.id,
-        // Threads are named by their root message, in every chat (DMs included).
-        threadAnchor: { threadId: m.thread_id ?? m.id },
-        timestamp: m.edited_at ?? m.created_at,
-        mentions: { self: m.text.includes(`@${botId}`) },
-        ...(m.reply_to_id !== undefined
-          ? { relation: { kind: "reply", replyToId: m.reply_to_id } }
-          : {}),
-        ...(ctx.accountId !== undefined ? { accountId: ctx.accountId } : {}),
-        raw,
       };
     },
     classify(message, raw): MessageEventClass {

@@ -4,6 +4,9 @@
  *
  * @module
  */
+
+import { createReadStream } from "node:fs";
+import { Readable } from "node:stream";
 import type {
   MessageReceiptPart,
   MessageSendAdapter,
@@ -16,7 +19,7 @@ import type { QaClient } from "./client.ts";
 import type { QaDeliveryMode } from "./config.ts";
 import { classifyError } from "./errors.ts";
 import { encodeOrigin } from "./origin.ts";
-import type { QaUnitPayload } from "./render.ts";
+import type { QaUnitFile, QaUnitPayload } from "./render.ts";
 import type { QaWireMessage } from "./wire.ts";
 
 /** The QA chat id of a target (`nativeChannelId` when a DM has its own channel id). */
@@ -46,6 +49,20 @@ function textOf(unit: RenderedMessageUnit): string {
   return (unit.payload as QaUnitPayload).text;
 }
 
+/**
+ * The platform file id of a media unit: its `platformFileId`, else a fresh upload of its local
+ * file, streamed from disk. A replay after a crash between the upload and the post uploads again
+ * (an unreferenced file, never shown) and posts with the same client key: shown once.
+ */
+async function fileIdOf(client: QaClient, file: QaUnitFile, signal: AbortSignal): Promise<string> {
+  if (file.platformFileId !== undefined) return file.platformFileId;
+  if (file.path === undefined)
+    throw new TypeError("a QA media unit needs a path or a platformFileId");
+  const body = Readable.toWeb(createReadStream(file.path)) as ReadableStream<Uint8Array>;
+  const uploaded = await client.upload({ name: file.name, mimeType: file.mimeType, body }, signal);
+  return uploaded.id;
+}
+
 function partOf(message: QaWireMessage, unit: RenderedMessageUnit): MessageReceiptPart {
   return {
     platformMessageId: message.id,
@@ -70,10 +87,14 @@ export function createSend(client: QaClient, delivery: QaDeliveryMode): MessageS
       const thread = threadIdOf(ctx);
       const replyTo = unit.index === 0 ? replyToOf(ctx) : undefined;
       const metadata = encodeOrigin(origin);
+      const payload = unit.payload as QaUnitPayload;
+      const fileId = payload.file ? await fileIdOf(client, payload.file, ctx.signal) : undefined;
       const { message } = await client.postMessage(
         chatIdOf(ctx.message.target),
         {
           text: textOf(unit),
+          ...(fileId !== undefined ? { file_id: fileId } : {}),
+          ...(payload.buttons ? { buttons: payload.buttons } : {}),
           ...(thread !== undefined ? { thread_id: thread } : {}),
           ...(replyTo !== undefined ? { reply_to_id: replyTo } : {}),
           ...(sendsKey ? { client_key: ctx.unitIdempotencyKey } : {}),
@@ -99,6 +120,29 @@ export function createSend(client: QaClient, delivery: QaDeliveryMode): MessageS
         target.platformMessageId,
         ctx.signal,
       );
+    },
+    // A repeat answers `changed: false` (already there / already gone): success, never a toggle.
+    async react(ctx, request) {
+      await client.react(
+        chatIdOf(request.target),
+        request.messageId,
+        request.emoji,
+        request.remove === true,
+        ctx.signal,
+      );
+    },
+    async sendEphemeral(ctx, request) {
+      const payload = request.unit.payload as QaUnitPayload;
+      const { message_id } = await client.postEphemeral(
+        chatIdOf(request.target),
+        {
+          user_id: request.userId,
+          text: payload.text,
+          ...(payload.buttons ? { buttons: payload.buttons } : {}),
+        },
+        ctx.signal,
+      );
+      return { platformMessageId: message_id, kind: request.unit.kind, index: request.unit.index };
     },
     classifyError: (error) => classifyError(error),
   };

@@ -10,6 +10,25 @@ import { z } from "@herald/plugin-sdk/channel-message";
 /** A chat's shape on the QA platform. */
 export const qaChatTypeSchema = z.enum(["direct", "group"]);
 
+/** A file on the QA platform (uploaded with `POST /api/v1/files`). `size` in bytes. */
+export const qaFileSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  mime_type: z.string(),
+  size: z.number().int().nonnegative(),
+});
+export type QaWireFile = z.infer<typeof qaFileSchema>;
+
+/** A button (with `id`) or a link button (with `url`) under a QA message. */
+export const qaButtonSchema = z.object({
+  id: z.string().min(1).max(64).optional(),
+  label: z.string().min(1).max(80),
+  value: z.string().max(2000).optional(),
+  style: z.enum(["primary", "danger"]).optional(),
+  url: z.string().optional(),
+});
+export type QaWireButton = z.infer<typeof qaButtonSchema>;
+
 /** A message as the QA platform's API returns it. */
 export const qaMessageSchema = z.object({
   id: z.string().min(1),
@@ -26,17 +45,49 @@ export const qaMessageSchema = z.object({
   /** Epoch ms of the last edit. */
   edited_at: z.number().optional(),
   deleted: z.boolean().optional(),
+  /** Files on the message (one per message when a bot posts them). */
+  files: z.array(qaFileSchema).optional(),
+  buttons: z.array(qaButtonSchema).optional(),
+  /** Reactions: emoji → ids of the users who reacted. */
+  reactions: z.record(z.string(), z.array(z.string())).optional(),
 });
 export type QaWireMessage = z.infer<typeof qaMessageSchema>;
 
 /** Event types of the bot event stream (`GET /api/v1/events`). */
-export const qaEventTypeSchema = z.enum(["message.created", "message.edited", "message.deleted"]);
+export const qaEventTypeSchema = z.enum([
+  "message.created",
+  "message.edited",
+  "message.deleted",
+  "reaction.added",
+  "reaction.removed",
+  "action.clicked",
+]);
+
+/** Who did something on the QA platform. */
+const qaUserSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().optional(),
+  is_bot: z.boolean(),
+});
 
 /** One event of the bot event stream; `seq` increases by one per event. */
 export const qaEventSchema = z.object({
   seq: z.number().int().positive(),
   type: qaEventTypeSchema,
+  /** The message concerned (created, edited, deleted, reacted to, clicked). */
   message: qaMessageSchema,
+  /** `reaction.added` / `reaction.removed`: what and who. */
+  reaction: z.object({ emoji: z.string().min(1), user: qaUserSchema, at: z.number() }).optional(),
+  /** `action.clicked`: the click (`id` unique per click) and who clicked. */
+  action: z
+    .object({
+      id: z.string().min(1),
+      action_id: z.string().min(1),
+      value: z.string().optional(),
+      user: qaUserSchema,
+      at: z.number(),
+    })
+    .optional(),
   /** Set when the platform delivers an event again (a redelivery), counting from 1. */
   redelivery: z.number().int().positive().optional(),
 });
@@ -60,6 +111,9 @@ export const qaPostBodySchema = z.object({
   reply_to_id: z.string().optional(),
   client_key: z.string().max(200).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  /** A file uploaded before (`POST /api/v1/files`); `text` is then its caption and may be empty. */
+  file_id: z.string().min(1).optional(),
+  buttons: z.array(qaButtonSchema).max(5).optional(),
 });
 export type QaPostBody = z.infer<typeof qaPostBodySchema>;
 
@@ -86,3 +140,16 @@ export const qaTypingBodySchema = z.object({
  * Slack's `metadata.event_type`).
  */
 export const QA_ORIGIN_METADATA_KEY = "herald_origin";
+
+/** Body of `POST /api/v1/chats/:chat_id/ephemeral`: a message only `user_id` sees. */
+export const qaEphemeralBodySchema = z.object({
+  user_id: z.string().min(1),
+  text: z.string().min(1),
+  buttons: z.array(qaButtonSchema).max(5).optional(),
+});
+
+/** Body of `POST /api/v1/dms`: open (or find) the DM with a user. */
+export const qaOpenDmBodySchema = z.object({ user_id: z.string().min(1) });
+
+/** The QA platform's largest upload, in bytes (`413 file_too_large` above it). */
+export const QA_MAX_UPLOAD_BYTES = 5 * 1024 * 1024;

@@ -66,8 +66,9 @@ export type MessageSendAdapter = {
   /**
    * Adds (or, with `remove`, removes) one reaction: the one unit of a durable `reaction` intent
    * ([H23]). Must be idempotent: the platform's "already reacted" on add and "no reaction" on
-   * remove are success (a replay never toggles a reaction off). Returns a part (kind
-   * `reaction`, `platformMessageId` the reacted-to message) or nothing (core builds one).
+   * remove are success (a replay never toggles a reaction off). May return nothing: core
+   * records a part of kind `reaction` (`platformMessageId` `reaction:<unit key>`, `replyToId`
+   * the reacted-to message; a returned part's `raw` is kept).
    * `ctx.unitIdempotencyKey` names the operation (Matrix txnId).
    */
   // biome-ignore lint/suspicious/noConfusingVoidType: an adapter may return nothing (`async () => {}`)

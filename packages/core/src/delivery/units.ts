@@ -208,9 +208,12 @@ async function callUnit(
       emoji: operation.emoji,
       ...(operation.remove ? { remove: true } : {}),
     });
+    // A reaction is no message of its own: its part is named by the operation's key (receipt
+    // ids stay unique per intent), and `replyToId` names the reacted-to message.
     return {
       ...(part ?? {}),
-      platformMessageId: part?.platformMessageId ?? operation.messageId,
+      platformMessageId: `reaction:${ctx.unitIdempotencyKey}`,
+      replyToId: operation.messageId,
       kind: "reaction",
       index: unit.index,
     };

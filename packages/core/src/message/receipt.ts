@@ -12,7 +12,10 @@ export type MessagePartKind =
   | "voice"
   | "card"
   | "preview"
-  /** A reaction added or removed (`platformMessageId` is the reacted-to message). */
+  /**
+   * A reaction added or removed: `platformMessageId` is `reaction:<unit key>` (a reaction is
+   * not a message), `replyToId` the reacted-to message.
+   */
   | "reaction"
   | "unknown";
 

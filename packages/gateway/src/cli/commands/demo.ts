@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { HeraldError } from "@herald/core";
 import type { QaPlatform } from "@herald/plugin-qa-channel/testing";
 import { parseConfig } from "../../config/load.ts";
-import demoBot from "../../demo/demoBot.ts";
+import demoBot, { onAction as demoOnAction } from "../../demo/demoBot.ts";
 import { createGateway, type Gateway } from "../../gateway.ts";
 import { createLogger } from "../../logger.ts";
 import { importFromApp, PackageNotInstalledError } from "../../plugins/importFromApp.ts";
@@ -138,6 +138,7 @@ export async function startDemo(options: {
       delivery: { workerId: "demo" },
       redact: (text) => secrets.redact(text),
     });
+    gateway.onAction(demoOnAction);
     await gateway.start();
   } catch (error) {
     await store.close();

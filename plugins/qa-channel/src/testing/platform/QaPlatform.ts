@@ -14,9 +14,11 @@ import {
   type VisibleMessage,
   VisibleState,
 } from "@herald/plugin-sdk/testing";
-import type { QaWireEvent, QaWireMessage } from "../../wire.ts";
+import type { QaWireButton, QaWireEvent, QaWireMessage } from "../../wire.ts";
 import { registerBotApi } from "./botApi.ts";
+import { registerFeatureApi } from "./featureApi.ts";
 import type { QaBot, QaChat, QaPlatformCore } from "./platformTypes.ts";
+import { QaExtras } from "./QaExtras.ts";
 import { registerStreamApi } from "./streamApi.ts";
 import { registerWebApi } from "./webApi.ts";
 
@@ -94,6 +96,9 @@ export class QaPlatform implements QaPlatformCore {
   readonly #chats = new Map<string, QaChat>();
   readonly #events: QaWireEvent[] = [];
   readonly #eventListeners = new Set<() => void>();
+  /** Files, buttons, reactions and ephemeral messages ([H23]). */
+  readonly extras = new QaExtras();
+  #pendingExtras: { fileIds?: string[]; buttons?: QaWireButton[] } | undefined;
 
   private constructor(options: QaPlatformOptions) {
     this.#idBase = options.persistentIds ? Date.now() : 0;
@@ -112,6 +117,11 @@ export class QaPlatform implements QaPlatformCore {
     this.createChat({ id: this.webChat, type: "direct", title: "web chat" });
     this.state.subscribe((change) => {
       if (change.type === "typing") return;
+      // Files and buttons of a post belong to the message it creates (not to a duplicate).
+      if (change.type === "created" && this.#pendingExtras) {
+        this.extras.attach(change.message.id, this.#pendingExtras);
+        this.#pendingExtras = undefined;
+      }
       this.#append({
         seq: this.#idBase + this.#events.length + 1,
         type: `message.${change.type}`,
@@ -121,6 +131,7 @@ export class QaPlatform implements QaPlatformCore {
     registerBotApi(this);
     registerStreamApi(this);
     registerWebApi(this);
+    registerFeatureApi(this);
   }
 
   /**
@@ -201,6 +212,104 @@ export class QaPlatform implements QaPlatformCore {
   }
 
   /**
+   * Posts with files and buttons attached to the message the post creates ([H23]); a duplicate
+   * (known client key) returns the first message unchanged.
+   */
+  postWithExtras<T>(extras: { fileIds?: string[]; buttons?: QaWireButton[] }, post: () => T): T {
+    this.#pendingExtras = extras;
+    try {
+      return post();
+    } finally {
+      this.#pendingExtras = undefined;
+    }
+  }
+
+  /**
+   * A user adds or removes a reaction; bots get `reaction.added` / `reaction.removed` when it
+   * changed anything. @returns whether it changed anything
+   * @throws Error when the message does not exist.
+   */
+  react(input: {
+    messageId: string;
+    emoji: string;
+    user: { id: string; name?: string; bot?: boolean };
+    remove?: boolean;
+  }): boolean {
+    const m = this.state.get(input.messageId);
+    if (!m || m.deleted) throw new Error(`QA message ${input.messageId} does not exist`);
+    const changed = this.extras.react(
+      m.id,
+      m.chat,
+      input.emoji,
+      input.user.id,
+      input.remove === true,
+    );
+    if (changed) {
+      this.#append({
+        seq: this.#idBase + this.#events.length + 1,
+        type: input.remove ? "reaction.removed" : "reaction.added",
+        message: this.toWire(m),
+        reaction: {
+          emoji: input.emoji,
+          user: {
+            id: input.user.id,
+            is_bot: input.user.bot === true,
+            ...(input.user.name ? { name: input.user.name } : {}),
+          },
+          at: Date.now(),
+        },
+      });
+    }
+    return changed;
+  }
+
+  /**
+   * A user clicks a button; bots get `action.clicked` (a fresh click id per click).
+   * @throws Error when the message or the button does not exist.
+   */
+  click(input: {
+    messageId: string;
+    actionId: string;
+    user: { id: string; name?: string };
+  }): QaWireEvent {
+    const m = this.state.get(input.messageId);
+    if (!m || m.deleted) throw new Error(`QA message ${input.messageId} does not exist`);
+    const button = this.extras.buttonsOf(m.id)?.find((b) => b.id === input.actionId);
+    if (!button) throw new Error(`QA message ${m.id} has no button ${input.actionId}`);
+    return this.#append({
+      seq: this.#idBase + this.#events.length + 1,
+      type: "action.clicked",
+      message: this.toWire(m),
+      action: {
+        id: this.extras.clickId(),
+        action_id: input.actionId,
+        ...(button.value !== undefined ? { value: button.value } : {}),
+        user: {
+          id: input.user.id,
+          is_bot: false,
+          ...(input.user.name ? { name: input.user.name } : {}),
+        },
+        at: Date.now(),
+      },
+    });
+  }
+
+  /**
+   * Delivers an event again as a platform retry does (same content, new sequence number,
+   * `redelivery` counting up).
+   * @throws Error when no event has that sequence number.
+   */
+  redeliverEvent(seq: number): QaWireEvent {
+    const first = this.#events.find((e) => e.seq === seq);
+    if (!first) throw new Error(`QA event ${seq} does not exist`);
+    return this.#append({
+      ...first,
+      seq: this.#idBase + this.#events.length + 1,
+      redelivery: (first.redelivery ?? 0) + 1,
+    });
+  }
+
+  /**
    * Delivers a message's `message.created` event again, as a platform retry does (same message
    * id, new sequence number, `redelivery` counting up).
    * @throws Error when the message was never delivered.
@@ -259,6 +368,7 @@ export class QaPlatform implements QaPlatformCore {
       ...(m.metadata !== undefined ? { metadata: m.metadata as Record<string, unknown> } : {}),
       ...(m.editedAt !== undefined ? { edited_at: m.editedAt } : {}),
       ...(m.deleted ? { deleted: true } : {}),
+      ...extrasOf(this.extras, m.id),
     };
   }
 
@@ -272,4 +382,15 @@ export class QaPlatform implements QaPlatformCore {
     for (const listener of this.#eventListeners) listener();
     return event;
   }
+}
+
+function extrasOf(extras: QaExtras, id: string): Partial<QaWireMessage> {
+  const files = extras.filesOf(id);
+  const buttons = extras.buttonsOf(id);
+  const reactions = extras.reactionsOf(id);
+  return {
+    ...(files.length ? { files } : {}),
+    ...(buttons ? { buttons } : {}),
+    ...(reactions ? { reactions } : {}),
+  };
 }

@@ -63,20 +63,31 @@ export function registerBotApi(platform: QaPlatformCore): void {
       if (!platform.chat(chat)) return fail(404, "chat_not_found", `chat ${chat} not found`);
       const input = await body(c, qaPostBodySchema);
       if (input instanceof Response) return input;
-      const bad = checkText(input.text);
+      // A file's caption may be empty.
+      const bad =
+        input.file_id !== undefined && input.text === "" ? undefined : checkText(input.text);
       if (bad) return bad;
+      if (input.file_id !== undefined && !platform.extras.file(input.file_id)) {
+        return fail(404, "file_not_found", `file ${input.file_id} not found`);
+      }
       if (input.thread_id !== undefined && !platform.threadExists(chat, input.thread_id)) {
         return fail(404, "thread_not_found", `thread ${input.thread_id} not found in chat ${chat}`);
       }
-      const { message, duplicate } = state.post({
-        chat,
-        text: input.text,
-        author: { id: bot.id, name: bot.name, bot: true },
-        ...(input.thread_id !== undefined ? { thread: input.thread_id } : {}),
-        ...(input.reply_to_id !== undefined ? { replyTo: input.reply_to_id } : {}),
-        ...(input.client_key !== undefined ? { key: input.client_key } : {}),
-        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-      });
+      const extras = {
+        ...(input.file_id !== undefined ? { fileIds: [input.file_id] } : {}),
+        ...(input.buttons !== undefined ? { buttons: input.buttons } : {}),
+      };
+      const { message, duplicate } = platform.postWithExtras(extras, () =>
+        state.post({
+          chat,
+          text: input.text,
+          author: { id: bot.id, name: bot.name, bot: true },
+          ...(input.thread_id !== undefined ? { thread: input.thread_id } : {}),
+          ...(input.reply_to_id !== undefined ? { replyTo: input.reply_to_id } : {}),
+          ...(input.client_key !== undefined ? { key: input.client_key } : {}),
+          ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+        }),
+      );
       return c.json({ ok: true, message: platform.toWire(message), duplicate });
     }),
   );
@@ -89,7 +100,25 @@ export function registerBotApi(platform: QaPlatformCore): void {
       const chat = c.req.param("chat") ?? "";
       if (!platform.chat(chat)) return fail(404, "chat_not_found", `chat ${chat} not found`);
       const key = c.req.query("client_key");
-      const found = key !== undefined ? state.byKey(key, chat) : state.messages({ chat });
+      if (key !== undefined) {
+        return c.json({
+          ok: true,
+          messages: state.byKey(key, chat).map((m) => platform.toWire(m)),
+        });
+      }
+      // History ([H23]): `thread_id`, `before` (a message id), `limit` (newest `limit`, oldest first).
+      const thread = c.req.query("thread_id");
+      const before = c.req.query("before");
+      const limit = c.req.query("limit");
+      let found = state.messages({ chat });
+      if (thread !== undefined) found = found.filter((m) => m.id === thread || m.thread === thread);
+      if (before !== undefined) found = found.filter((m) => Number(m.id) < Number(before));
+      if (limit !== undefined) {
+        const n = Number(limit);
+        if (!Number.isInteger(n) || n < 1 || n > 100)
+          return fail(400, "bad_request", "limit must be an integer in 1..100");
+        found = found.slice(-n);
+      }
       return c.json({ ok: true, messages: found.map((m) => platform.toWire(m)) });
     }),
   );

@@ -13,7 +13,8 @@ import type {
   VisibleMessage,
   VisibleState,
 } from "@herald/plugin-sdk/testing";
-import type { QaWireEvent, QaWireMessage } from "../../wire.ts";
+import type { QaWireButton, QaWireEvent, QaWireMessage } from "../../wire.ts";
+import type { QaExtras } from "./QaExtras.ts";
 
 /** A bot account on the QA platform. Its token is `<id>:<secret>`. */
 export type QaBot = { id: string; name: string; token: string };
@@ -47,4 +48,18 @@ export interface QaPlatformCore {
   eventsAfter(since: number): QaWireEvent[];
   onEvent(listener: () => void): () => void;
   toWire(m: VisibleMessage): QaWireMessage;
+  /** Files, buttons, reactions, ephemeral messages ([H23]). */
+  readonly extras: QaExtras;
+  postWithExtras<T>(extras: { fileIds?: string[]; buttons?: QaWireButton[] }, post: () => T): T;
+  react(input: {
+    messageId: string;
+    emoji: string;
+    user: { id: string; name?: string; bot?: boolean };
+    remove?: boolean;
+  }): boolean;
+  click(input: {
+    messageId: string;
+    actionId: string;
+    user: { id: string; name?: string };
+  }): QaWireEvent;
 }

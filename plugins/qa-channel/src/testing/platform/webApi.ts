@@ -76,6 +76,18 @@ export function registerWebApi(platform: QaPlatformCore): void {
         );
         wake?.();
       });
+      // Reactions and ephemeral messages ([H23]) are not in the visible state's changes.
+      const offExtras = platform.extras.subscribe((change) => {
+        if (change.type === "reactions") {
+          const m = platform.state.get(change.messageId);
+          if (change.chat !== chat || !m) return;
+          queue.push(JSON.stringify({ type: "reactions", message: platform.toWire(m) }));
+        } else {
+          if (change.ephemeral.chat !== chat) return;
+          queue.push(JSON.stringify({ type: "ephemeral", ephemeral: change.ephemeral }));
+        }
+        wake?.();
+      });
       stream.onAbort(() => {
         open = false;
         wake?.();
@@ -96,6 +108,7 @@ export function registerWebApi(platform: QaPlatformCore): void {
         }
       } finally {
         off();
+        offExtras();
       }
     });
   });
