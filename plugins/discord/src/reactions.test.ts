@@ -27,7 +27,7 @@ describe("reactions (H23)", () => {
       emoji: "👀",
       idempotencyKey: "h23-discord-react",
     });
-    expect(receipt.parts[0]).toMatchObject({ kind: "reaction", platformMessageId: messageId });
+    expect(receipt.parts[0]).toMatchObject({ kind: "reaction", replyToId: messageId });
     expect(discordReactionsOn(b.fake, id)).toEqual({ "👀": [FAKE_BOT.id] });
     const calls = b.fake.server.calls.filter((c) => c.op === "react");
     expect(calls.length).toBe(2);

@@ -16,7 +16,6 @@
  */
 import {
   type InboundReaction,
-  type MessageReceiptPart,
   type MessageSendContext,
   type MessageTarget,
   type NormalizeResult,
@@ -41,14 +40,13 @@ export function ownReactionRoute(channel: string, id: string, emoji: string): `/
 
 /** The adapter's `send.react`: PUT / DELETE of the bot's own reaction (both idempotent). */
 export function createReact(rest: DiscordRest) {
-  return async (ctx: MessageSendContext, request: ReactRequest): Promise<MessageReceiptPart> => {
+  return async (ctx: MessageSendContext, request: ReactRequest): Promise<void> => {
     const { channel, id } = parseMessageRef(request.messageId, channelOf(request.target));
     await rest.call({
       method: request.remove ? "DELETE" : "PUT",
       route: ownReactionRoute(channel, id, request.emoji),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
-    return { platformMessageId: messageRef(channel, id), kind: "reaction", index: 0 };
   };
 }
 

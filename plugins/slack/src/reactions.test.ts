@@ -21,7 +21,7 @@ describe("reactions (H23)", () => {
       emoji: ":eyes:",
       idempotencyKey: "h23-react-1",
     });
-    expect(receipt.parts[0]).toMatchObject({ kind: "reaction", platformMessageId: messageId });
+    expect(receipt.parts[0]).toMatchObject({ kind: "reaction", replyToId: messageId });
     expect(reactionsOn(run.fake, channel, m.ts)).toEqual({ eyes: [FAKE_BOT.userId] });
     const outcomes = run.fake.server.calls.filter((c) => c.op === "react").map((c) => c.outcome);
     expect(outcomes.length).toBeGreaterThanOrEqual(2);

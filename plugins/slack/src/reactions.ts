@@ -16,7 +16,6 @@
 import {
   type InboundReaction,
   ignore,
-  type MessageReceiptPart,
   type MessageSendContext,
   type NormalizeResult,
   parseInbound,
@@ -52,7 +51,7 @@ function platformCode(error: unknown): string | undefined {
  * are success. Other failures throw (classified by `classifyError`).
  */
 export function createReact(client: WebClient) {
-  return async (ctx: MessageSendContext, request: ReactRequest): Promise<MessageReceiptPart> => {
+  return async (ctx: MessageSendContext, request: ReactRequest): Promise<void> => {
     const { channel, ts } = parseMessageRef(request.messageId, channelOf(request.target));
     const name = slackEmojiName(request.emoji);
     const op = request.remove ? "remove" : "add";
@@ -63,7 +62,6 @@ export function createReact(client: WebClient) {
       if (platformCode(error) !== DONE_CODES[op]) throw error;
       ctx.log.debug({ code: DONE_CODES[op] }, "reaction already as asked: done");
     }
-    return { platformMessageId: messageRef(channel, ts), kind: "reaction", index: 0 };
   };
 }
 

@@ -28,7 +28,7 @@ describe("reactions (H23)", () => {
       emoji: "👀",
       idempotencyKey: "h23-telegram-react",
     });
-    expect(receipt.parts[0]).toMatchObject({ kind: "reaction", platformMessageId: messageId });
+    expect(receipt.parts[0]).toMatchObject({ kind: "reaction", replyToId: messageId });
     expect(telegramReactionsOn(b.fake, id)).toEqual({ [FAKE_BOT.id]: ["👀"] });
     expect(b.fake.server.calls.filter((c) => c.op === "react")).toHaveLength(2);
     // The same add as another operation: the same list, still on.

@@ -21,7 +21,6 @@
 import type { ReactionTypeEmoji } from "@grammyjs/types";
 import {
   type InboundReaction,
-  type MessageReceiptPart,
   type MessageSendContext,
   type NormalizeResult,
   parseInbound,
@@ -37,13 +36,12 @@ type ReactionEmoji = ReactionTypeEmoji["emoji"];
 
 /** The adapter's `send.react`: sets the bot's list to `[emoji]` (add) or `[]` (remove). */
 export function createReact(api: Api) {
-  return async (ctx: MessageSendContext, request: ReactRequest): Promise<MessageReceiptPart> => {
+  return async (ctx: MessageSendContext, request: ReactRequest): Promise<void> => {
     const { chat, id } = parseMessageRef(request.messageId, chatIdOf(request.target));
     const reaction = request.remove
       ? []
       : [{ type: "emoji" as const, emoji: request.emoji.trim() as ReactionEmoji }];
     await api.setMessageReaction(chatParam(chat), id, reaction, {}, grammySignal(ctx.signal));
-    return { platformMessageId: messageRef(chat, id), kind: "reaction", index: 0 };
   };
 }
 
