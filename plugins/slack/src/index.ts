@@ -50,6 +50,7 @@ export {
   SLACK_CHANNEL_ID,
   type SlackIdentity,
 } from "./account.ts";
+export { actionBlocks, SLACK_ACTION_LIMITS } from "./actions.ts";
 export { HistoryBudget } from "./budget.ts";
 export { createSlackClient, type SlackClientOptions } from "./client.ts";
 export {
@@ -118,6 +119,8 @@ export function slackCapabilities(config: SlackConfig): MessageCapabilities {
     attachments: { upload: true, remoteUrl: true },
     // reactions.add / reactions.remove; a repeat answers already_reacted / no_reaction (done).
     reactions: { add: true, remove: true, receive: true, repeat: "error_means_done" },
+    // Block Kit buttons (`action_id` = MessageAction.id); clicks as block_actions payloads.
+    actions: { buttons: true, receive: true, maxButtons: 25, maxIdBytes: 255 },
     threads: { reply: true, nativeThread: true, inDirect: true },
     live: {
       edit: true,

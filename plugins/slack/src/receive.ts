@@ -34,6 +34,7 @@ import {
 } from "@herald/plugin-sdk/channel-message";
 import type { SlackIdentity } from "./account.ts";
 import { SLACK_CHANNEL_ID } from "./account.ts";
+import { actionOf } from "./actions.ts";
 import type { SlackConfig } from "./config.ts";
 import {
   eventCallbackSchema,
@@ -275,6 +276,10 @@ export function createReceive(deps: ReceiveDeps): MessageReceiveAdapter {
       }
       // Slack's certificate check of a slash command URL (form fields, no type).
       if (body && typeof body === "object" && "ssl_check" in body) return ignore("ssl_check");
+      // A button click ([H23]): the receiver already answered Slack's 200.
+      if (body && typeof body === "object" && body.type === "block_actions") {
+        return actionOf(raw, ctx.accountId);
+      }
       // Other typed payloads (interactivity, …) are not events; a payload without a type is
       // not something Slack sends and is dead-lettered by the envelope check below.
       if (

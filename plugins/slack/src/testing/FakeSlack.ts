@@ -24,6 +24,7 @@ import {
   type VisibleMessage,
   VisibleState,
 } from "@herald/plugin-sdk/testing";
+import { userClick } from "./fakeActions.ts";
 import { EventSender } from "./fakeEvents.ts";
 import { registerFileMethods } from "./fakeFiles.ts";
 import { registerChatMethods } from "./fakeMethods.ts";
@@ -327,6 +328,25 @@ export class FakeSlack implements FakeSlackCore {
    */
   userReact(input: { channel: string; ts: string; name: string; user?: string; remove?: boolean }) {
     return userReact(this, { ...input, user: input.user ?? ALICE.id }, () => this.nextTs());
+  }
+
+  /**
+   * A person clicks button `actionId` on a message: a signed `block_actions` payload to `bot`'s
+   * Request URL (default {@link FAKE_BOT}).
+   */
+  userClick(input: {
+    channel: string;
+    ts: string;
+    actionId: string;
+    user?: { id: string; name: string };
+    bot?: FakeSlackBot;
+  }) {
+    return userClick(
+      this,
+      input.bot ?? FAKE_BOT,
+      { ...input, user: input.user ?? ALICE },
+      this.nextTs(),
+    );
   }
 
   /** Delivers the `message` (and `app_mention`) events of a stored message again, new event ids. */
