@@ -40,6 +40,7 @@ import { createRender } from "./render.ts";
 import { channelOf, createSend, parseMessageRef } from "./send.ts";
 
 export { checkDiscordCredentials, DISCORD_CHANNEL_ID, type DiscordSelf } from "./account.ts";
+export { componentRows, DISCORD_ACTION_LIMITS, type DiscordComponentRow } from "./actions.ts";
 export {
   createDiscordRest,
   type DiscordCall,
@@ -102,6 +103,8 @@ export function discordCapabilities(config: DiscordConfig): MessageCapabilities 
     attachments: { upload: true, remoteUrl: true },
     // PUT / DELETE …/reactions/{emoji}/@me: 204 whether or not it was already so.
     reactions: { add: true, remove: true, receive: true, repeat: "idempotent" },
+    // Message components (custom_id = MessageAction.id); clicks on the interactions endpoint.
+    actions: { buttons: true, receive: true, maxButtons: 25, maxIdBytes: 100 },
     threads: { reply: true, nativeThread: true, inDirect: false },
     live: {
       edit: true,

@@ -35,6 +35,7 @@ import {
   z,
 } from "@herald/plugin-sdk/channel-message";
 import { DISCORD_CHANNEL_ID } from "./account.ts";
+import { actionOf, MESSAGE_COMPONENT } from "./actions.ts";
 import type { DiscordIdentity, OutboundRegistry } from "./origin.ts";
 import { REACTION_DISPATCHES, reactionOf } from "./reactions.ts";
 import { messageRef } from "./send.ts";
@@ -104,6 +105,7 @@ const interactionSchema = z.looseObject({
   application_id: z.string().optional(),
   member: z.looseObject({ user: userSchema }).optional(),
   user: userSchema.optional(),
+  message: z.looseObject({ id: z.string() }).optional(),
   data: z
     .looseObject({
       name: z.string().optional(),
@@ -286,6 +288,10 @@ export function createReceive(
         const i = parseInbound(interactionSchema, inbound.d, DISCORD_CHANNEL_ID);
         const user = i.member?.user ?? i.user;
         if (!user) return { kind: "ignore", reason: "interaction_without_user" };
+        if (i.type === MESSAGE_COMPONENT) {
+          const action = actionOf(i, user, targetOf(i, inbound), inbound, ctx.receivedAt);
+          return ctx.accountId !== undefined ? { ...action, accountId: ctx.accountId } : action;
+        }
         const text = interactionText(i);
         return {
           // An interaction is not a message: no platform message id to reply to.

@@ -20,6 +20,7 @@ export {
   OTHER_FAKE_BOT,
   SECOND_FAKE_BOT,
 } from "./FakeDiscord.ts";
+export { componentInteraction, validateComponents } from "./fakeActions.ts";
 export {
   edgeRateLimitResponse,
   type FakeRateLimitShape,
