@@ -85,6 +85,8 @@ export function telegramCapabilities(config: TelegramConfig): MessageCapabilitie
     },
     // setMessageReaction sets the bot's whole list (one emoji): a repeat changes nothing.
     reactions: { add: true, remove: true, receive: true, repeat: "replaces_set" },
+    // Inline keyboards (callback_data = MessageAction.id, ≤ 64 bytes); presses as callback queries.
+    actions: { buttons: true, receive: true, maxButtons: 100, maxIdBytes: 64 },
     // Private-chat topics (Bot API 9.x) are not mapped yet: no threads in DMs.
     threads: { reply: true, topic: true, inDirect: false },
     live: {
