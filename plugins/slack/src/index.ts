@@ -31,6 +31,7 @@ import {
 } from "./account.ts";
 import { createSlackClient } from "./client.ts";
 import { type SlackConfig, slackConfigSchema, slackSecrets } from "./config.ts";
+import { createDirect, createSendEphemeral } from "./direct.ts";
 import { IdentityCell } from "./identity.ts";
 import { createLive } from "./live.ts";
 import { slackOrigin } from "./origin.ts";
@@ -121,6 +122,9 @@ export function slackCapabilities(config: SlackConfig): MessageCapabilities {
     reactions: { add: true, remove: true, receive: true, repeat: "error_means_done" },
     // Block Kit buttons (`action_id` = MessageAction.id); clicks as block_actions payloads.
     actions: { buttons: true, receive: true, maxButtons: 25, maxIdBytes: 255 },
+    // conversations.open returns the existing DM; chat.postEphemeral.
+    directMessages: { open: true },
+    ephemeral: true,
     threads: { reply: true, nativeThread: true, inDirect: true },
     live: {
       edit: true,
@@ -245,6 +249,7 @@ export function createSlackAdapter(
     secrets,
   });
   send.react = createReact(client);
+  send.sendEphemeral = createSendEphemeral(client);
   send.reconcileUnknownSend = createReconcile({ client, identity, dispatches, config, secrets });
   return defineChannelMessageAdapter({
     id: SLACK_CHANNEL_ID,
@@ -255,6 +260,7 @@ export function createSlackAdapter(
     live: createLive({ client, config, secrets }),
     receive: createReceive({ identity, config }),
     rateLimitRoute: slackRateLimitRoute,
+    directMessages: createDirect(client),
   });
 }
 

@@ -25,6 +25,7 @@ import {
   VisibleState,
 } from "@herald/plugin-sdk/testing";
 import { userClick } from "./fakeActions.ts";
+import { registerDirectMethods } from "./fakeDirect.ts";
 import { EventSender } from "./fakeEvents.ts";
 import { registerFileMethods } from "./fakeFiles.ts";
 import { registerChatMethods } from "./fakeMethods.ts";
@@ -194,6 +195,7 @@ export class FakeSlack implements FakeSlackCore {
     registerStreamMethods(this);
     registerFileMethods(this);
     registerReactionMethods(this);
+    registerDirectMethods(this, [ALICE]);
   }
 
   /** Starts a fake on 127.0.0.1. */

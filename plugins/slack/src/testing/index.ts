@@ -18,6 +18,7 @@ export {
   OTHER_FAKE_BOT,
   SECOND_FAKE_BOT,
 } from "./FakeSlack.ts";
+export { directChannelOf, ephemeralsOf, type FakeEphemeral } from "./fakeDirect.ts";
 export {
   EventSender,
   type FakeDelivery,
