@@ -30,6 +30,7 @@ import {
   discordConfigSchema,
   discordSecrets,
 } from "./config.ts";
+import { createDirect } from "./direct.ts";
 import { createInteractionsHandler } from "./interactions.ts";
 import { createLive } from "./live.ts";
 import { DiscordIdentity, OutboundRegistry, userIdOfToken } from "./origin.ts";
@@ -105,6 +106,8 @@ export function discordCapabilities(config: DiscordConfig): MessageCapabilities 
     reactions: { add: true, remove: true, receive: true, repeat: "idempotent" },
     // Message components (custom_id = MessageAction.id); clicks on the interactions endpoint.
     actions: { buttons: true, receive: true, maxButtons: 25, maxIdBytes: 100 },
+    // Create DM answers the existing DM channel. No ephemeral messages outside interactions.
+    directMessages: { open: true },
     threads: { reply: true, nativeThread: true, inDirect: false },
     live: {
       edit: true,
@@ -220,6 +223,7 @@ export function createDiscordAdapter(
     live: createLive(rest, config),
     receive: createReceive(identity, registry),
     rateLimitRoute: discordRateLimitRoute,
+    directMessages: createDirect(rest),
   });
 }
 

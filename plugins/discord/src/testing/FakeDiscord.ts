@@ -25,6 +25,7 @@ import {
   type VisibleMessage,
   VisibleState,
 } from "@herald/plugin-sdk/testing";
+import { registerDirectRoutes } from "./fakeDirect.ts";
 import { FakeGateway } from "./fakeGateway.ts";
 import {
   edgeRateLimitResponse,
@@ -161,6 +162,7 @@ export class FakeDiscord implements FakeDiscordCore {
     );
     registerRest(this);
     registerReactionRoutes(this);
+    registerDirectRoutes(this, [ALICE]);
     this.gateway = new FakeGateway(this);
   }
 

@@ -21,6 +21,7 @@ export {
   SECOND_FAKE_BOT,
 } from "./FakeDiscord.ts";
 export { componentInteraction, validateComponents } from "./fakeActions.ts";
+export { directChannelOf } from "./fakeDirect.ts";
 export {
   edgeRateLimitResponse,
   type FakeRateLimitShape,
