@@ -23,6 +23,7 @@ import {
 import { checkTelegramCredentials, getMe } from "./account.ts";
 import { botIdOfToken, createTelegramApi } from "./client.ts";
 import { type TelegramConfig, telegramConfigSchema, telegramSecrets } from "./config.ts";
+import { createDirect } from "./direct.ts";
 import { OutboundLedger } from "./ledger.ts";
 import { createLive } from "./live.ts";
 import { createReact } from "./reactions.ts";
@@ -87,6 +88,8 @@ export function telegramCapabilities(config: TelegramConfig): MessageCapabilitie
     reactions: { add: true, remove: true, receive: true, repeat: "replaces_set" },
     // Inline keyboards (callback_data = MessageAction.id, ≤ 64 bytes); presses as callback queries.
     actions: { buttons: true, receive: true, maxButtons: 100, maxIdBytes: 64 },
+    // The user's id is the chat id, once they started the bot. No ephemeral, no history API.
+    directMessages: { open: true, requiresUserFirst: true },
     // Private-chat topics (Bot API 9.x) are not mapped yet: no threads in DMs.
     threads: { reply: true, topic: true, inDirect: false },
     live: {
@@ -151,6 +154,7 @@ export function createTelegramAdapter(
     send,
     live: createLive(api, config),
     receive: createReceive(identity, ledger),
+    directMessages: createDirect(TELEGRAM_CHANNEL_ID, api),
   });
 }
 

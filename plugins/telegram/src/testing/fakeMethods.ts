@@ -2,7 +2,7 @@
  * The Bot API methods of the fake: `POST /bot<token>/<method>` for getMe, sendMessage,
  * sendPhoto / sendDocument / sendVoice / sendAudio / sendVideo / sendSticker, editMessageText,
  * editMessageCaption, editMessageReplyMarkup, deleteMessage, sendChatAction, getUpdates,
- * setWebhook, deleteWebhook, answerCallbackQuery, setMessageReaction (`fakeReactions.ts`). Answers `{ ok: true, result }` or the Bot
+ * setWebhook, deleteWebhook, answerCallbackQuery, setMessageReaction (`fakeReactions.ts`), getChat (`fakeDirect.ts`). Answers `{ ok: true, result }` or the Bot
  * API's error shape.
  *
  * Source: https://core.telegram.org/bots/api#available-methods
@@ -15,6 +15,7 @@ import {
   type PlatformOp,
   scriptedAnswer,
 } from "@herald/plugin-sdk/testing";
+import { getChat } from "./fakeDirect.ts";
 import { setMessageReaction } from "./fakeReactions.ts";
 import type { FakeBotAccount, FakeChat, FakeStoredMessage, FakeTelegramCore } from "./fakeTypes.ts";
 import {
@@ -306,6 +307,7 @@ const METHODS: Record<string, [PlatformOp, Method]> = {
   editMessageReplyMarkup: ["edit", editMessageReplyMarkup],
   deleteMessage: ["delete", deleteMessage],
   setMessageReaction: ["react", setMessageReaction],
+  getChat: ["read", getChat],
   sendChatAction: ["typing", sendChatAction],
   getUpdates: ["poll", getUpdates],
   deleteWebhook: [
