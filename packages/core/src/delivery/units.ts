@@ -12,6 +12,7 @@ import type {
   ClassifiedFailure,
   MessageSendContext,
 } from "../adapter/types.ts";
+import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch.ts";
 import type { DeliveryFailure } from "../message/failure.ts";
 import { RETRY_POLICY } from "../message/failure.ts";
@@ -132,6 +133,8 @@ export async function deliverUnits(p: DeliverUnitsParams): Promise<UnitsOutcome>
     if (!receipt) delete (ctx as { previousReceipt?: unknown }).previousReceipt;
     const waitMs = await p.reserve(unit, i);
     if (waitMs > 0) return { status: "deferred", receipt, waitMs };
+    // Every unit boundary is a crash point: the parts before it saved, its call not yet made.
+    failpoint("send.before_unit_call");
     let part: MessageReceiptPart;
     try {
       part = await callUnit(adapter, ctx, unit, operation).finally(p.answered);

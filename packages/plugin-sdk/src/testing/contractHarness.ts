@@ -156,6 +156,35 @@ export type ContractSecondAccount<TConnection extends JsonValue = JsonValue> = {
  *
  * @typeParam TConnection - what the adapter needs to reach it (JSON).
  */
+/**
+ * [H23] What the fake platform shows of the features beyond text, for the contract suite's
+ * `features` area (each test is also gated by the adapter's capabilities). Absent members: the
+ * tests that need them are skipped with the reason.
+ */
+export type ContractFeatures = {
+  /** The emoji the bot's own reactions show on a message. */
+  botReactions?(target: MessageTarget, platformMessageId: string): Promise<string[]> | string[];
+  /** The files a visible message carries (name and size in bytes), in order. */
+  filesOf?(message: VisibleMessage): Array<{ name: string; sizeBytes: number }>;
+  /** How many file uploads the platform accepted so far (orphans included). */
+  uploads?(): number;
+  /**
+   * A user clicks button `actionId` on a bot message: returns the raw event the channel's
+   * receiver would hand `runtime.receive` (redeliver it by passing it twice).
+   */
+  click?(
+    target: MessageTarget,
+    platformMessageId: string,
+    actionId: string,
+  ): Promise<unknown> | unknown;
+  /** The texts of the ephemeral messages `userId` sees in `target`. */
+  ephemeralFor?(target: MessageTarget, userId: string): Promise<string[]> | string[];
+  /** A user id the bot may open a DM with. */
+  dmUserId?: string;
+  /** A person posts `text` in `target` (for history). @returns its platform id */
+  post?(target: MessageTarget, text: string): Promise<string> | string;
+};
+
 export type ContractPlatform<TConnection extends JsonValue = JsonValue> = {
   /**
    * What {@link ContractHarness.createAdapter} needs to reach this platform: base URL, tokens,
@@ -223,6 +252,8 @@ export type ContractPlatform<TConnection extends JsonValue = JsonValue> = {
    */
   readonly secondAccount?: ContractSecondAccount<TConnection>;
   /** Stops the platform. */
+  /** [H23] Reactions, files, clicks, ephemeral messages as the platform shows them. */
+  readonly features?: ContractFeatures;
   close(): Promise<void>;
 };
 

@@ -128,6 +128,27 @@ export function qaContractPlatform(
           },
         }
       : {}),
+    features: {
+      botReactions: (_target, id) =>
+        Object.entries(platform.extras.reactionsOf(id) ?? {})
+          .filter(([, users]) => users.includes(bot.id))
+          .map(([emoji]) => emoji),
+      filesOf: (message) =>
+        platform.extras.filesOf(message.id).map((f) => ({ name: f.name, sizeBytes: f.size })),
+      uploads: () => platform.extras.uploads,
+      click: (_target, id, actionId) =>
+        platform.click({ messageId: id, actionId, user: { id: "alice", name: "Alice" } }),
+      ephemeralFor: (target, userId) =>
+        platform.extras.ephemerals(target.id, userId).map((e) => e.text),
+      dmUserId: "alice",
+      post: (target, text) =>
+        platform.post({
+          chat: target.id,
+          text,
+          author: AUTHORS.user,
+          ...(target.threadId ? { thread: target.threadId } : {}),
+        }).id,
+    },
     close: () => platform.close(),
   };
 }

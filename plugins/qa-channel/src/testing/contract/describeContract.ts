@@ -10,6 +10,8 @@ import { boundsTests } from "./boundsTests.ts";
 import { classifyTests } from "./classifyTests.ts";
 import { crashTests } from "./crashTests.ts";
 import { deliveryTests } from "./deliveryTests.ts";
+import { featureCrashTests } from "./featureCrashTests.ts";
+import { featureTests } from "./featureTests.ts";
 import { inboundTests } from "./inboundTests.ts";
 import { liveTests } from "./liveTests.ts";
 import { pluginLoadTests } from "./pluginLoadTests.ts";
@@ -81,6 +83,8 @@ export function describeChannelContract<TConnection extends JsonValue>(
         liveTests(suite);
         classifyTests(suite);
         pluginLoadTests(suite);
+        featureTests(suite);
+        featureCrashTests(suite);
       },
       timeoutMs,
     );

@@ -42,7 +42,9 @@ export type ContractArea =
   | "render"
   | "accounts"
   | "secrets"
-  | "classify";
+  | "classify"
+  /** [H23] reactions, DMs, files, buttons, ephemeral, history (capability-gated). */
+  | "features";
 
 /** Every {@link ContractArea}. */
 export const CONTRACT_AREAS: readonly ContractArea[] = [
@@ -63,6 +65,7 @@ export const CONTRACT_AREAS: readonly ContractArea[] = [
   "accounts",
   "secrets",
   "classify",
+  "features",
 ];
 
 /** Options of `describeChannelContract`. */

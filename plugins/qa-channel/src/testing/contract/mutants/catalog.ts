@@ -7,6 +7,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
+import { FEATURE_MUTANTS } from "./features.ts";
 import type { Mutant } from "./types.ts";
 import {
   answered,
@@ -479,4 +480,5 @@ export const CHANNEL_MUTANTS: readonly Mutant[] = [
   ...SEND_MUTANTS,
   ...RECEIVE_MUTANTS,
   ...LIVE_MUTANTS,
+  ...FEATURE_MUTANTS,
 ];

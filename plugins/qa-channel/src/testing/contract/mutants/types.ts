@@ -28,7 +28,14 @@ export type MutantKind =
   | "typing"
   | "rate-limit-scope"
   | "reconcile"
-  | "echo";
+  | "echo"
+  /** [H23] features beyond text. */
+  | "reactions"
+  | "direct-messages"
+  | "files"
+  | "actions"
+  | "ephemeral"
+  | "history";
 
 /** One mutant of the catalog. */
 export type Mutant = {
