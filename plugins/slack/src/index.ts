@@ -30,8 +30,14 @@ import {
   type SlackIdentity,
 } from "./account.ts";
 import { createSlackClient } from "./client.ts";
-import { type SlackConfig, slackConfigSchema, slackSecrets } from "./config.ts";
+import {
+  SLACK_HISTORY_PAGE_LIMIT,
+  type SlackConfig,
+  slackConfigSchema,
+  slackSecrets,
+} from "./config.ts";
 import { createDirect, createSendEphemeral } from "./direct.ts";
+import { createHistory } from "./history.ts";
 import { IdentityCell } from "./identity.ts";
 import { createLive } from "./live.ts";
 import { slackOrigin } from "./origin.ts";
@@ -125,6 +131,8 @@ export function slackCapabilities(config: SlackConfig): MessageCapabilities {
     // conversations.open returns the existing DM; chat.postEphemeral.
     directMessages: { open: true },
     ephemeral: true,
+    // conversations.history / conversations.replies, 15 per call (non-Marketplace apps).
+    history: { conversation: true, thread: true, maxLimit: SLACK_HISTORY_PAGE_LIMIT },
     threads: { reply: true, nativeThread: true, inDirect: true },
     live: {
       edit: true,
@@ -261,6 +269,7 @@ export function createSlackAdapter(
     receive: createReceive({ identity, config }),
     rateLimitRoute: slackRateLimitRoute,
     directMessages: createDirect(client),
+    history: createHistory(client, identity),
   });
 }
 

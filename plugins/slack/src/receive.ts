@@ -100,8 +100,8 @@ function targetOf(
   return { kind: direct ? "direct" : "group", id: channel };
 }
 
-/** The herald message of a Slack message object in `channel` of `team`. */
-function messageOf(
+/** The herald message of a Slack message object in `channel` of `team` (history reads it too). */
+export function messageOf(
   team: string,
   channel: string,
   channelType: string | undefined,
