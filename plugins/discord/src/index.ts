@@ -31,6 +31,7 @@ import {
   discordSecrets,
 } from "./config.ts";
 import { createDirect } from "./direct.ts";
+import { createHistory, DISCORD_HISTORY_LIMIT } from "./history.ts";
 import { createInteractionsHandler } from "./interactions.ts";
 import { createLive } from "./live.ts";
 import { DiscordIdentity, OutboundRegistry, userIdOfToken } from "./origin.ts";
@@ -108,6 +109,8 @@ export function discordCapabilities(config: DiscordConfig): MessageCapabilities 
     actions: { buttons: true, receive: true, maxButtons: 25, maxIdBytes: 100 },
     // Create DM answers the existing DM channel. No ephemeral messages outside interactions.
     directMessages: { open: true },
+    // Get Channel Messages (100 per call; a thread is its own channel).
+    history: { conversation: true, thread: true, maxLimit: DISCORD_HISTORY_LIMIT },
     threads: { reply: true, nativeThread: true, inDirect: false },
     live: {
       edit: true,
@@ -215,15 +218,17 @@ export function createDiscordAdapter(
     apiBase: config.apiBase,
     timeoutMs: config.requestTimeoutMs,
   });
+  const receive = createReceive(identity, registry);
   return defineChannelMessageAdapter({
     id: DISCORD_CHANNEL_ID,
     capabilities: discordCapabilities(config),
     render: createRender(config),
     send: { ...createSend({ rest, registry, config, token }), react: createReact(rest) },
     live: createLive(rest, config),
-    receive: createReceive(identity, registry),
+    receive,
     rateLimitRoute: discordRateLimitRoute,
     directMessages: createDirect(rest),
+    history: createHistory(rest, receive, identity),
   });
 }
 

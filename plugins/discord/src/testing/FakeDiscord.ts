@@ -27,6 +27,7 @@ import {
 } from "@herald/plugin-sdk/testing";
 import { registerDirectRoutes } from "./fakeDirect.ts";
 import { FakeGateway } from "./fakeGateway.ts";
+import { registerHistoryRoutes } from "./fakeHistory.ts";
 import {
   edgeRateLimitResponse,
   type FakeRateLimitShape,
@@ -163,6 +164,7 @@ export class FakeDiscord implements FakeDiscordCore {
     registerRest(this);
     registerReactionRoutes(this);
     registerDirectRoutes(this, [ALICE]);
+    registerHistoryRoutes(this);
     this.gateway = new FakeGateway(this);
   }
 
