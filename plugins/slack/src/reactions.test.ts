@@ -1,6 +1,6 @@
 import type { InboundReaction } from "@herald/plugin-sdk/channel-message";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { slackEmojiName } from "./reactions.ts";
+import { emojiOfSlackName, slackEmojiName } from "./reactions.ts";
 import { ALICE, FAKE_BOT, reactionsOn } from "./testing/index.ts";
 import { openSlackRun } from "./testkit.ts";
 
@@ -18,7 +18,7 @@ describe("reactions (H23)", () => {
       accountId: "main",
       target,
       messageId,
-      emoji: ":eyes:",
+      emoji: "👀",
       idempotencyKey: "h23-react-1",
     });
     expect(receipt.parts[0]).toMatchObject({ kind: "reaction", replyToId: messageId });
@@ -95,15 +95,19 @@ describe("reactions (H23)", () => {
       target: { kind: "group", id: channel },
       sender: { id: ALICE.id },
       messageId: `${channel}:${m.ts}`,
-      emoji: "tada",
+      emoji: "🎉",
       removed: false,
     });
-    expect(seen[1]).toMatchObject({ emoji: "tada", removed: true });
+    expect(seen[1]).toMatchObject({ emoji: "🎉", removed: true });
     expect(run.outcomes.filter((o) => o.status === "duplicate")).toHaveLength(1);
   });
 
-  it("emoji names: colons are dropped", () => {
+  it("emoji names: colons are dropped, Unicode is sent by its name, standard names come back as Unicode", () => {
     expect(slackEmojiName(":eyes:")).toBe("eyes");
     expect(slackEmojiName("thumbsup")).toBe("thumbsup");
+    expect(slackEmojiName("👀")).toBe("eyes");
+    expect(slackEmojiName("✅")).toBe("white_check_mark");
+    expect(emojiOfSlackName("tada")).toBe("🎉");
+    expect(emojiOfSlackName("party-parrot")).toBe("party-parrot");
   });
 });

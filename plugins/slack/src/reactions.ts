@@ -5,7 +5,10 @@
  * never toggles a reaction off (capability `repeat: "error_means_done"`). Inbound
  * `reaction_added` / `reaction_removed` events become `InboundReaction`s.
  *
- * Slack names emoji (`eyes`, `white_check_mark`); `:eyes:` is accepted and the colons dropped.
+ * Slack names emoji (`eyes`, `white_check_mark`): a Unicode emoji (`👀`) is sent by its name
+ * (looked up with `node-emoji`), `:eyes:` with the colons dropped; inbound reactions carry the
+ * Unicode emoji when the name is a standard one (`eyes` → `👀`), else Slack's name (custom
+ * emoji, skin tones).
  *
  * Sources: https://docs.slack.dev/reference/methods/reactions.add,
  * https://docs.slack.dev/reference/methods/reactions.remove,
@@ -23,6 +26,7 @@ import {
   z,
 } from "@herald/plugin-sdk/channel-message";
 import type { WebClient } from "@slack/web-api";
+import * as nodeEmoji from "node-emoji";
 import { SLACK_CHANNEL_ID } from "./account.ts";
 import { channelOf, messageRef, parseMessageRef } from "./target.ts";
 
@@ -32,12 +36,19 @@ const DONE_CODES: Readonly<Record<"add" | "remove", string>> = {
   remove: "no_reaction",
 };
 
-/** Slack's emoji name of `emoji` (`:eyes:` → `eyes`). */
+/** Slack's emoji name of `emoji`: `:eyes:` → `eyes`, `👀` → `eyes`, `eyes` → `eyes`. */
 export function slackEmojiName(emoji: string): string {
   const trimmed = emoji.trim();
-  return trimmed.startsWith(":") && trimmed.endsWith(":") && trimmed.length > 2
-    ? trimmed.slice(1, -1)
-    : trimmed;
+  if (trimmed.startsWith(":") && trimmed.endsWith(":") && trimmed.length > 2) {
+    return trimmed.slice(1, -1);
+  }
+  if (/^[\w+'-]+$/.test(trimmed)) return trimmed;
+  return nodeEmoji.which(trimmed) ?? trimmed;
+}
+
+/** The Unicode emoji of a Slack emoji name when it is a standard one, else the name. */
+export function emojiOfSlackName(name: string): string {
+  return nodeEmoji.has(name) ? (nodeEmoji.get(name) ?? name) : name;
 }
 
 /** The Web API error code of an `@slack/web-api` platform error, if it is one. */
@@ -115,7 +126,7 @@ export function reactionOf(
     target: { kind: channel.startsWith("D") ? "direct" : "group", id: channel },
     sender: { id: e.user },
     messageId: messageRef(channel, e.item.ts),
-    emoji: e.reaction,
+    emoji: emojiOfSlackName(e.reaction),
     removed,
     timestamp: Math.round(Number(e.event_ts) * 1_000),
     raw,
