@@ -23,16 +23,15 @@ export function buttonsOf(blocks: unknown[] | undefined): Button[] {
 }
 
 /**
- * A person clicks button `actionId` on message `channel` + `ts`: the signed `block_actions`
- * payload goes to `bot`'s webhook.
- * @returns the webhook's answer and the payload (for redelivery tests).
+ * The `block_actions` payload of a click on button `actionId` of message `channel` + `ts`.
+ * @throws Error when the message or the button is not there.
  */
-export async function userClick(
-  fake: FakeSlackCore & { events: EventSender },
+export function clickPayload(
+  fake: FakeSlackCore,
   bot: FakeSlackBot,
   input: { channel: string; ts: string; actionId: string; user: { id: string; name: string } },
   actionTs: string,
-): Promise<{ response: Response | undefined; payload: Record<string, unknown> }> {
+): Record<string, unknown> {
   const message = fake.message(input.channel, input.ts);
   if (!message) throw new Error(`fake click: no message ${input.channel}:${input.ts}`);
   const button = buttonsOf(message.blocks).find((b) => b.action_id === input.actionId);
@@ -64,6 +63,21 @@ export async function userClick(
       },
     ],
   };
+  return payload;
+}
+
+/**
+ * A person clicks button `actionId` on message `channel` + `ts`: the signed `block_actions`
+ * payload goes to `bot`'s webhook.
+ * @returns the webhook's answer and the payload (for redelivery tests).
+ */
+export async function userClick(
+  fake: FakeSlackCore & { events: EventSender },
+  bot: FakeSlackBot,
+  input: { channel: string; ts: string; actionId: string; user: { id: string; name: string } },
+  actionTs: string,
+): Promise<{ response: Response | undefined; payload: Record<string, unknown> }> {
+  const payload = clickPayload(fake, bot, input, actionTs);
   const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const response = await fake.events.post(bot, body, {
     contentType: "application/x-www-form-urlencoded",
