@@ -30,11 +30,13 @@ import {
   type SupervisionOptions,
 } from "./accounts/AccountSupervisor.ts";
 import { type BotTurn, type BotTurnOptions, createBotTurn } from "./bot/BotTurn.ts";
+import { type FailureNoticeOptions, withFailureNotice } from "./bot/failureNotice.ts";
 import {
   type BotActionHandler,
   type BotReactionHandler,
   botAction,
   botReaction,
+  interactionRoot,
   type ReplyContent,
   sendDirect,
 } from "./bot/features.ts";
@@ -99,6 +101,14 @@ export type GatewayOptions = {
    * first reply or the end of the turn (`turn.typing()` shows it on demand). @defaultValue false
    */
   typing?: BotTurnOptions["typing"];
+  /**
+   * The gateway-failure notice posted where a message came from when its turn fails (the
+   * handler throws, or runs longer than `timeoutMs`): tagged with herald's `gateway_failure`
+   * origin so no herald bot sharing the store takes it as a prompt (CASES C56). Applies to every
+   * channel account; an account's own `failureNotice` (from the config) wins, and `false` there
+   * turns it off. @defaultValue none (off)
+   */
+  failureNotice?: FailureNoticeOptions;
   /**
    * The threaded activity log for channels with thread replies and edits; `false` turns it off.
    * @defaultValue `{}` (on, default options)
@@ -224,6 +234,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   const actionHandlers = new Set<BotActionHandler>();
   const reactionHandlers = new Set<BotReactionHandler>();
   const metrics = new GatewayMetrics(options.store, logger);
+  /** The failure notice of one channel account: its own setting, else the gateway's. */
+  const failureNoticeOf = (channel: string, accountId: string | undefined) => {
+    const own = options.channels.find(
+      (c) => c.plugin.id === channel && c.account === (accountId ?? c.account),
+    )?.failureNotice;
+    if (own === false) return undefined;
+    return own ?? options.failureNotice;
+  };
   const runtime: MessageRuntime = createMessageRuntime({
     store: options.store,
     // One adapter per (channel, account): two bots of one platform never share a client. An
@@ -252,15 +270,22 @@ export function createGateway(options: GatewayOptions): Gateway {
       handler: async (ctx) => {
         const bot = handler;
         if (!bot) throw new Error("no bot handler registered: call gateway.onMessage(handler)");
-        await runtime.turn({ input: ctx.input, signal: ctx.signal }, (turn) =>
-          bot(
-            createBotTurn(
-              runtime,
-              ctx,
-              turn,
-              options.typing === undefined ? {} : { typing: options.typing },
+        await withFailureNotice(
+          runtime,
+          ctx.input,
+          failureNoticeOf(ctx.input.channel, ctx.input.accountId),
+          logger,
+          () =>
+            runtime.turn({ input: ctx.input, signal: ctx.signal }, (turn) =>
+              bot(
+                createBotTurn(
+                  runtime,
+                  ctx,
+                  turn,
+                  options.typing === undefined ? {} : { typing: options.typing },
+                ),
+              ),
             ),
-          ),
         );
       },
       eventHandler: async (event) => {
@@ -269,13 +294,20 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   });
   // Clicks and reactions: deduped by the receive runtime, each handler once per event.
+  // Each runs in a turn of its own, like a message's handler (ledger, turn id on its sends).
   runtime.onAction(async (action) => {
+    if (actionHandlers.size === 0) return;
     const view = botAction(runtime, action);
-    for (const fn of actionHandlers) await fn(view);
+    await runtime.turn(interactionRoot(action), async () => {
+      for (const fn of actionHandlers) await fn(view);
+    });
   });
   runtime.onReaction(async (reaction) => {
+    if (reactionHandlers.size === 0) return;
     const view = botReaction(reaction);
-    for (const fn of reactionHandlers) await fn(view);
+    await runtime.turn(interactionRoot(reaction), async () => {
+      for (const fn of reactionHandlers) await fn(view);
+    });
   });
   const activityLog =
     options.activityLog === false
@@ -296,6 +328,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     if (i.failure && i.status !== "sent")
       metrics.failures.inc({ channel: i.channel, kind: i.failure.kind });
+    if (i.status === "expired")
+      metrics.expired.inc({ channel: i.channel, account: i.accountId ?? "" });
   });
   const countOutcome = (channel: string, outcome: ReceiveOutcome) => {
     metrics.inbound.inc({ channel, outcome: outcome.status });

@@ -8,6 +8,11 @@
 export type { AccountHealth, SupervisionOptions } from "./accounts/AccountSupervisor.ts";
 export type { BotTurn, BotTurnOptions, ReplyOptions } from "./bot/BotTurn.ts";
 export {
+  type FailureNoticeOptions,
+  failureNoticeKey,
+  postFailureNotice,
+} from "./bot/failureNotice.ts";
+export {
   type BotAction,
   type BotActionHandler,
   type BotReaction,

@@ -26,6 +26,7 @@ import type {
   NewLedgerEvent,
   NewSendIntent,
   ReceiptRecord,
+  RecoveryQuery,
   SharedLimitStore,
   SharedTake,
   WatermarkKey,
@@ -323,6 +324,10 @@ export class PostgresStateStore implements MessageStateStore {
     return this.#do("listIntents", (ctx) => queries.listIntents(ctx, query));
   }
 
+  listRecoveryCandidates(query: RecoveryQuery): Promise<DurableSendIntent[]> {
+    return this.#do("listRecoveryCandidates", (ctx) => queries.listRecoveryCandidates(ctx, query));
+  }
+
   countIntents(filter: { channel?: string } = {}): Promise<Record<IntentStatus, number>> {
     return this.#do("countIntents", (ctx) => queries.countIntents(ctx, filter));
   }
@@ -337,6 +342,7 @@ export class PostgresStateStore implements MessageStateStore {
     channel: string;
     accountId?: string;
     platformMessageId: string;
+    anyAccount?: boolean;
   }): Promise<(ReceiptRecord & { receipt?: MessageReceipt }) | undefined> {
     return this.#do("lookupReceipt", (ctx) => queries.lookupReceipt(ctx, key));
   }

@@ -12,6 +12,7 @@ import {
   type IntentStatusRow,
   type MessageReceipt,
   type ReceiptRecord,
+  type RecoveryQuery,
 } from "@herald/core";
 import { compact, int, intentFromRow, type Row } from "../rows.ts";
 import type { Ctx } from "./context.ts";
@@ -88,6 +89,28 @@ export async function listIntents(ctx: Ctx, query: IntentQuery): Promise<Durable
   return rows.map(intentFromRow);
 }
 
+/**
+ * One page of recovery candidates ([H25], `RecoveryQuery`): the leased unsent intents through
+ * the partial `intents_leased` index, the skewed ones through `intents_due` from the bound, each
+ * by a function of migration 11 planned to walk its index; neither walks the backlog.
+ */
+export async function listRecoveryCandidates(
+  ctx: Ctx,
+  query: RecoveryQuery,
+): Promise<DurableSendIntent[]> {
+  const { rows } =
+    query.kind === "leased"
+      ? await ctx.db.query<Row>(`SELECT * FROM ${ctx.t.recoveryLeasedFn}($1, $2)`, [
+          query.afterSeq ?? 0,
+          query.limit,
+        ])
+      : await ctx.db.query<Row>(`SELECT * FROM ${ctx.t.recoverySkewedFn}($1, $2)`, [
+          query.dueAfter,
+          query.limit,
+        ]);
+  return rows.map(intentFromRow);
+}
+
 /** Counts intents per status, every status present (zero when none). */
 export async function countIntents(
   ctx: Ctx,
@@ -109,14 +132,31 @@ export async function countIntents(
 /** Finds the intent that produced a platform message id. */
 export async function lookupReceipt(
   ctx: Ctx,
-  key: { channel: string; accountId?: string; platformMessageId: string },
+  key: { channel: string; accountId?: string; platformMessageId: string; anyAccount?: boolean },
 ): Promise<(ReceiptRecord & { receipt?: MessageReceipt }) | undefined> {
-  const { rows } = await ctx.db.query<Row>(
-    `SELECT r.*, i.message, i.turn_id, i.receipt, i.partial_receipt
+  const { rows } = key.anyAccount
+    ? // Every account of the channel, one primary-key probe each (a loose index scan over
+      // the distinct account ids: O(accounts · log n)).
+      await ctx.db.query<Row>(
+        `WITH RECURSIVE accounts(a) AS (
+           SELECT MIN(account_id) FROM ${ctx.t.receipts} WHERE channel = $1
+           UNION ALL
+           SELECT (SELECT MIN(account_id) FROM ${ctx.t.receipts}
+                   WHERE channel = $1 AND account_id > accounts.a)
+           FROM accounts WHERE accounts.a IS NOT NULL)
+         SELECT r.*, i.message, i.turn_id, i.receipt, i.partial_receipt
+         FROM accounts JOIN ${ctx.t.receipts} AS r
+           ON r.channel = $1 AND r.account_id = accounts.a AND r.platform_message_id = $2
+         JOIN ${ctx.t.intents} AS i ON i.id = r.intent_id
+         ORDER BY r.account_id LIMIT 1`,
+        [key.channel, key.platformMessageId],
+      )
+    : await ctx.db.query<Row>(
+        `SELECT r.*, i.message, i.turn_id, i.receipt, i.partial_receipt
      FROM ${ctx.t.receipts} AS r JOIN ${ctx.t.intents} AS i ON i.id = r.intent_id
      WHERE r.channel = $1 AND r.account_id = $2 AND r.platform_message_id = $3`,
-    [key.channel, key.accountId ?? "", key.platformMessageId],
-  );
+        [key.channel, key.accountId ?? "", key.platformMessageId],
+      );
   const row = rows[0];
   if (!row) return undefined;
   const message = row.message as ChannelMessage | null;

@@ -32,6 +32,7 @@ import type {
   NewLedgerEvent,
   NewSendIntent,
   ReceiptRecord,
+  RecoveryQuery,
   WatermarkKey,
 } from "../types.ts";
 import { GroupCommit, isBusy } from "./GroupCommit.ts";
@@ -266,6 +267,10 @@ export class SqliteStateStore implements MessageStateStore {
     return this.#run("listIntents", () => this.#intents.listIntents(query));
   }
 
+  listRecoveryCandidates(query: RecoveryQuery): Promise<DurableSendIntent[]> {
+    return this.#run("listRecoveryCandidates", () => this.#intents.listRecoveryCandidates(query));
+  }
+
   countIntents(filter: { channel?: string } = {}): Promise<Record<IntentStatus, number>> {
     return this.#run("countIntents", () => this.#intents.countIntents(filter));
   }
@@ -278,6 +283,7 @@ export class SqliteStateStore implements MessageStateStore {
     channel: string;
     accountId?: string;
     platformMessageId: string;
+    anyAccount?: boolean;
   }): Promise<(ReceiptRecord & { receipt?: MessageReceipt }) | undefined> {
     return this.#run("lookupReceipt", () => this.#intents.lookupReceipt(key));
   }
