@@ -183,6 +183,16 @@ export const ALLOW_LIST: readonly AllowEntry[] = [
       "Discovery documents describe no error answers; Google's are AIP-193 " +
       "`{ error: { code, message, status, details } }` (google.rpc.Status), rendered by the fake's wire.",
   },
+  // Telegram (grammY's types: Bot API methods only)
+  {
+    platform: "telegram",
+    operation: /^GET \/file\/bot[^/]+\//,
+    side: "request",
+    message: /not a Bot API method/,
+    reason:
+      "File downloads (`GET /file/bot<token>/<file_path>`, the Bot API's getFile section) are " +
+      "a URL, not a method, so the method schema has no entry for them ([H23] inbound files).",
+  },
 ];
 
 /** Whether `v` is an allowed, known gap. */

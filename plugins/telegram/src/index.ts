@@ -24,6 +24,7 @@ import { checkTelegramCredentials, getMe } from "./account.ts";
 import { botIdOfToken, createTelegramApi } from "./client.ts";
 import { type TelegramConfig, telegramConfigSchema, telegramSecrets } from "./config.ts";
 import { createDirect } from "./direct.ts";
+import { createFetchAttachment } from "./files.ts";
 import { OutboundLedger } from "./ledger.ts";
 import { createLive } from "./live.ts";
 import { createReact } from "./reactions.ts";
@@ -83,6 +84,8 @@ export function telegramCapabilities(config: TelegramConfig): MessageCapabilitie
       remoteUrl: true,
       voice: true,
       maxCaptionLength: config.maxCaptionLength,
+      // getFile + download, streamed under the caller's cap (Bot API: 20 MB at most).
+      receive: true,
     },
     // setMessageReaction sets the bot's whole list (one emoji): a repeat changes nothing.
     reactions: { add: true, remove: true, receive: true, repeat: "replaces_set" },
@@ -153,7 +156,14 @@ export function createTelegramAdapter(
     render: createRender(config),
     send,
     live: createLive(api, config),
-    receive: createReceive(identity, ledger),
+    receive: {
+      ...createReceive(identity, ledger),
+      fetchAttachment: createFetchAttachment(
+        TELEGRAM_CHANNEL_ID,
+        api,
+        (path) => `${config.apiRoot}/file/bot${token}/${path}`,
+      ),
+    },
     directMessages: createDirect(TELEGRAM_CHANNEL_ID, api),
   });
 }

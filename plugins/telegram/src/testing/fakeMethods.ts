@@ -2,7 +2,7 @@
  * The Bot API methods of the fake: `POST /bot<token>/<method>` for getMe, sendMessage,
  * sendPhoto / sendDocument / sendVoice / sendAudio / sendVideo / sendSticker, editMessageText,
  * editMessageCaption, editMessageReplyMarkup, deleteMessage, sendChatAction, getUpdates,
- * setWebhook, deleteWebhook, answerCallbackQuery, setMessageReaction (`fakeReactions.ts`), getChat (`fakeDirect.ts`). Answers `{ ok: true, result }` or the Bot
+ * setWebhook, deleteWebhook, answerCallbackQuery, setMessageReaction (`fakeReactions.ts`), getChat (`fakeDirect.ts`), getFile and file downloads (`fakeFiles.ts`). Answers `{ ok: true, result }` or the Bot
  * API's error shape.
  *
  * Source: https://core.telegram.org/bots/api#available-methods
@@ -16,6 +16,7 @@ import {
   scriptedAnswer,
 } from "@herald/plugin-sdk/testing";
 import { getChat } from "./fakeDirect.ts";
+import { getFile, registerFileDownload } from "./fakeFiles.ts";
 import { setMessageReaction } from "./fakeReactions.ts";
 import type { FakeBotAccount, FakeChat, FakeStoredMessage, FakeTelegramCore } from "./fakeTypes.ts";
 import {
@@ -308,6 +309,7 @@ const METHODS: Record<string, [PlatformOp, Method]> = {
   deleteMessage: ["delete", deleteMessage],
   setMessageReaction: ["react", setMessageReaction],
   getChat: ["read", getChat],
+  getFile: ["read", getFile],
   sendChatAction: ["typing", sendChatAction],
   getUpdates: ["poll", getUpdates],
   deleteWebhook: [
@@ -369,6 +371,7 @@ export function registerBotApi(fake: FakeTelegramCore): void {
       }
     });
   }
+  registerFileDownload(fake);
   fake.server.app.all("*", (c) =>
     c.json({ ok: false, error_code: 404, description: "Not Found" }, 404),
   );
