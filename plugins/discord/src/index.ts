@@ -31,6 +31,7 @@ import {
   discordSecrets,
 } from "./config.ts";
 import { createDirect } from "./direct.ts";
+import { createFetchAttachment } from "./files.ts";
 import { createHistory, DISCORD_HISTORY_LIMIT } from "./history.ts";
 import { createInteractionsHandler } from "./interactions.ts";
 import { createLive } from "./live.ts";
@@ -102,7 +103,8 @@ export function discordCapabilities(config: DiscordConfig): MessageCapabilities 
   const limits = config.rateLimits;
   return {
     text: { maxLength: config.maxTextLength, chunking: true },
-    attachments: { upload: true, remoteUrl: true },
+    // Inbound attachments: streamed from their CDN url under the caller's cap.
+    attachments: { upload: true, remoteUrl: true, receive: true },
     // PUT / DELETE …/reactions/{emoji}/@me: 204 whether or not it was already so.
     reactions: { add: true, remove: true, receive: true, repeat: "idempotent" },
     // Message components (custom_id = MessageAction.id); clicks on the interactions endpoint.
@@ -218,7 +220,10 @@ export function createDiscordAdapter(
     apiBase: config.apiBase,
     timeoutMs: config.requestTimeoutMs,
   });
-  const receive = createReceive(identity, registry);
+  const receive = {
+    ...createReceive(identity, registry),
+    fetchAttachment: createFetchAttachment(DISCORD_CHANNEL_ID),
+  };
   return defineChannelMessageAdapter({
     id: DISCORD_CHANNEL_ID,
     capabilities: discordCapabilities(config),

@@ -192,6 +192,11 @@ export class FakeDiscord implements FakeDiscordCore {
     return `${this.server.url}/api`;
   }
 
+  /** The fake's own origin (`http://127.0.0.1:<port>`), e.g. for its attachment CDN. */
+  get serverUrl(): string {
+    return this.server.url;
+  }
+
   /** Fault injection (ops: send, edit, delete, typing, read, thread). */
   get faults() {
     return this.server.faults;

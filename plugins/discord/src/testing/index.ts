@@ -22,6 +22,7 @@ export {
 } from "./FakeDiscord.ts";
 export { componentInteraction, validateComponents } from "./fakeActions.ts";
 export { directChannelOf } from "./fakeDirect.ts";
+export { postWithFile } from "./fakeFiles.ts";
 export {
   edgeRateLimitResponse,
   type FakeRateLimitShape,
