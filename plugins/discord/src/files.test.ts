@@ -32,7 +32,8 @@ describe("inbound files (H23)", () => {
       (n) => n === 1,
       { what: "the message handled" },
     );
-    const attachment = (b.run.handled[0]?.input as ChannelMessage).attachments?.[0];
+    const input = b.run.handled[0]?.input as ChannelMessage;
+    const attachment = input.attachments?.[0];
     expect(attachment).toMatchObject({
       kind: "image",
       name: "shot.png",
