@@ -183,6 +183,26 @@ export const ALLOW_LIST: readonly AllowEntry[] = [
       "Discovery documents describe no error answers; Google's are AIP-193 " +
       "`{ error: { code, message, status, details } }` (google.rpc.Status), rendered by the fake's wire.",
   },
+  // Discord: the attachment CDN is not the REST API
+  {
+    platform: "discord",
+    operation: /^GET \/attachments\//,
+    side: "request",
+    message: /no operation of the description/,
+    reason:
+      "Attachment bytes come from Discord's CDN (`cdn.discordapp.com/attachments/…`, signed " +
+      "URLs), which the REST description does not cover; the fake serves them ([H23] inbound files).",
+  },
+  // Telegram (grammY's types: Bot API methods only)
+  {
+    platform: "telegram",
+    operation: /^GET \/file\/bot[^/]+\//,
+    side: "request",
+    message: /not a Bot API method/,
+    reason:
+      "File downloads (`GET /file/bot<token>/<file_path>`, the Bot API's getFile section) are " +
+      "a URL, not a method, so the method schema has no entry for them ([H23] inbound files).",
+  },
 ];
 
 /** Whether `v` is an allowed, known gap. */

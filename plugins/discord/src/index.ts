@@ -30,15 +30,20 @@ import {
   discordConfigSchema,
   discordSecrets,
 } from "./config.ts";
+import { createDirect } from "./direct.ts";
+import { createFetchAttachment } from "./files.ts";
+import { createHistory, DISCORD_HISTORY_LIMIT } from "./history.ts";
 import { createInteractionsHandler } from "./interactions.ts";
 import { createLive } from "./live.ts";
 import { DiscordIdentity, OutboundRegistry, userIdOfToken } from "./origin.ts";
+import { createReact } from "./reactions.ts";
 import { createReceive } from "./receive.ts";
 import { createGatewayReceiver } from "./receiver.ts";
 import { createRender } from "./render.ts";
 import { channelOf, createSend, parseMessageRef } from "./send.ts";
 
 export { checkDiscordCredentials, DISCORD_CHANNEL_ID, type DiscordSelf } from "./account.ts";
+export { componentRows, DISCORD_ACTION_LIMITS, type DiscordComponentRow } from "./actions.ts";
 export {
   createDiscordRest,
   type DiscordCall,
@@ -70,6 +75,7 @@ export {
   TIMESTAMP_HEADER,
 } from "./interactions.ts";
 export { DiscordIdentity, OutboundRegistry, userIdOfToken } from "./origin.ts";
+export { discordEmoji, ownReactionRoute } from "./reactions.ts";
 export { type DiscordInbound, discordInboundSchema } from "./receive.ts";
 export {
   DISCORD_INTENTS,
@@ -97,7 +103,16 @@ export function discordCapabilities(config: DiscordConfig): MessageCapabilities 
   const limits = config.rateLimits;
   return {
     text: { maxLength: config.maxTextLength, chunking: true },
-    attachments: { upload: true, remoteUrl: true },
+    // Inbound attachments: streamed from their CDN url under the caller's cap.
+    attachments: { upload: true, remoteUrl: true, receive: true },
+    // PUT / DELETE …/reactions/{emoji}/@me: 204 whether or not it was already so.
+    reactions: { add: true, remove: true, receive: true, repeat: "idempotent" },
+    // Message components (custom_id = MessageAction.id); clicks on the interactions endpoint.
+    actions: { buttons: true, receive: true, maxButtons: 25, maxIdBytes: 100 },
+    // Create DM answers the existing DM channel. No ephemeral messages outside interactions.
+    directMessages: { open: true },
+    // Get Channel Messages (100 per call; a thread is its own channel).
+    history: { conversation: true, thread: true, maxLimit: DISCORD_HISTORY_LIMIT },
     threads: { reply: true, nativeThread: true, inDirect: false },
     live: {
       edit: true,
@@ -133,6 +148,8 @@ export function discordRateLimitRoute(call: RateLimitRouteInput): string {
     : fallback;
   if (call.operation === "edit") return `PATCH /channels/${channel}/messages/:id`;
   if (call.operation === "delete") return `DELETE /channels/${channel}/messages/:id`;
+  // Discord's reaction bucket is per channel and shared by every emoji.
+  if (call.operation === "react") return `PUT /channels/${channel}/messages/:id/reactions`;
   return `POST /channels/${channel}/messages`;
 }
 
@@ -203,14 +220,20 @@ export function createDiscordAdapter(
     apiBase: config.apiBase,
     timeoutMs: config.requestTimeoutMs,
   });
+  const receive = {
+    ...createReceive(identity, registry),
+    fetchAttachment: createFetchAttachment(DISCORD_CHANNEL_ID),
+  };
   return defineChannelMessageAdapter({
     id: DISCORD_CHANNEL_ID,
     capabilities: discordCapabilities(config),
     render: createRender(config),
-    send: createSend({ rest, registry, config, token }),
+    send: { ...createSend({ rest, registry, config, token }), react: createReact(rest) },
     live: createLive(rest, config),
-    receive: createReceive(identity, registry),
+    receive,
     rateLimitRoute: discordRateLimitRoute,
+    directMessages: createDirect(rest),
+    history: createHistory(rest, receive, identity),
   });
 }
 

@@ -35,7 +35,9 @@ import {
   z,
 } from "@herald/plugin-sdk/channel-message";
 import { DISCORD_CHANNEL_ID } from "./account.ts";
+import { actionOf, MESSAGE_COMPONENT } from "./actions.ts";
 import type { DiscordIdentity, OutboundRegistry } from "./origin.ts";
+import { REACTION_DISPATCHES, reactionOf } from "./reactions.ts";
 import { messageRef } from "./send.ts";
 
 /** Discord channel types herald tells apart (discord-api-types `ChannelType`). */
@@ -103,6 +105,7 @@ const interactionSchema = z.looseObject({
   application_id: z.string().optional(),
   member: z.looseObject({ user: userSchema }).optional(),
   user: userSchema.optional(),
+  message: z.looseObject({ id: z.string() }).optional(),
   data: z
     .looseObject({
       name: z.string().optional(),
@@ -233,8 +236,20 @@ export function createReceive(
   };
 
   return {
-    normalize(raw): NormalizeResult {
+    normalize(raw, ctx): NormalizeResult {
       const inbound = parseInbound(discordInboundSchema, raw, DISCORD_CHANNEL_ID);
+      if (REACTION_DISPATCHES.has(inbound.t)) {
+        const session = (raw as { session?: unknown }).session;
+        const reaction = reactionOf(
+          { ...inbound, ...(typeof session === "string" ? { session } : {}) },
+          (d) => targetOf(d, inbound),
+          identity.ids(),
+          ctx.receivedAt,
+        );
+        return "kind" in reaction && reaction.kind === "reaction" && ctx.accountId !== undefined
+          ? { ...reaction, accountId: ctx.accountId }
+          : reaction;
+      }
       if (inbound.t === "MESSAGE_CREATE") {
         const m = parseInbound(messageSchema, inbound.d, DISCORD_CHANNEL_ID);
         if (!CONTENT_TYPES.has(m.type)) {
@@ -273,6 +288,10 @@ export function createReceive(
         const i = parseInbound(interactionSchema, inbound.d, DISCORD_CHANNEL_ID);
         const user = i.member?.user ?? i.user;
         if (!user) return { kind: "ignore", reason: "interaction_without_user" };
+        if (i.type === MESSAGE_COMPONENT) {
+          const action = actionOf(i, user, targetOf(i, inbound), inbound, ctx.receivedAt);
+          return ctx.accountId !== undefined ? { ...action, accountId: ctx.accountId } : action;
+        }
         const text = interactionText(i);
         return {
           // An interaction is not a message: no platform message id to reply to.

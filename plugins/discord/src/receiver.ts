@@ -40,10 +40,19 @@ export const DISCORD_INTENTS = [
   GatewayIntentBits.GuildMessages,
   GatewayIntentBits.MessageContent,
   GatewayIntentBits.DirectMessages,
+  // Reactions ([H23]): MESSAGE_REACTION_ADD / _REMOVE in guilds and DMs (not privileged).
+  GatewayIntentBits.GuildMessageReactions,
+  GatewayIntentBits.DirectMessageReactions,
 ];
 
 /** The dispatches handed to the sink; the others only move the session's sequence. */
-const MESSAGE_EVENTS = new Set(["MESSAGE_CREATE", "MESSAGE_UPDATE", "MESSAGE_DELETE"]);
+const MESSAGE_EVENTS = new Set([
+  "MESSAGE_CREATE",
+  "MESSAGE_UPDATE",
+  "MESSAGE_DELETE",
+  "MESSAGE_REACTION_ADD",
+  "MESSAGE_REACTION_REMOVE",
+]);
 
 /** The cursor source under which the gateway session is kept. */
 export const GATEWAY_CURSOR = "gateway";
@@ -200,6 +209,8 @@ export function createGatewayReceiver(options: GatewayReceiverOptions): GatewayR
           t: packet.t,
           s: packet.s,
           d: packet.d,
+          // The session names a reaction with its sequence (a dispatch without an id).
+          ...(session?.sessionId ? { session: session.sessionId } : {}),
           ...(channel
             ? {
                 channel: {

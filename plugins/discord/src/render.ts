@@ -26,6 +26,7 @@ import {
   withChannelOptions,
   z,
 } from "@herald/plugin-sdk/channel-message";
+import { componentRows, type DiscordComponentRow } from "./actions.ts";
 import type { DiscordConfig } from "./config.ts";
 import { type DiscordEmbed, discordEmbedSchema, packEmbeds } from "./embeds.ts";
 import { DiscordRenderError } from "./errors.ts";
@@ -45,6 +46,8 @@ export type DiscordUnitPayload = {
   content?: string;
   embeds?: DiscordEmbed[];
   files?: DiscordFileSource[];
+  /** Buttons ([H23], `actions.ts`): action rows under this message. */
+  components?: DiscordComponentRow[];
   allowedMentions: DiscordAllowedMentions;
 };
 
@@ -159,6 +162,16 @@ export function renderPayloads(
   if (last && first) last.embeds = first;
   for (const group of last ? groups.slice(1) : groups)
     out.push({ embeds: group, allowedMentions: wire });
+  if (message.actions?.length) {
+    // The buttons go under the last text or embed unit (a text of their labels when none).
+    const rows = componentRows(message.actions);
+    const host = out.at(-1);
+    if (host) host.components = rows;
+    else {
+      const labels = message.actions.map((a) => a.label).join(" / ");
+      out.push({ content: labels, components: rows, allowedMentions: wire });
+    }
+  }
   for (const file of filesOf(message)) out.push({ files: [file], allowedMentions: wire });
   if (out.length === 0) {
     throw new DiscordRenderError(`message ${message.id} has no text, embeds or attachments`);

@@ -154,6 +154,7 @@ function bodyOf(payload: DiscordUnitPayload, files: RawFile[]) {
   return {
     ...(payload.content !== undefined ? { content: payload.content } : {}),
     ...(payload.embeds ? { embeds: payload.embeds } : {}),
+    ...(payload.components ? { components: payload.components } : {}),
     allowed_mentions: payload.allowedMentions,
     ...(files.length > 0 ? { attachments: files.map((f, id) => ({ id, filename: f.name })) } : {}),
   };

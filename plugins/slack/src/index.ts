@@ -31,10 +31,18 @@ import {
 } from "./account.ts";
 import { createSlackCatchUpReceiver } from "./catchup.ts";
 import { createSlackClient } from "./client.ts";
-import { type SlackConfig, slackConfigSchema, slackSecrets } from "./config.ts";
+import {
+  SLACK_HISTORY_PAGE_LIMIT,
+  type SlackConfig,
+  slackConfigSchema,
+  slackSecrets,
+} from "./config.ts";
+import { createDirect, createSendEphemeral } from "./direct.ts";
+import { createHistory } from "./history.ts";
 import { IdentityCell } from "./identity.ts";
 import { createLive } from "./live.ts";
 import { slackOrigin } from "./origin.ts";
+import { createReact } from "./reactions.ts";
 import { createReceive } from "./receive.ts";
 import { createReconcile } from "./reconcile.ts";
 import { createRender } from "./render.ts";
@@ -50,6 +58,7 @@ export {
   SLACK_CHANNEL_ID,
   type SlackIdentity,
 } from "./account.ts";
+export { actionBlocks, SLACK_ACTION_LIMITS } from "./actions.ts";
 export { HistoryBudget } from "./budget.ts";
 export {
   advancePosition,
@@ -86,6 +95,7 @@ export {
   unitMarkOf,
   unitMetadata,
 } from "./origin.ts";
+export { slackEmojiName } from "./reactions.ts";
 export type {
   SlackFilePayload,
   SlackImagePayload,
@@ -122,6 +132,15 @@ export function slackCapabilities(config: SlackConfig): MessageCapabilities {
   return {
     text: { maxLength: config.maxTextLength, chunking: true },
     attachments: { upload: true, remoteUrl: true },
+    // reactions.add / reactions.remove; a repeat answers already_reacted / no_reaction (done).
+    reactions: { add: true, remove: true, receive: true, repeat: "error_means_done" },
+    // Block Kit buttons (`action_id` = MessageAction.id); clicks as block_actions payloads.
+    actions: { buttons: true, receive: true, maxButtons: 25, maxIdBytes: 255 },
+    // conversations.open returns the existing DM; chat.postEphemeral.
+    directMessages: { open: true },
+    ephemeral: true,
+    // conversations.history / conversations.replies, 15 per call (non-Marketplace apps).
+    history: { conversation: true, thread: true, maxLimit: SLACK_HISTORY_PAGE_LIMIT },
     threads: { reply: true, nativeThread: true, inDirect: true },
     live: {
       edit: true,
@@ -154,6 +173,14 @@ export function slackCapabilities(config: SlackConfig): MessageCapabilities {
         limit: limits.updatesPerMinute,
         intervalMs: 60_000,
         operations: ["edit"],
+      },
+      // reactions.add: Tier 3, per workspace.
+      {
+        id: "slack.reactions.add",
+        scope: "account",
+        limit: limits.updatesPerMinute,
+        intervalMs: 60_000,
+        operations: ["react"],
       },
       {
         id: "slack.chat.delete",
@@ -237,6 +264,8 @@ export function createSlackAdapter(
     uploader: createUploader({ client, config }),
     secrets,
   });
+  send.react = createReact(client);
+  send.sendEphemeral = createSendEphemeral(client);
   send.reconcileUnknownSend = createReconcile({ client, identity, dispatches, config, secrets });
   return defineChannelMessageAdapter({
     id: SLACK_CHANNEL_ID,
@@ -247,6 +276,8 @@ export function createSlackAdapter(
     live: createLive({ client, config, secrets }),
     receive: createReceive({ identity, config }),
     rateLimitRoute: slackRateLimitRoute,
+    directMessages: createDirect(client),
+    history: createHistory(client, identity),
   });
 }
 

@@ -34,6 +34,7 @@ import {
 } from "@herald/plugin-sdk/channel-message";
 import type { SlackIdentity } from "./account.ts";
 import { SLACK_CHANNEL_ID } from "./account.ts";
+import { actionOf } from "./actions.ts";
 import type { SlackConfig } from "./config.ts";
 import {
   eventCallbackSchema,
@@ -44,6 +45,7 @@ import {
 } from "./events.ts";
 import type { IdentityCell } from "./identity.ts";
 import { GATEWAY_FAILURE_EVENT_TYPE, HERALD_EVENT_TYPE } from "./origin.ts";
+import { isReactionEvent, reactionOf } from "./reactions.ts";
 import { messageRef } from "./target.ts";
 
 /** Subtypes that are a person's or a bot's message. */
@@ -98,8 +100,8 @@ function targetOf(
   return { kind: direct ? "direct" : "group", id: channel };
 }
 
-/** The herald message of a Slack message object in `channel` of `team`. */
-function messageOf(
+/** The herald message of a Slack message object in `channel` of `team` (history reads it too). */
+export function messageOf(
   team: string,
   channel: string,
   channelType: string | undefined,
@@ -274,6 +276,10 @@ export function createReceive(deps: ReceiveDeps): MessageReceiveAdapter {
       }
       // Slack's certificate check of a slash command URL (form fields, no type).
       if (body && typeof body === "object" && "ssl_check" in body) return ignore("ssl_check");
+      // A button click ([H23]): the receiver already answered Slack's 200.
+      if (body && typeof body === "object" && body.type === "block_actions") {
+        return actionOf(raw, ctx.accountId);
+      }
       // Other typed payloads (interactivity, …) are not events; a payload without a type is
       // not something Slack sends and is dead-lettered by the envelope check below.
       if (
@@ -289,6 +295,13 @@ export function createReceive(deps: ReceiveDeps): MessageReceiveAdapter {
       // Another workspace's event reached this account (one Request URL, no route for it).
       if (envelope.team_id !== me.teamId) return ignore("other workspace", envelope.team_id);
       const type = envelope.event.type;
+      if (isReactionEvent(type)) {
+        return reactionOf(
+          raw,
+          [me.userId, me.botId, ...(me.appId ? [me.appId] : [])],
+          ctx.accountId,
+        );
+      }
       if (type !== "message" && type !== "app_mention")
         return ignore("event type not handled", type);
       const { event } = parseInbound(messageCallbackSchema, raw, SLACK_CHANNEL_ID);

@@ -20,11 +20,17 @@ import {
   type RenderedMessageUnit,
   renderSlack,
 } from "@herald/plugin-sdk/channel-message";
+import { actionBlocks } from "./actions.ts";
 import type { SlackConfig } from "./config.ts";
 import { SlackRenderError } from "./errors.ts";
 
 /** One text unit: the mrkdwn `text` of one `chat.postMessage`. */
-export type SlackTextPayload = { type: "text"; text: string };
+export type SlackTextPayload = {
+  type: "text";
+  text: string;
+  /** Block Kit blocks: the text and the message's buttons ([H23], `actions.ts`). */
+  blocks?: unknown[];
+};
 /** One file unit: a file uploaded into the conversation, with an optional mrkdwn comment. */
 export type SlackFilePayload = {
   type: "file";
@@ -127,6 +133,16 @@ export function createRender(config: Pick<SlackConfig, "maxTextLength">): Messag
         ...(message.attachments ?? []).flatMap((a) => attachmentPayloads(a, maxLength)),
         ...bodyChunks(message, maxLength).map((text) => ({ type: "text" as const, text })),
       ];
+      if (message.actions?.length) {
+        // The buttons go under the last text (a text of their labels when there is none).
+        let last = payloads.findLastIndex((p) => p.type === "text");
+        if (last < 0) {
+          payloads.push({ type: "text", text: message.actions.map((a) => a.label).join(" / ") });
+          last = payloads.length - 1;
+        }
+        const unit = payloads[last] as SlackTextPayload;
+        payloads[last] = { ...unit, blocks: actionBlocks(unit.text, message.actions) };
+      }
       if (payloads.length === 0) {
         throw new SlackRenderError(`message ${message.id} has no text or attachment to send`);
       }

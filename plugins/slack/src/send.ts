@@ -99,7 +99,11 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
                 { type: "image" as const, image_url: payload.url, alt_text: payload.altText },
               ],
             }
-          : { text: payload.text, mrkdwn: true };
+          : {
+              text: payload.text,
+              mrkdwn: true,
+              ...(payload.blocks ? { blocks: payload.blocks as never[] } : {}),
+            };
       const thread = place.threadTs
         ? { thread_ts: place.threadTs, ...(place.broadcast ? { reply_broadcast: true } : {}) }
         : {};

@@ -86,6 +86,8 @@ export const TELEGRAM_ALLOWED_UPDATES = [
   "channel_post",
   "edited_channel_post",
   "callback_query",
+  // Reactions ([H23]): delivered only when listed; in groups the bot must be an administrator.
+  "message_reaction",
 ] as const;
 
 /** The Telegram channel's account config. */

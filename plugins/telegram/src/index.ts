@@ -23,8 +23,11 @@ import {
 import { checkTelegramCredentials, getMe } from "./account.ts";
 import { botIdOfToken, createTelegramApi } from "./client.ts";
 import { type TelegramConfig, telegramConfigSchema, telegramSecrets } from "./config.ts";
+import { createDirect } from "./direct.ts";
+import { createFetchAttachment } from "./files.ts";
 import { OutboundLedger } from "./ledger.ts";
 import { createLive } from "./live.ts";
+import { createReact } from "./reactions.ts";
 import { BotIdentity, createReceive, TELEGRAM_CHANNEL_ID } from "./receive.ts";
 import { createPollingReceiver } from "./receiver.ts";
 import { createProbe } from "./reconcile.ts";
@@ -81,7 +84,15 @@ export function telegramCapabilities(config: TelegramConfig): MessageCapabilitie
       remoteUrl: true,
       voice: true,
       maxCaptionLength: config.maxCaptionLength,
+      // getFile + download, streamed under the caller's cap (Bot API: 20 MB at most).
+      receive: true,
     },
+    // setMessageReaction sets the bot's whole list (one emoji): a repeat changes nothing.
+    reactions: { add: true, remove: true, receive: true, repeat: "replaces_set" },
+    // Inline keyboards (callback_data = MessageAction.id, ≤ 64 bytes); presses as callback queries.
+    actions: { buttons: true, receive: true, maxButtons: 100, maxIdBytes: 64 },
+    // The user's id is the chat id, once they started the bot. No ephemeral, no history API.
+    directMessages: { open: true, requiresUserFirst: true },
     // Private-chat topics (Bot API 9.x) are not mapped yet: no threads in DMs.
     threads: { reply: true, topic: true, inDirect: false },
     live: {
@@ -130,6 +141,7 @@ export function createTelegramAdapter(
   const ledger = new OutboundLedger();
   const identity = new BotIdentity(botIdOfToken(token), api, config.botUsername);
   const send = createSend({ api, ledger, token });
+  send.react = createReact(api);
   if (config.reconcile === "probe") {
     send.reconcileUnknownSend = createProbe({
       api,
@@ -144,7 +156,15 @@ export function createTelegramAdapter(
     render: createRender(config),
     send,
     live: createLive(api, config),
-    receive: createReceive(identity, ledger),
+    receive: {
+      ...createReceive(identity, ledger),
+      fetchAttachment: createFetchAttachment(
+        TELEGRAM_CHANNEL_ID,
+        api,
+        (path) => `${config.apiRoot}/file/bot${token}/${path}`,
+      ),
+    },
+    directMessages: createDirect(TELEGRAM_CHANNEL_ID, api),
   });
 }
 

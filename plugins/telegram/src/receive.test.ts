@@ -139,18 +139,18 @@ describe("normalizing Bot API updates", () => {
     expect(adapter.dedupeIdentity?.(m, event as never)).toBe("1111111:1365:edit:1441645900");
   });
 
-  it("callback query → the button's data from the presser, replying to the bot's message", async () => {
+  it("H23 callback query → an InboundAction: the button's callback_data from the presser, on the bot's message", async () => {
     const m = await normalize(callbackQueryUpdate);
     expect(m).toMatchObject({
-      id: "telegram:callback:4382bfdwdsb323b2d9",
+      kind: "action",
+      id: "callback:4382bfdwdsb323b2d9",
       target: { kind: "direct", id: "1111111" },
       sender: { id: "1111111", isBot: false },
-      body: { markdown: "deploy:yes" },
-      relation: { kind: "reply", replyToId: "1111111:1367" },
-      platformMessageId: "callback:4382bfdwdsb323b2d9",
+      actionId: "deploy:yes",
+      messageId: "1111111:1367",
       timestamp: ctx.receivedAt,
+      ack: "answerCallbackQuery",
     });
-    expect(await classify(callbackQueryUpdate)).toMatchObject({ eventType: "callback_query" });
   });
 
   it("channel post → a channel target authored by the channel", async () => {

@@ -30,7 +30,9 @@ import {
   parseInbound,
 } from "@herald/plugin-sdk/channel-message";
 import type { Api } from "grammy";
+import { actionOf } from "./actions.ts";
 import type { OutboundLedger } from "./ledger.ts";
+import { isReactionUpdate, reactionOf } from "./reactions.ts";
 import { messageRef, parseMessageRef } from "./send.ts";
 import { serviceUpdate } from "./service.ts";
 import { targetOf } from "./target.ts";
@@ -213,10 +215,17 @@ export function createReceive(
 ): MessageReceiveAdapter {
   return {
     async normalize(raw, ctx): Promise<NormalizeResult> {
+      if (isReactionUpdate(raw))
+        return reactionOf(TELEGRAM_CHANNEL_ID, raw, identity.id, ctx.accountId);
       if (raw && typeof raw === "object" && !isInboundUpdate(raw))
         return serviceUpdate(raw, ctx.accountId);
       const update = parseInbound(updateSchema, raw, TELEGRAM_CHANNEL_ID);
       const kind = kindOf(update) as UpdateKind;
+      if (kind === "callback_query" && update.callback_query) {
+        // A pressed inline button ([H23]): an action, answered by the receiver.
+        const action = actionOf(TELEGRAM_CHANNEL_ID, update.callback_query, raw, ctx.receivedAt);
+        return ctx.accountId !== undefined ? { ...action, accountId: ctx.accountId } : action;
+      }
       const message =
         kind === "callback_query"
           ? fromCallback(

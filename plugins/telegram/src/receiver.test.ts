@@ -199,8 +199,12 @@ describe("polling receiver", () => {
     expect(b.fake.state.messages().filter((m) => m.chat === String(ALICE.id))).toEqual([]);
   });
 
-  it("answers a pressed inline button once the update is taken", async () => {
+  it("answers a pressed inline button once the update is taken (H23: an action, handled once)", async () => {
     const b = await openBench();
+    const clicks: string[] = [];
+    b.runtime.onAction((a) => {
+      clicks.push(a.actionId);
+    });
     const { chat } = b.dm();
     await b.startReceiver();
     b.fake.pushUpdate({
@@ -217,7 +221,13 @@ describe("polling receiver", () => {
       (n) => n === 1,
       { what: "answerCallbackQuery" },
     );
-    expect(b.handled.map((h) => h.input.body?.markdown)).toEqual(["yes"]);
+    await eventually(
+      () => clicks.length,
+      (n) => n === 1,
+      { what: "the click handled" },
+    );
+    expect(clicks).toEqual(["yes"]);
+    expect(b.handled).toEqual([]);
   });
 
   it("keeps polling after getUpdates fails (a 502, a 409 conflict)", async () => {

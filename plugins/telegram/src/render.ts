@@ -26,6 +26,7 @@ import {
   withChannelOptions,
   z,
 } from "@herald/plugin-sdk/channel-message";
+import { keyboardOf } from "./actions.ts";
 import type { TelegramConfig } from "./config.ts";
 import { TelegramRenderError } from "./errors.ts";
 
@@ -235,7 +236,12 @@ export function createRender(limits: RenderLimits): MessageRenderAdapter {
   return {
     render(message, ctx) {
       const payloads = renderPayloads(message, limits);
-      const keyboard = telegramOptionsOf(message).inlineKeyboard;
+      // The keyboard of `channelOptions.telegram`, then the message's buttons ([H23]).
+      const rows = [
+        ...(telegramOptionsOf(message).inlineKeyboard ?? []),
+        ...(message.actions?.length ? keyboardOf(message.actions) : []),
+      ];
+      const keyboard = rows.length > 0 ? rows : undefined;
       const last = payloads.at(-1);
       if (keyboard && last) last.replyMarkup = { inline_keyboard: keyboard };
       const units: RenderedMessageUnit[] = payloads.map((payload, index) => ({

@@ -25,12 +25,15 @@ import {
   type VisibleMessage,
   VisibleState,
 } from "@herald/plugin-sdk/testing";
+import { registerDirectRoutes } from "./fakeDirect.ts";
 import { FakeGateway } from "./fakeGateway.ts";
+import { registerHistoryRoutes } from "./fakeHistory.ts";
 import {
   edgeRateLimitResponse,
   type FakeRateLimitShape,
   rateLimitFault,
 } from "./fakeRateLimits.ts";
+import { registerReactionRoutes } from "./fakeReactions.ts";
 import { registerRest } from "./fakeRest.ts";
 import type {
   FakeBotAccount,
@@ -159,6 +162,9 @@ export class FakeDiscord implements FakeDiscordCore {
       this.#record(c, next),
     );
     registerRest(this);
+    registerReactionRoutes(this);
+    registerDirectRoutes(this, [ALICE]);
+    registerHistoryRoutes(this);
     this.gateway = new FakeGateway(this);
   }
 
@@ -184,6 +190,11 @@ export class FakeDiscord implements FakeDiscordCore {
   /** The REST base to give the adapter (`apiBase`), e.g. `http://127.0.0.1:41234/api`. */
   get apiBase(): string {
     return `${this.server.url}/api`;
+  }
+
+  /** The fake's own origin (`http://127.0.0.1:<port>`), e.g. for its attachment CDN. */
+  get serverUrl(): string {
+    return this.server.url;
   }
 
   /** Fault injection (ops: send, edit, delete, typing, read, thread). */

@@ -7,6 +7,7 @@
  * @module
  */
 import type { Context, FakePlatformEnv } from "@herald/plugin-sdk/testing";
+import { validateComponents } from "./fakeActions.ts";
 import type { FakeBotAccount, FakeDiscordCore } from "./fakeTypes.ts";
 import { validateCreate, validateEdit } from "./fakeValidate.ts";
 import { errorResponse, FakeDiscordError, readBody, USER_DEFAULTS } from "./fakeWire.ts";
@@ -147,6 +148,7 @@ export function registerRest(fake: FakeDiscordCore): void {
       }
       if (channel.denied.has(bot.id)) throw new FakeDiscordError(403, 50013, "Missing Permissions");
       const input = validateCreate(fake, channel.id, body, files.length);
+      const components = validateComponents(body.components);
       const { message, duplicate } = fake.post({
         channelId: channel.id,
         author: { id: bot.id, username: bot.username, bot: true },
@@ -156,6 +158,7 @@ export function registerRest(fake: FakeDiscordCore): void {
         ...(input.nonce !== undefined && input.enforceNonce ? { nonce: input.nonce } : {}),
         ...(input.referenceId !== undefined ? { referenceId: input.referenceId } : {}),
       });
+      if (components && !duplicate) message.json.components = components;
       if (duplicate && fake.state.get(message.json.id as string)?.deleted) {
         // The original was deleted: Discord answers 10008 and creates nothing (PLATFORMS §8).
         throw new FakeDiscordError(404, 10008, "Unknown Message");

@@ -33,6 +33,7 @@ import {
   OTHER_FAKE_BOT,
   SECOND_FAKE_BOT,
 } from "./FakeDiscord.ts";
+import { discordReactionsOn } from "./fakeReactions.ts";
 
 /** What the adapter needs to reach a fake (JSON, for crash-test children). */
 export type DiscordConnection = {
@@ -124,6 +125,20 @@ export function discordContractPlatform(
         ...(target.threadId !== undefined ? { thread: target.threadId } : {}),
       }),
     calls: () => fake.server.calls,
+    // [H23] What the fake shows of reactions and people's posts. No `click`: Discord buttons
+    // carry no `value` (the suite's round trip checks one); no files yet.
+    features: {
+      botReactions: (_target, id) =>
+        Object.entries(discordReactionsOn(fake, id.slice(id.lastIndexOf(":") + 1)))
+          .filter(([, users]) => users.includes(FAKE_BOT.id))
+          .map(([emoji]) => emoji),
+      dmUserId: ALICE.id,
+      post(target, text) {
+        const channelId = target.threadId ?? target.id;
+        const { message } = fake.post({ channelId, author: ALICE, text });
+        return `${channelId}:${message.json.id}`;
+      },
+    },
     expireKeys: () => fake.expireNonces(),
     attachmentsOf(message) {
       const stored = fake.stored.get(message.id.slice(message.id.lastIndexOf(":") + 1));

@@ -20,11 +20,15 @@ export {
   OTHER_FAKE_BOT,
   SECOND_FAKE_BOT,
 } from "./FakeDiscord.ts";
+export { componentInteraction, validateComponents } from "./fakeActions.ts";
+export { directChannelOf } from "./fakeDirect.ts";
+export { postWithFile } from "./fakeFiles.ts";
 export {
   edgeRateLimitResponse,
   type FakeRateLimitShape,
   rateLimitFault,
 } from "./fakeRateLimits.ts";
+export { discordReactionsOn, setDiscordReaction } from "./fakeReactions.ts";
 export type {
   FakeBotAccount,
   FakeBucketLimits,

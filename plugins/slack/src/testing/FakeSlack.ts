@@ -24,9 +24,12 @@ import {
   type VisibleMessage,
   VisibleState,
 } from "@herald/plugin-sdk/testing";
+import { userClick } from "./fakeActions.ts";
+import { registerDirectMethods } from "./fakeDirect.ts";
 import { EventSender } from "./fakeEvents.ts";
 import { registerFileMethods } from "./fakeFiles.ts";
 import { registerChatMethods } from "./fakeMethods.ts";
+import { registerReactionMethods, userReact } from "./fakeReactions.ts";
 import { registerReadMethods } from "./fakeReads.ts";
 import { registerStreamMethods } from "./fakeStreams.ts";
 import type {
@@ -191,6 +194,8 @@ export class FakeSlack implements FakeSlackCore {
     registerReadMethods(this);
     registerStreamMethods(this);
     registerFileMethods(this);
+    registerReactionMethods(this);
+    registerDirectMethods(this, [ALICE]);
   }
 
   /** Starts a fake on 127.0.0.1. */
@@ -323,6 +328,33 @@ export class FakeSlack implements FakeSlackCore {
     const stored = this.addMessage({ ...input, user, name: input.bot?.name ?? ALICE.name });
     await this.deliverMessage(stored);
     return stored;
+  }
+
+  /**
+   * A person reacts to a message (or, with `remove`, takes the reaction back): stored, and a
+   * `reaction_added` / `reaction_removed` event to every connected bot.
+   */
+  userReact(input: { channel: string; ts: string; name: string; user?: string; remove?: boolean }) {
+    return userReact(this, { ...input, user: input.user ?? ALICE.id }, () => this.nextTs());
+  }
+
+  /**
+   * A person clicks button `actionId` on a message: a signed `block_actions` payload to `bot`'s
+   * Request URL (default {@link FAKE_BOT}).
+   */
+  userClick(input: {
+    channel: string;
+    ts: string;
+    actionId: string;
+    user?: { id: string; name: string };
+    bot?: FakeSlackBot;
+  }) {
+    return userClick(
+      this,
+      input.bot ?? FAKE_BOT,
+      { ...input, user: input.user ?? ALICE },
+      this.nextTs(),
+    );
   }
 
   /** Delivers the `message` (and `app_mention`) events of a stored message again, new event ids. */

@@ -23,6 +23,7 @@ import {
 } from "../config.ts";
 import { createSlackAdapter, createSlackReceiver } from "../index.ts";
 import { decodeOrigin, unitMetadata } from "../origin.ts";
+import { emojiOfSlackName } from "../reactions.ts";
 import { messageRef, parseMessageRef } from "../target.ts";
 import {
   ALICE,
@@ -32,7 +33,9 @@ import {
   OTHER_FAKE_BOT,
   SECOND_FAKE_BOT,
 } from "./FakeSlack.ts";
+import { clickPayload } from "./fakeActions.ts";
 import { signSlackRequest } from "./fakeEvents.ts";
+import { reactionsOn } from "./fakeReactions.ts";
 
 /** What the adapter needs to reach a fake (JSON, for crash-test children). */
 export type SlackConnection = {
@@ -157,6 +160,31 @@ export function slackContractPlatform(
       return [...images, ...stored.files.map((id) => ({ kind: "file", source: id }))];
     },
     faults: fake.faults,
+    // [H23] What the fake shows of reactions, clicks and people's posts (ephemeral messages:
+    // the fake knows only Alice's user id, not the suite's "alice").
+    features: {
+      botReactions(target, id) {
+        const { channel, ts } = parseMessageRef(id, target.id);
+        return Object.entries(reactionsOn(fake, channel, ts))
+          .filter(([, users]) => users.includes(FAKE_BOT.userId))
+          .map(([name]) => emojiOfSlackName(name));
+      },
+      click(target, id, actionId) {
+        const { channel, ts } = parseMessageRef(id, target.id);
+        return clickPayload(fake, FAKE_BOT, { channel, ts, actionId, user: ALICE }, fake.nextTs());
+      },
+      dmUserId: ALICE.id,
+      post(target, text) {
+        const m = fake.addMessage({
+          channel: target.id,
+          text,
+          user: ALICE.id,
+          name: ALICE.name,
+          ...(target.threadId ? { threadTs: target.threadId } : {}),
+        });
+        return messageRef(m.channel, m.ts);
+      },
+    },
     inbound: {
       nativeOrigin: true,
       async post(target, message) {

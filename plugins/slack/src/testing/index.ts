@@ -18,12 +18,14 @@ export {
   OTHER_FAKE_BOT,
   SECOND_FAKE_BOT,
 } from "./FakeSlack.ts";
+export { directChannelOf, ephemeralsOf, type FakeEphemeral } from "./fakeDirect.ts";
 export {
   EventSender,
   type FakeDelivery,
   type FakeWebhook,
   signSlackRequest,
 } from "./fakeEvents.ts";
+export { reactionsOn } from "./fakeReactions.ts";
 export { type FakeAppToken, type FakeRetryReason, FakeSocketMode } from "./fakeSocket.ts";
 export type {
   FakeChannel,

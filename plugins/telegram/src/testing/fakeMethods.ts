@@ -2,7 +2,7 @@
  * The Bot API methods of the fake: `POST /bot<token>/<method>` for getMe, sendMessage,
  * sendPhoto / sendDocument / sendVoice / sendAudio / sendVideo / sendSticker, editMessageText,
  * editMessageCaption, editMessageReplyMarkup, deleteMessage, sendChatAction, getUpdates,
- * setWebhook, deleteWebhook, answerCallbackQuery. Answers `{ ok: true, result }` or the Bot
+ * setWebhook, deleteWebhook, answerCallbackQuery, setMessageReaction (`fakeReactions.ts`), getChat (`fakeDirect.ts`), getFile and file downloads (`fakeFiles.ts`). Answers `{ ok: true, result }` or the Bot
  * API's error shape.
  *
  * Source: https://core.telegram.org/bots/api#available-methods
@@ -15,6 +15,9 @@ import {
   type PlatformOp,
   scriptedAnswer,
 } from "@herald/plugin-sdk/testing";
+import { getChat } from "./fakeDirect.ts";
+import { getFile, registerFileDownload } from "./fakeFiles.ts";
+import { setMessageReaction } from "./fakeReactions.ts";
 import type { FakeBotAccount, FakeChat, FakeStoredMessage, FakeTelegramCore } from "./fakeTypes.ts";
 import {
   badRequest,
@@ -304,6 +307,9 @@ const METHODS: Record<string, [PlatformOp, Method]> = {
   editMessageCaption: ["edit", editMessageCaption],
   editMessageReplyMarkup: ["edit", editMessageReplyMarkup],
   deleteMessage: ["delete", deleteMessage],
+  setMessageReaction: ["react", setMessageReaction],
+  getChat: ["read", getChat],
+  getFile: ["read", getFile],
   sendChatAction: ["typing", sendChatAction],
   getUpdates: ["poll", getUpdates],
   deleteWebhook: [
@@ -365,6 +371,7 @@ export function registerBotApi(fake: FakeTelegramCore): void {
       }
     });
   }
+  registerFileDownload(fake);
   fake.server.app.all("*", (c) =>
     c.json({ ok: false, error_code: 404, description: "Not Found" }, 404),
   );

@@ -50,6 +50,7 @@ const JSON_FIELDS = new Set([
   "reply_parameters",
   "link_preview_options",
   "allowed_updates",
+  "reaction",
 ]);
 const INT_FIELDS = new Set([
   "chat_id",

@@ -33,6 +33,7 @@ import {
   type FakeUser,
   OTHER_FAKE_BOT,
 } from "./FakeTelegram.ts";
+import { telegramReactionsOn } from "./fakeReactions.ts";
 
 /** A third bot on the fake: the second account of the two-accounts contract test. */
 export const SECOND_FAKE_BOT: FakeBotAccount = {
@@ -122,6 +123,8 @@ export function telegramContractPlatform(
     id: `${m.chat}:${m.id}`,
     ...(m.replyTo !== undefined ? { replyTo: `${m.chat}:${m.replyTo}` } : {}),
   });
+  const aliceChat = () =>
+    fake.chats.get(ALICE.id) ?? fake.createChat({ type: "private", title: "Alice", user: ALICE });
   let webhook: ((request: Request) => Promise<Response>) | undefined;
   const webhookMode = connection.receive === "webhook";
   return {
@@ -151,6 +154,22 @@ export function telegramContractPlatform(
         ...(target.threadId !== undefined ? { thread: target.threadId } : {}),
       }),
     faults: fake.faults,
+    // [H23] What the fake shows of the bot's reactions; Alice's private chat exists (she started
+    // the bot), so a DM with her opens. No `click`: `callback_data` carries the id, no `value`.
+    features: {
+      botReactions: (_target, id) =>
+        telegramReactionsOn(fake, Number(id.slice(id.lastIndexOf(":") + 1)))[String(FAKE_BOT.id)] ??
+        [],
+      dmUserId: String(aliceChat().id),
+      post(target, text) {
+        const { message } = fake.userPost({
+          chat: Number(target.id),
+          text,
+          ...(target.threadId !== undefined ? { thread: Number(target.threadId) } : {}),
+        });
+        return `${target.id}:${message.message_id}`;
+      },
+    },
     calls: () => fake.server.calls,
     attachmentsOf(message) {
       const id = Number(message.id.slice(message.id.lastIndexOf(":") + 1));

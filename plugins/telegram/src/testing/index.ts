@@ -17,7 +17,9 @@ export {
   type FakeTelegramOptions,
   OTHER_FAKE_BOT,
 } from "./FakeTelegram.ts";
+export { addUserFile } from "./fakeFiles.ts";
 export type { FakeTelegramLimits } from "./fakeLimits.ts";
+export { telegramReactionsOn } from "./fakeReactions.ts";
 export type { FakeBotAccount, FakeChat, FakeStoredMessage, FakeUser } from "./fakeTypes.ts";
 export { type FakeUpdate, type FakeWebhook, UpdateQueue } from "./fakeUpdates.ts";
 export * as updateFixtures from "./fixtures.ts";
