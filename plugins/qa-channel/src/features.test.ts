@@ -186,6 +186,39 @@ describe("[H23] qa features", () => {
     });
   });
 
+  it("C-H23-action-concurrent: two copies of one click handed over at the same moment run the handler once", async () => {
+    const { platform, runtime } = await setup();
+    const clicks: InboundAction[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    runtime.onAction(async (action) => {
+      clicks.push(action);
+      await gate; // the first copy is still being handled when the second arrives
+    });
+    const receipt = await runtime.send(
+      out("ask-2", {
+        body: { markdown: "Approve?" },
+        actions: [{ kind: "button", id: "approve", label: "Approve" }],
+      }),
+    );
+    const since = platform.lastSeq;
+    platform.click({
+      messageId: receipt.primaryPlatformMessageId ?? "",
+      actionId: "approve",
+      user: { id: "alice" },
+    });
+    const [event] = platform.eventsAfter(since);
+    const first = runtime.receive(event, { channel: QA_CHANNEL_ID }).done;
+    const second = runtime.receive(event, { channel: QA_CHANNEL_ID }).done;
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    const outcomes = await Promise.all([first, second]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["duplicate", "interaction"]);
+    expect(clicks).toHaveLength(1);
+  });
+
   it("C-H23-reaction-in: a user's reaction reaches the reaction handler once, with the reacted-to message", async () => {
     const { platform, runtime, deliver } = await setup();
     const seen: InboundReaction[] = [];

@@ -22,7 +22,7 @@ import { mergeEventClass } from "./classify.ts";
 import { DedupeLeases } from "./DedupeLeases.ts";
 import { type DispatchDeps, dispatchRecorded } from "./dispatch.ts";
 import { DeadLetterNotFoundError } from "./errors.ts";
-import { type EventDeps, processEvent, processInteraction } from "./events.ts";
+import { type EventDeps, EventsInFlight, processEvent, processInteraction } from "./events.ts";
 import { appendRecord } from "./inbox.ts";
 import { type InFlightEntry, InFlightRegistry, RecentEventClasses } from "./inflight.ts";
 import { type AcceptedInput, deadLetterError, intake } from "./intake.ts";
@@ -85,6 +85,7 @@ class DurableReceiveRuntime implements ReceiveRuntime {
   readonly #policies: InboundPolicies;
   readonly #loopGuard: LoopGuard | undefined;
   readonly #inflight = new InFlightRegistry();
+  readonly #eventsInFlight = new EventsInFlight();
   readonly #recent = new RecentEventClasses();
   readonly #running = new Set<Promise<unknown>>();
   readonly #eventDeps: EventDeps;
@@ -276,9 +277,11 @@ class DurableReceiveRuntime implements ReceiveRuntime {
     }
     if (input.kind === "event" || input.kind === "interaction") {
       try {
-        return input.kind === "event"
-          ? await processEvent(input, source.ackPolicy, ack, this.#eventDeps)
-          : await processInteraction(input, source.ackPolicy, ack, this.#eventDeps);
+        return await this.#eventsInFlight.run(input.key, () =>
+          input.kind === "event"
+            ? processEvent(input, source.ackPolicy, ack, this.#eventDeps)
+            : processInteraction(input, source.ackPolicy, ack, this.#eventDeps),
+        );
       } catch (error) {
         // Thrown before the event's handler ran (the lease could not be taken): retried. A
         // failing handler is an answer of `processEvent`, not a throw (redelivery decides).

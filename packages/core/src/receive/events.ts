@@ -9,8 +9,10 @@
 import { asError, describeError } from "../context/errorInfo.ts";
 import type { HeraldLogger } from "../logger.ts";
 import type { ReceiveAckPolicy } from "../message/policy.ts";
+import type { DedupeKey } from "../state/types.ts";
 import type { AckGate } from "./ack.ts";
 import type { DedupeLeases } from "./DedupeLeases.ts";
+import { dedupeKeyString } from "./inflight.ts";
 import type { AcceptedEvent, AcceptedInteraction } from "./intake.ts";
 import type {
   ReceiveActionHandler,
@@ -94,5 +96,37 @@ export async function processInteraction(
     await deps.leases.release(key);
     log.error({ error: describeError(error) }, "interaction handler failed: lease released");
     return { status: "failed", error: asError(error), key, acked: ack.answered, recorded: false };
+  }
+}
+
+/**
+ * Events and interactions this process is handling, by dedupe key. The store's lease cannot tell
+ * two concurrent copies in one process apart (the second sees our own live lease, which
+ * {@link DedupeLeases.acquire} takes for one left by a crash), so a copy that arrives while the
+ * first is being handled parks here: when the first ended `done` it is a `duplicate`, when the
+ * first failed (lease released) it runs itself. Messages have the same guard in
+ * `InFlightRegistry`.
+ */
+export class EventsInFlight {
+  readonly #held = new Map<string, Promise<ReceiveOutcome>>();
+
+  /** Runs `handle` for `key` unless a copy is being handled here; see the class. */
+  async run(key: DedupeKey, handle: () => Promise<ReceiveOutcome>): Promise<ReceiveOutcome> {
+    const id = dedupeKeyString(key);
+    for (;;) {
+      const held = this.#held.get(id);
+      if (!held) break;
+      const first = await held.catch(() => undefined);
+      if (first && (first.status === "event" || first.status === "interaction"))
+        return { status: "duplicate", key };
+      if (first?.status === "duplicate") return first;
+    }
+    const running = handle();
+    this.#held.set(id, running);
+    try {
+      return await running;
+    } finally {
+      if (this.#held.get(id) === running) this.#held.delete(id);
+    }
   }
 }
