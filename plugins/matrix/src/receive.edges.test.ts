@@ -44,11 +44,11 @@ const text = (body: string, more: Record<string, unknown> = {}) => ({
   body,
   ...more,
 });
-const normalize = (raw: unknown, accountId: string | undefined = "main") =>
+const normalize = (raw: unknown, accountId: string | null = "main") =>
   receive.normalize(raw, {
     channel: ctx.channel,
     receivedAt: ctx.receivedAt,
-    ...(accountId !== undefined ? { accountId } : {}),
+    ...(accountId !== null ? { accountId } : {}),
   }) as
     | ChannelMessage
     | InboundEvent
@@ -100,10 +100,10 @@ describe("who counts as us", () => {
   it("the account id is stamped on messages and events, and left out when the context has none", () => {
     const raw = input("m.room.message", text("x"));
     expect(message(raw).accountId).toBe("main");
-    expect(normalize(raw, undefined)).not.toHaveProperty("accountId");
+    expect(normalize(raw, null)).not.toHaveProperty("accountId");
     const member = input("m.room.member", { membership: "join" }, { state_key: "@bob:fake.test" });
     expect(normalize(member)).toMatchObject({ accountId: "main" });
-    expect(normalize(member, undefined)).not.toHaveProperty("accountId");
+    expect(normalize(member, null)).not.toHaveProperty("accountId");
   });
 });
 
