@@ -14,7 +14,6 @@ import type {
 import { describe, expect, it, onTestFinished } from "vitest";
 import { DiscordIdentity, OutboundRegistry } from "./origin.ts";
 import { createReceive, type DiscordInbound } from "./receive.ts";
-import { channelJson } from "./testing/fakeRest.ts";
 import {
   ALICE,
   FAKE_BOT,
@@ -22,6 +21,7 @@ import {
   OTHER_FAKE_BOT,
   SECOND_FAKE_BOT,
 } from "./testing/FakeDiscord.ts";
+import { channelJson } from "./testing/fakeRest.ts";
 
 /** An application id other than the bot's user id (older Discord apps have one). */
 const OUR_APP = "710000000000000001";
@@ -433,8 +433,9 @@ describe("text, mentions, replies, attachments", () => {
       },
       { kind: "file", url: "https://cdn.invalid/c", name: "c" },
     ]);
-    expect(t.message(t.post({ channelId: t.text.id, author: ALICE, text: "none" }).inbound))
-      .not.toHaveProperty("attachments");
+    expect(
+      t.message(t.post({ channelId: t.text.id, author: ALICE, text: "none" }).inbound),
+    ).not.toHaveProperty("attachments");
   });
 
   it("the sender's display name is the global name, else the username; the timestamp is Discord's", async () => {
@@ -477,9 +478,7 @@ describe("dispatch kinds", () => {
     const t = await open();
     const { json } = t.post({ channelId: t.text.id, author: ALICE, text: "see https://x.invalid" });
     expect(
-      t.normalize(
-        t.dispatch("MESSAGE_UPDATE", { id: json.id, channel_id: t.text.id, embeds: [] }),
-      ),
+      t.normalize(t.dispatch("MESSAGE_UPDATE", { id: json.id, channel_id: t.text.id, embeds: [] })),
     ).toEqual({ kind: "ignore", reason: "unfurl" });
     expect(
       t.normalize(t.dispatch("MESSAGE_UPDATE", { ...json, author: null, content: "y" })),
@@ -597,11 +596,12 @@ describe("dispatch kinds", () => {
         dm.id,
       ),
     );
-    expect(m).toMatchObject({ body: { plain: "approve:7" }, target: { kind: "direct", id: dm.id } });
+    expect(m).toMatchObject({
+      body: { plain: "approve:7" },
+      target: { kind: "direct", id: dm.id },
+    });
     expect(
-      t.message(
-        t.dispatch("INTERACTION_CREATE", { ...base, user: { id: ALICE.id } }, dm.id),
-      ).body,
+      t.message(t.dispatch("INTERACTION_CREATE", { ...base, user: { id: ALICE.id } }, dm.id)).body,
     ).toEqual({ markdown: "", plain: "" });
     expect(t.normalize(t.dispatch("INTERACTION_CREATE", base, dm.id))).toEqual({
       kind: "ignore",

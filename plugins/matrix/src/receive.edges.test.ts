@@ -49,10 +49,7 @@ const normalize = (raw: unknown, accountId: string | null = "main") =>
     channel: ctx.channel,
     receivedAt: ctx.receivedAt,
     ...(accountId !== null ? { accountId } : {}),
-  }) as
-    | ChannelMessage
-    | InboundEvent
-    | { kind: "ignore"; reason: string; detail?: string };
+  }) as ChannelMessage | InboundEvent | { kind: "ignore"; reason: string; detail?: string };
 const message = (raw: unknown) => normalize(raw) as ChannelMessage;
 const classify = (raw: unknown): MessageEventClass =>
   receive.classify?.(message(raw), raw) as MessageEventClass;
@@ -213,9 +210,7 @@ describe("mentions", () => {
     const self = (content: Record<string, unknown>) =>
       message(input("m.room.message", content)).mentions?.self;
     expect(self(text("hi", { "m.mentions": { user_ids: [ME] } }))).toBe(true);
-    expect(self(text(`hi ${ME}`, { "m.mentions": { user_ids: ["@bob:fake.test"] } }))).toBe(
-      false,
-    );
+    expect(self(text(`hi ${ME}`, { "m.mentions": { user_ids: ["@bob:fake.test"] } }))).toBe(false);
     expect(self(text(`hi ${ME}`, { "m.mentions": { user_ids: ME } }))).toBe(false);
     expect(self(text(`hi ${ME}`))).toBe(true);
     expect(self(text("hi herald"))).toBe(false);
