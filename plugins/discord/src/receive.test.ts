@@ -67,7 +67,7 @@ async function open(init: ConstructorParameters<typeof DiscordIdentity>[0] = {})
     return { json: message.json, inbound: dispatch("MESSAGE_CREATE", message.json) };
   };
   const normalize = (inbound: DiscordInbound): NormalizeResult =>
-    receive.normalize(inbound) as NormalizeResult;
+    receive.normalize(inbound, { channel: "discord", receivedAt: 0 }) as NormalizeResult;
   const message = (inbound: DiscordInbound): ChannelMessage => {
     const result = normalize(inbound);
     if ("kind" in result) throw new Error(`not a message: ${JSON.stringify(result)}`);
@@ -77,7 +77,7 @@ async function open(init: ConstructorParameters<typeof DiscordIdentity>[0] = {})
     receive.classify?.(message(inbound), inbound) as MessageEventClass;
   /** Whether core would take the message for ours: an author id among the self ids. */
   const isSelf = (inbound: DiscordInbound) => {
-    const mine = new Set(receive.selfIds?.() ?? []);
+    const mine = new Set(receive.selfIds?.(undefined) ?? []);
     return (classify(inbound).authorIds ?? []).some((id) => mine.has(id));
   };
   return {
@@ -98,7 +98,7 @@ async function open(init: ConstructorParameters<typeof DiscordIdentity>[0] = {})
 describe("who counts as us (self-echo edge cases)", () => {
   it("the bot user, the application (when its id is not the user's) and our webhook are us", async () => {
     const t = await open();
-    expect(t.receive.selfIds?.()).toEqual([FAKE_BOT.id, OUR_APP, OUR_HOOK]);
+    expect(t.receive.selfIds?.(undefined)).toEqual([FAKE_BOT.id, OUR_APP, OUR_HOOK]);
     const bot = { id: FAKE_BOT.id, username: FAKE_BOT.username, bot: true };
     expect(t.isSelf(t.post({ channelId: t.text.id, author: bot, text: "echo" }).inbound)).toBe(
       true,
@@ -123,7 +123,7 @@ describe("who counts as us (self-echo edge cases)", () => {
 
   it("the application id is listed once when it is the bot's user id (newer apps)", async () => {
     const t = await open({ applicationId: FAKE_BOT.id });
-    expect(t.receive.selfIds?.()).toEqual([FAKE_BOT.id, OUR_HOOK]);
+    expect(t.receive.selfIds?.(undefined)).toEqual([FAKE_BOT.id, OUR_HOOK]);
   });
 
   it("another bot, another app's interaction answer, another webhook, our other account: not us, but bots", async () => {
@@ -191,15 +191,19 @@ describe("who counts as us (self-echo edge cases)", () => {
     const mine = t.post({ channelId: t.text.id, author: bot, text: "sent by herald" });
     const theirs = t.post({ channelId: t.text.id, author: ALICE, text: "a person" });
     t.registry.remember(t.text.id, mine.json.id as string);
-    expect(t.receive.preflight?.(t.message(mine.inbound))).toEqual({
+    expect(t.receive.preflight?.(t.message(mine.inbound), t.classify(mine.inbound))).toEqual({
       action: "drop",
       reason: "own_message",
     });
-    expect(t.receive.preflight?.(t.message(theirs.inbound))).toEqual({ action: "accept" });
+    expect(t.receive.preflight?.(t.message(theirs.inbound), t.classify(theirs.inbound))).toEqual({
+      action: "accept",
+    });
     // The same message id in another channel is not ours.
     const elsewhere = t.fake.createChannel({ type: "text" });
     t.registry.remember(elsewhere.id, theirs.json.id as string);
-    expect(t.receive.preflight?.(t.message(theirs.inbound))).toEqual({ action: "accept" });
+    expect(t.receive.preflight?.(t.message(theirs.inbound), t.classify(theirs.inbound))).toEqual({
+      action: "accept",
+    });
   });
 
   it("our own edits (bot user or our webhook) are ignored; another bot's and a person's edits are events", async () => {
@@ -387,7 +391,9 @@ describe("text, mentions, replies, attachments", () => {
       ...reply.json,
       message_reference: { message_id: "43" },
     });
-    expect(t.message(noChannel).relation?.replyToId).toBe(`${t.text.id}:43`);
+    expect((t.message(noChannel).relation as { replyToId?: string }).replyToId).toBe(
+      `${t.text.id}:43`,
+    );
     expect(t.message(root.inbound).relation).toBeUndefined();
   });
 
@@ -582,7 +588,7 @@ describe("dispatch kinds", () => {
       mentionsSelf: true,
       authorIds: [ALICE.id],
     });
-    expect(t.receive.preflight?.(m)).toEqual({ action: "accept" });
+    expect(t.receive.preflight?.(m, t.classify(inbound))).toEqual({ action: "accept" });
   });
 
   it("a button (custom_id) in a DM: its id as the text, the user; no user at all: ignored", async () => {
