@@ -7,10 +7,11 @@
  * membership. Unit level, events shaped as the spec's client format (the `/sync` path is in
  * receiver.test.ts).
  */
-import type {
-  ChannelMessage,
-  InboundEvent,
-  MessageEventClass,
+import {
+  type ChannelMessage,
+  type InboundEvent,
+  type MessageEventClass,
+  ReceiveValidationError,
 } from "@herald/plugin-sdk/channel-message";
 import { describe, expect, it } from "vitest";
 import { createReceive, stripReplyFallback, threadRootOfEvent } from "./receive.ts";
@@ -338,5 +339,71 @@ describe("events", () => {
     expect(receive.dedupeIdentity?.(m, undefined as never)).toBe(REF("$e1"));
     const { platformMessageId: _p, ...noRef } = m;
     expect(receive.dedupeIdentity?.(noRef, undefined as never)).toBe(m.id);
+  });
+});
+
+describe("malformed input", () => {
+  it("ids without their sigil ($ event, @ user, ! room) are validation errors naming the field", () => {
+    const fail = (raw: unknown) => {
+      try {
+        normalize(raw);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ReceiveValidationError);
+        return (error as Error).message;
+      }
+      throw new Error("accepted");
+    };
+    expect(fail(input("m.room.message", text("x"), { event_id: "e1" }))).toContain(
+      "event.event_id",
+    );
+    expect(fail(input("m.room.message", text("x"), { sender: "alice:fake.test" }))).toContain(
+      "event.sender",
+    );
+    expect(fail({ ...input("m.room.message", text("x")), room_id: "r1:fake.test" })).toContain(
+      "room_id",
+    );
+  });
+
+  it("a malformed piece of a /sync answer is dead-lettered with its path and problem", () => {
+    let error: unknown;
+    try {
+      normalize({
+        sync_path: "rooms.join.!r1:fake.test.timeline.events",
+        problem: "expected an array",
+        value: 7,
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ReceiveValidationError);
+    expect((error as ReceiveValidationError).issues).toEqual([
+      { path: "rooms.join.!r1:fake.test.timeline.events", message: "expected an array" },
+    ]);
+  });
+
+  it("an m.replace whose m.new_content is no object is malformed, not an edit", () => {
+    expect(
+      normalize(
+        input("m.room.message", {
+          msgtype: "m.text",
+          body: "* fixed",
+          "m.new_content": "fixed",
+          "m.relates_to": { rel_type: "m.replace", event_id: "$orig" },
+        }),
+      ),
+    ).toEqual({ kind: "ignore", reason: "malformed", detail: "m.replace without m.new_content" });
+  });
+
+  it("classify without the raw event or without sender and mentions: an m.room.message by nobody, no bot, no mention", () => {
+    const m = message(input("m.room.message", text("x")));
+    const { sender: _s, mentions: _m, ...bare } = m;
+    expect(receive.classify?.(bare as ChannelMessage, {})).toEqual({
+      eventType: "m.room.message",
+      eventTypes: ["m.room.message"],
+      isBotAuthor: false,
+      isRoomish: true,
+      mentionsSelf: false,
+      authorIds: [],
+    });
   });
 });
