@@ -6,10 +6,11 @@
  * text as Discord wrote it, mentions, replies, attachments, edits, deletes, interactions.
  * ([H22] item 3: each test names the planted bug it catches.)
  */
-import type {
-  ChannelMessage,
-  MessageEventClass,
-  NormalizeResult,
+import {
+  type ChannelMessage,
+  type MessageEventClass,
+  type NormalizeResult,
+  ReceiveValidationError,
 } from "@herald/plugin-sdk/channel-message";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { DiscordIdentity, OutboundRegistry } from "./origin.ts";
@@ -613,5 +614,141 @@ describe("dispatch kinds", () => {
       kind: "ignore",
       reason: "interaction_without_user",
     });
+  });
+});
+
+describe("what Stryker found unchecked", () => {
+  it("malformed dispatches are validation errors (missing ids, author, channel), never messages or unfurls", async () => {
+    const t = await open();
+    const { json } = t.post({ channelId: t.text.id, author: ALICE, text: "x" });
+    const { id: _id, ...noId } = json;
+    const { author: _a, ...noAuthor } = json;
+    const { channel_id: _c, ...noChannel } = json;
+    for (const d of [noId, noAuthor, noChannel, { ...json, author: { username: "x" } }]) {
+      expect(() => t.normalize(t.dispatch("MESSAGE_CREATE", d, t.text.id))).toThrow(
+        ReceiveValidationError,
+      );
+    }
+    expect(() => t.normalize(t.dispatch("MESSAGE_UPDATE", "x" as never, t.text.id))).toThrow(
+      ReceiveValidationError,
+    );
+    expect(() => t.normalize(t.dispatch("MESSAGE_UPDATE", null as never, t.text.id))).toThrow(
+      ReceiveValidationError,
+    );
+    expect(() => t.normalize({ t: 7, d: {} } as never)).toThrow(ReceiveValidationError);
+    expect(() =>
+      t.normalize({ t: "MESSAGE_CREATE", d: json, channel: { id: t.text.id } } as never),
+    ).toThrow(ReceiveValidationError);
+    expect(() =>
+      t.normalize(t.dispatch("INTERACTION_CREATE", { id: "1", channel_id: t.text.id }, t.text.id)),
+    ).toThrow(ReceiveValidationError);
+    expect(() =>
+      t.normalize(
+        t.dispatch(
+          "INTERACTION_CREATE",
+          { id: "1", type: 2, channel_id: t.text.id, member: { nick: "x" } },
+          t.text.id,
+        ),
+      ),
+    ).toThrow(ReceiveValidationError);
+    expect(() =>
+      t.normalize(
+        t.dispatch(
+          "INTERACTION_CREATE",
+          { id: "1", type: 2, channel_id: t.text.id, user: { id: ALICE.id }, data: { name: 5 } },
+          t.text.id,
+        ),
+      ),
+    ).toThrow(ReceiveValidationError);
+    expect(() => t.normalize(t.dispatch("MESSAGE_DELETE", { id: "1" }, t.text.id))).toThrow(
+      ReceiveValidationError,
+    );
+  });
+
+  it("absent content, mentions and attachments default to empty; an attachment without size has none", async () => {
+    const t = await open();
+    const { json } = t.post({ channelId: t.text.id, author: ALICE, text: "x" });
+    const { content: _c, mentions: _m, attachments: _a, ...bare } = json;
+    const m = t.message(t.dispatch("MESSAGE_CREATE", bare));
+    expect(m.body).toEqual({ markdown: "", plain: "" });
+    expect(m.mentions).toEqual({ self: false, users: [] });
+    expect(m).not.toHaveProperty("attachments");
+    const sized = t.message(
+      t.dispatch("MESSAGE_CREATE", {
+        ...json,
+        attachments: [{ id: "3", filename: "c", url: "https://cdn.invalid/c" }],
+      }),
+    );
+    expect(sized.attachments?.[0]).not.toHaveProperty("sizeBytes");
+    expect(sized.attachments?.[0]).not.toHaveProperty("mimeType");
+    // A referenced message whose author Discord left out (deleted) mentions nobody.
+    expect(
+      t.message(t.dispatch("MESSAGE_CREATE", { ...json, referenced_message: {} })).mentions?.self,
+    ).toBe(false);
+  });
+
+  it("an edit through someone else's webhook is an event; classify carries the mention of a message", async () => {
+    const t = await open();
+    const hook = t.post({
+      channelId: t.text.id,
+      author: { id: THEIR_HOOK, username: "their hook", bot: true },
+      webhookId: THEIR_HOOK,
+      text: "v1",
+    });
+    expect(
+      t.normalize(
+        t.dispatch("MESSAGE_UPDATE", {
+          ...hook.json,
+          content: "v2",
+          edited_timestamp: "2026-01-02T03:04:05.000000+00:00",
+        }),
+      ),
+    ).toMatchObject({ kind: "event", type: "message_edited" });
+    const mention = t.post({ channelId: t.text.id, author: ALICE, text: `<@${FAKE_BOT.id}> hi` });
+    expect(t.classify(mention.inbound)).toMatchObject({ mentionsSelf: true, isRoomish: true });
+    const plain = t.post({ channelId: t.text.id, author: ALICE, text: "hi" });
+    expect(t.classify(plain.inbound)).toMatchObject({ mentionsSelf: false });
+    const { sender: _s, mentions: _m, ...anonymous } = t.message(plain.inbound);
+    expect(t.receive.classify?.(anonymous as ChannelMessage, plain.inbound)).toMatchObject({
+      isBotAuthor: false,
+      mentionsSelf: false,
+    });
+  });
+
+  it("interactions: a bare command, a bot user, a DM, an id this process remembered", async () => {
+    const t = await open();
+    const dm = t.fake.createChannel({ type: "dm" });
+    const inbound = t.dispatch(
+      "INTERACTION_CREATE",
+      {
+        id: "1300000000000000009",
+        type: 2,
+        channel_id: dm.id,
+        user: { id: OTHER_FAKE_BOT.id, username: "other", bot: true },
+        data: { name: "ping", options: [{ name: "verbose" }] },
+      },
+      dm.id,
+    );
+    const m = t.message(inbound);
+    expect(m).toMatchObject({
+      direction: "inbound",
+      body: { plain: "/ping verbose:" },
+      sender: { id: OTHER_FAKE_BOT.id, isBot: true },
+    });
+    const klass = t.receive.classify?.(m, inbound);
+    expect(klass).toMatchObject({ isRoomish: false, isBotAuthor: false, mentionsSelf: true });
+    const { sender: _s, ...anonymous } = m;
+    expect(t.receive.classify?.(anonymous as ChannelMessage, inbound)).toMatchObject({
+      authorIds: [""],
+    });
+    const bare = t.dispatch(
+      "INTERACTION_CREATE",
+      { ...(inbound.d as object), data: { name: "ping" } },
+      dm.id,
+    );
+    expect(t.message(bare).body?.plain).toBe("/ping");
+    // An interaction is never our own message, whatever this process remembered.
+    t.registry.remember(dm.id, "1300000000000000009");
+    expect(t.receive.preflight?.(m, klass as MessageEventClass)).toEqual({ action: "accept" });
   });
 });
