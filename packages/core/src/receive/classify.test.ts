@@ -126,6 +126,15 @@ describe("canonicalId", () => {
 });
 
 describe("isSelfAuthored: who counts as us", () => {
+  it("a message without a sender is checked by its author ids only", () => {
+    const { sender: _s, ...anonymous } = message({ accountId: "main" });
+    const a = adapter({ main: ["U_BOT"] });
+    expect(isSelfAuthored(anonymous as ChannelMessage, klass({ authorIds: ["U_BOT"] }), a)).toBe(
+      true,
+    );
+    expect(isSelfAuthored(anonymous as ChannelMessage, klass({ authorIds: ["X"] }), a)).toBe(false);
+  });
+
   it("the adapter's isSelf flag alone is enough (no self ids needed)", () => {
     expect(
       isSelfAuthored(
