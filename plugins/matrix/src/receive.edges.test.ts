@@ -394,6 +394,11 @@ describe("malformed input", () => {
     ).toEqual({ kind: "ignore", reason: "malformed", detail: "m.replace without m.new_content" });
   });
 
+  it("classify carries a mention of us", () => {
+    const raw = input("m.room.message", text("hi", { "m.mentions": { user_ids: [ME] } }));
+    expect(classify(raw)).toMatchObject({ mentionsSelf: true, isBotAuthor: false });
+  });
+
   it("classify without the raw event or without sender and mentions: an m.room.message by nobody, no bot, no mention", () => {
     const m = message(input("m.room.message", text("x")));
     const { sender: _s, mentions: _m, ...bare } = m;
