@@ -118,3 +118,72 @@ describe("who counts as us", () => {
     expect(await normalize({ createTime: undefined })).not.toHaveProperty("timestamp");
   });
 });
+
+describe("the message and membership events", () => {
+  it("a message: id, account, direction, addressed to the app; none without an account", async () => {
+    const { normalize } = await eventIn("SPACE");
+    const m = await normalize({});
+    expect(m).toMatchObject({
+      id: `googlechat:${m.platformMessageId}`,
+      accountId: "main",
+      direction: "inbound",
+      mentions: { self: true },
+    });
+    const raw = m.raw as Record<string, unknown>;
+    const bare = (await createReceive().normalize(raw, {
+      channel: "googlechat",
+      receivedAt: 0,
+    })) as ChannelMessage;
+    expect(bare).not.toHaveProperty("accountId");
+  });
+
+  it("ADDED_TO_SPACE / REMOVED_FROM_SPACE: member events of the app, the user as actor, in a DM or a space", async () => {
+    fake = await FakeGoogleChat.start();
+    const space = fake.createSpace("SPACE").name;
+    const dm = fake.createSpace("DIRECT_MESSAGE").name;
+    const receive = createReceive([FAKE_APP.name]);
+    const added = fake.membershipEvent("ADDED_TO_SPACE", space) as Record<string, unknown>;
+    expect(await receive.normalize(added, ctx)).toEqual({
+      kind: "event",
+      type: "member_joined",
+      id: `member_joined:${space}:${added.eventTime}`,
+      channel: "googlechat",
+      accountId: "main",
+      target: { kind: "group", id: space },
+      actor: { id: ALICE.name, displayName: "Alice", isBot: false },
+      members: [{ id: "users/app", isBot: true, isSelf: true }],
+      timestamp: Date.parse(added.eventTime as string),
+      raw: added,
+    });
+    const removed = {
+      ...fake.membershipEvent("REMOVED_FROM_SPACE", dm, OTHER_APP),
+      eventTime: undefined,
+    };
+    expect(await receive.normalize(removed, { channel: "googlechat", receivedAt: 0 })).toEqual({
+      kind: "event",
+      type: "member_left",
+      id: `member_left:${dm}:`,
+      channel: "googlechat",
+      target: { kind: "direct", id: dm },
+      actor: { id: OTHER_APP.name, displayName: OTHER_APP.displayName, isBot: true },
+      members: [{ id: "users/app", isBot: true, isSelf: true }],
+      raw: removed,
+    });
+    const { user: _u, ...noUser } = fake.membershipEvent("ADDED_TO_SPACE", space);
+    const anonymous = await receive.normalize({ ...noUser, eventTime: "not a time" }, ctx);
+    expect(anonymous).not.toHaveProperty("actor");
+    expect(anonymous).not.toHaveProperty("timestamp");
+    const { displayName: _d, ...nameless } = ALICE;
+    expect(
+      await receive.normalize(
+        { ...fake.membershipEvent("ADDED_TO_SPACE", space), user: nameless },
+        ctx,
+      ),
+    ).toMatchObject({ actor: { id: ALICE.name, isBot: false } });
+    expect(await receive.normalize({ ...added, type: "CARD_CLICKED" }, ctx)).toEqual({
+      kind: "ignore",
+      reason: "event_type",
+      detail: "CARD_CLICKED",
+    });
+  });
+});
