@@ -169,6 +169,9 @@ describe("the message and membership events", () => {
       members: [{ id: "users/app", isBot: true, isSelf: true }],
       raw: removed,
     });
+    expect(
+      await receive.normalize(removed, { channel: "googlechat", receivedAt: 0 }),
+    ).not.toHaveProperty("accountId");
     const { user: _u, ...noUser } = fake.membershipEvent("ADDED_TO_SPACE", space);
     const anonymous = await receive.normalize({ ...noUser, eventTime: "not a time" }, ctx);
     expect(anonymous).not.toHaveProperty("actor");
