@@ -83,7 +83,9 @@ const config = {
   jsonReporter: { fileName: join(reports, `${slug}.json`) },
   // The first run of the tests on a busy machine takes long.
   dryRunTimeoutMinutes: 60,
-  tempDirName: join(root, ".cache", "stryker-tmp"),
+  // In this checkout (`.cache` may be a link shared by several worktrees: one run's cleanup
+  // would remove another's files).
+  tempDirName: join(reports, `.stryker-tmp-${slug}`),
   cleanTempDir: "always",
 };
 const configFile = join(reports, `${slug}.stryker.config.json`);

@@ -9,7 +9,14 @@ import { expect } from "vitest";
 import { capabilityGuarantee, expectGuaranteed, guaranteeOf } from "./guarantee.ts";
 import { announcesRetryAfter, retryAfterSkip } from "./harnessChecks.ts";
 import type { ContractSuite } from "./registry.ts";
-import { CONTRACT_MAX_LENGTH, normalizeSpace, openRun, settled } from "./setup.ts";
+import {
+  CONTRACT_MAX_LENGTH,
+  maxLengthOf,
+  normalizeSpace,
+  openRun,
+  settled,
+  wordsOfLength,
+} from "./setup.ts";
 import type { JsonValue } from "./types.ts";
 
 const texts = async (visible: Promise<Array<{ text: string }>>) =>
@@ -234,6 +241,36 @@ export function deliveryTests(suite: ContractSuite): void {
             after: await run.visible(target),
           });
           expect(intent.failure?.evidence ?? "maybe_sent").toBe("maybe_sent");
+        },
+      );
+
+      test(
+        "unknown-send.multi-part-reset-after-accept",
+        "a 3-part message whose part 2 was stored but its answer lost: every part once, in order, each receipt naming its own part (C01, C40)",
+        async () => {
+          // kills: a lookup (or replay) that claims another part's message for the lost one
+          const run = await openRun(h);
+          const guarantee = guaranteeOf(h, run.adapter);
+          const text = wordsOfLength(maxLengthOf(run.adapter) * 2.5, "m");
+          const target = await run.platform.createTarget("group");
+          run.platform.faults.failNext({ kind: "reset_after_accept" }, { op: "send", skip: 1 });
+          await run.runtime.enqueue(run.message(target, text), { idempotencyKey: "u3" });
+          const intent = await settled(run, "u3");
+          const after = await run.visible(target);
+          // Held (hold, best effort): parts 1 and 2 are on the platform and nothing is resent.
+          expectGuaranteed(guarantee, {
+            intent,
+            expected: text,
+            before: after.slice(0, 2).map((m) => m.text),
+            after,
+          });
+          if (intent.status === "sent") {
+            const ids = intent.receipt?.platformMessageIds ?? [];
+            expect(new Set(ids).size, "every part's receipt names its own message").toBe(
+              ids.length,
+            );
+            expect(ids.length).toBeGreaterThanOrEqual(3);
+          }
         },
       );
 

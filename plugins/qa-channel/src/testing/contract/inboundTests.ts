@@ -122,6 +122,29 @@ export function inboundTests(suite: ContractSuite): void {
       );
 
       test(
+        "origin.other-bot-not-self",
+        "another bot is not us: with allowBots its message reaches the handler, while our own echo beside it is dropped",
+        async (ctx) => {
+          // kills: a self check that takes any bot author (or another bot's id) for ours
+          const run = await inboundRun(h, ctx, { receive: { allowBots: true } });
+          const room = await run.platform.createTarget("group");
+          const other = await run.inbound.post(room, {
+            text: "another bot speaks",
+            author: "other_bot",
+          });
+          const own = await run.inbound.post(room, { text: "my own words", author: "self" });
+          expect((await outcomeFor(run, other.platformMessageId)).status).toBe("processed");
+          expect(await outcomeFor(run, own.platformMessageId)).toMatchObject({
+            status: "dropped",
+            reason: "self",
+          });
+          expect(run.handled.map((t) => t.input.platformMessageId)).toEqual([
+            other.platformMessageId,
+          ]);
+        },
+      );
+
+      test(
         "origin.tagged-echo",
         "drops a bot's room echo tagged as a herald gateway failure before allowBots; the same text untagged is processed",
         async (ctx) => {

@@ -28,6 +28,7 @@ export {
   KEY_MUTANTS,
   LIVE_MUTANTS,
   RECEIVE_MUTANTS,
+  RECONCILE_MUTANTS,
   SEND_MUTANTS,
 } from "./mutants/catalog.ts";
 export {

@@ -15,6 +15,7 @@ import {
   mutateSendContext,
   mutateSendReceipt,
   noAnswer,
+  otherBotsAreSelf,
   swallowDeleteErrors,
   swallowEditErrors,
   watermarkBeforeAck,
@@ -106,6 +107,22 @@ export const CLASSIFY_MUTANTS: readonly Mutant[] = [
       mutateClassify(a, ({ failure }) => {
         if (failure.kind !== "rate_limit") return failure;
         const { retryAfterMs: _dropped, ...rest } = failure;
+        return rest;
+      }),
+  },
+  {
+    id: "classify.header-only-retry-after-ignored",
+    kind: "classification",
+    description:
+      "a 429 whose wait came only as a Retry-After header (whole seconds, none in the body) is read as a 429 without a wait: the retry comes after herald's short backoff, too early",
+    killedBy: "classify.rate-limit-header",
+    adapter: (a) =>
+      mutateClassify(a, ({ failure }) => {
+        // A header's wait is whole seconds; the contract's body waits are not (400 ms).
+        if (failure.kind !== "rate_limit" || (failure.retryAfterMs ?? 1) % 1_000 !== 0) {
+          return failure;
+        }
+        const { retryAfterMs: _ignored, ...rest } = failure;
         return rest;
       }),
   },
@@ -411,6 +428,14 @@ export const RECEIVE_MUTANTS: readonly Mutant[] = [
     adapter: (a) => (a.receive ? { ...a, receive: { ...a.receive, selfIds: () => [] } } : a),
   },
   {
+    id: "echo.other-bot-is-self",
+    kind: "echo",
+    description:
+      "the self check takes any bot author for us (bot flag instead of our own ids): other bots' messages are dropped as our echoes",
+    killedBy: "origin.other-bot-not-self",
+    adapter: (a) => (a.receive ? { ...a, receive: otherBotsAreSelf(a.receive) } : a),
+  },
+  {
     id: "origin.not-decoded",
     kind: "origin",
     description: "native origin metadata is not decoded: tagged herald echoes are processed",
@@ -423,6 +448,40 @@ export const RECEIVE_MUTANTS: readonly Mutant[] = [
     description: "the receiver advances its watermark before the event's work is acked",
     killedBy: "receive.crash-after-watermark",
     sink: (sink) => watermarkBeforeAck(sink),
+  },
+];
+
+/**
+ * Lookup mutants: the adapter's `send.reconcileUnknownSend` (a send whose answer was lost) finds
+ * the wrong message. Run them against a harness whose adapter reconciles by lookup.
+ */
+export const RECONCILE_MUTANTS: readonly Mutant[] = [
+  {
+    id: "reconcile.claims-an-earlier-part",
+    kind: "reconcile",
+    description:
+      "the lookup for a multi-part message's lost part claims a part already delivered (the first message it finds, not the one carrying that part's key)",
+    killedBy: "unknown-send.multi-part-reset-after-accept",
+    adapter: (a) => {
+      const send = a.send;
+      const reconcile = send.reconcileUnknownSend;
+      if (!reconcile) return a;
+      return {
+        ...a,
+        send: {
+          ...send,
+          reconcileUnknownSend: async (ctx, units) => {
+            const result = await reconcile.call(send, ctx, units);
+            const first = ctx.previousReceipt?.parts[0]?.platformMessageId;
+            if (result.status !== "sent" || first === undefined) return result;
+            return {
+              ...result,
+              parts: result.parts.map((part) => ({ ...part, platformMessageId: first })),
+            };
+          },
+        },
+      };
+    },
   },
 ];
 
@@ -480,6 +539,7 @@ export const CHANNEL_MUTANTS: readonly Mutant[] = [
   ...KEY_MUTANTS,
   ...SEND_MUTANTS,
   ...RECEIVE_MUTANTS,
+  ...RECONCILE_MUTANTS,
   ...LIVE_MUTANTS,
   ...FEATURE_MUTANTS,
 ];

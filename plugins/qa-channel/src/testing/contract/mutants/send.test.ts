@@ -3,9 +3,12 @@
  * mutants (each must be killed by the contract test it names; a survivor fails `pnpm check`).
  */
 import { qaHarness } from "../../harness.ts";
-import { KEY_MUTANTS, SEND_MUTANTS } from "./catalog.ts";
+import { KEY_MUTANTS, RECONCILE_MUTANTS, SEND_MUTANTS } from "./catalog.ts";
 import { describeMutantCatalog } from "./describe.ts";
 import { QA_MUTANTS, QA_RECONCILE_MUTANTS } from "./qa.ts";
 
 describeMutantCatalog(qaHarness(), [...KEY_MUTANTS, ...SEND_MUTANTS, ...QA_MUTANTS]);
-describeMutantCatalog(qaHarness({ delivery: "reconcile" }), QA_RECONCILE_MUTANTS);
+describeMutantCatalog(qaHarness({ delivery: "reconcile" }), [
+  ...RECONCILE_MUTANTS,
+  ...QA_RECONCILE_MUTANTS,
+]);

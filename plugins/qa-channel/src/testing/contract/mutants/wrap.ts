@@ -9,6 +9,8 @@ import {
   type ChannelMessageAdapter,
   type ChannelReceiverSink,
   type ClassifiedFailure,
+  type MessageEventClass,
+  type MessageReceiveAdapter,
   type MessageSendContext,
   PlatformNetworkError,
 } from "@herald/plugin-sdk/channel-message";
@@ -79,6 +81,29 @@ export function mutateSendReceipt(
     send: {
       ...send,
       send: async (ctx, unit) => mutate(await send.send.call(send, ctx, unit), ctx, unit.index),
+    },
+  };
+}
+
+/**
+ * The receive adapter whose self check takes every bot author for us: a message classified
+ * `isBotAuthor` also names our own ids among its authors (core drops it as our echo).
+ */
+export function otherBotsAreSelf(receive: MessageReceiveAdapter): MessageReceiveAdapter {
+  return {
+    ...receive,
+    classify: async (message, raw): Promise<MessageEventClass> => {
+      const event: MessageEventClass = (await receive.classify?.call(receive, message, raw)) ?? {
+        eventType: "message",
+        eventTypes: ["message"],
+        isBotAuthor: message.sender?.isBot === true,
+        isRoomish: message.target.kind !== "direct",
+        mentionsSelf: message.mentions?.self === true,
+        ...(message.sender ? { authorIds: [message.sender.id] } : {}),
+      };
+      if (!event.isBotAuthor) return event;
+      const self = receive.selfIds?.call(receive, message.accountId) ?? [];
+      return { ...event, authorIds: [...(event.authorIds ?? []), ...self] };
     },
   };
 }
