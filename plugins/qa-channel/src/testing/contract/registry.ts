@@ -4,8 +4,9 @@
  * catalog can name the test that must kill each mutant.
  *
  * In `expect: "failure"` mode (mutation testing of the suite itself) a test passes only when its
- * body fails: a body that passes means the mutant **survived**, and a body that asks to be
- * skipped is an error (a skipped test cannot judge a mutant).
+ * body fails: a body that passes means the mutant **survived**; a body that asks to be skipped
+ * (the harness lacks the capability the test needs) is reported skipped through `onSkip` — it
+ * cannot judge the mutant, which the catalog reports as not applicable.
  *
  * @module
  */
@@ -37,7 +38,10 @@ export type ContractRegistration = {
   expect?: "pass" | "failure";
   /** Called with each kill in `expect: "failure"` mode. */
   onKill?(kill: ContractKill): void;
-  /** Called when a test skips itself (`ctx.skip` with a true condition), with its reason. */
+  /**
+   * Called when a test skips itself (`ctx.skip` with a true condition), with its reason — in
+   * `expect: "failure"` mode too (the test is then reported skipped, neither kill nor survivor).
+   */
   onSkip?(skip: { testId: string; reason: string }): void;
   /** Called when a test body starts (`expect: "pass"` mode). */
   onRun?(): void;
@@ -109,7 +113,7 @@ export function registerContract(
         });
         return;
       }
-      it(`[${id}] must fail: ${title}`, { timeout: timeout + 5_000 }, async () => {
+      it(`[${id}] must fail: ${title}`, { timeout: timeout + 5_000 }, async (ctx) => {
         const skip = (condition: boolean, reason: string) => {
           if (condition) throw new ContractSkipInMutantRun(reason);
         };
@@ -125,7 +129,10 @@ export function registerContract(
           }
         } catch (error) {
           if (error instanceof ContractSkipInMutantRun) {
-            throw new Error(`contract test ${id} skipped (${error.message}): it cannot judge`);
+            // Not applicable to this harness: it cannot judge the mutant either way.
+            registration.onSkip?.({ testId: id, reason: error.message });
+            ctx.skip(error.message);
+            return;
           }
           registration.onKill?.({ testId: id, by: "assertion", message: firstLine(error) });
           return;
