@@ -85,4 +85,3 @@ export function adapterLinesCli(argv: string[], defaultDir = "."): number {
 
 const parseLines = (argv: string[]) =>
   parseArgs({ args: argv, allowPositionals: true, options: { max: { type: "string" } } });
-
