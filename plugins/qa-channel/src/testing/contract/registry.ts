@@ -25,6 +25,14 @@ export type ContractTestContext = {
 /** A contract test body. */
 export type ContractTestFn = (ctx: ContractTestContext) => Promise<void>;
 
+/** A test that skipped itself, and why. */
+export type ContractSkip = {
+  testId: string;
+  reason: string;
+  /** The mutant under test changes nothing on this adapter (`expect: "failure"` mode). */
+  mutantNotApplicable?: boolean;
+};
+
 /** Registration options, decided per `describeChannelContract` call. */
 export type ContractRegistration = {
   /** Areas to register. */
@@ -42,7 +50,7 @@ export type ContractRegistration = {
    * Called when a test skips itself (`ctx.skip` with a true condition), with its reason — in
    * `expect: "failure"` mode too (the test is then reported skipped, neither kill nor survivor).
    */
-  onSkip?(skip: { testId: string; reason: string }): void;
+  onSkip?(skip: ContractSkip): void;
   /** Called when a test body starts (`expect: "pass"` mode). */
   onRun?(): void;
 };
@@ -73,6 +81,15 @@ export type ContractSuite = {
 
 class ContractSkipInMutantRun extends Error {
   override name = "ContractSkipInMutantRun";
+}
+
+/**
+ * Thrown by a mutant harness whose mutant changes nothing on this adapter (it wraps a capability
+ * the adapter does not have, e.g. history on a channel without it): the killing test cannot judge
+ * it, and the run reports it skipped with `mutantNotApplicable: true`.
+ */
+export class MutantNotApplicableError extends Error {
+  override name = "MutantNotApplicableError";
 }
 
 const firstLine = (error: unknown): string =>
@@ -128,9 +145,16 @@ export function registerContract(
             return;
           }
         } catch (error) {
-          if (error instanceof ContractSkipInMutantRun) {
+          if (
+            error instanceof ContractSkipInMutantRun ||
+            error instanceof MutantNotApplicableError
+          ) {
             // Not applicable to this harness: it cannot judge the mutant either way.
-            registration.onSkip?.({ testId: id, reason: error.message });
+            registration.onSkip?.({
+              testId: id,
+              reason: error.message,
+              ...(error instanceof MutantNotApplicableError ? { mutantNotApplicable: true } : {}),
+            });
             ctx.skip(error.message);
             return;
           }

@@ -93,7 +93,12 @@ export type ContractOptions = {
   /** In `expect: "failure"` mode, called with how each test killed the mutant. */
   onKill?(kill: ContractKill): void;
   /** Called with each test that skipped itself and why (in either `expect` mode). */
-  onSkip?(skip: { testId: string; reason: string }): void;
+  onSkip?(skip: {
+    testId: string;
+    reason: string;
+    /** The mutant under test changes nothing on this adapter (`expect: "failure"` mode). */
+    mutantNotApplicable?: boolean;
+  }): void;
 };
 
 /** How a test body ended in `expect: "failure"` mode. */

@@ -88,7 +88,7 @@ export function describeMutantCatalog(
   const kills = new Map<string, ContractKill>();
   // Skips by test id in the control run, and by mutant id against each mutant.
   const controlSkips = new Map<string, string>();
-  const mutantSkips = new Map<string, string>();
+  const mutantSkips = new Map<string, { reason: string; mutantNotApplicable?: boolean }>();
   const timeouts = options.timeoutMs ? { timeoutMs: options.timeoutMs } : {};
   describe(`mutant catalog: ${base.name}`, () => {
     describeChannelContract(base, {
@@ -111,7 +111,7 @@ export function describeMutantCatalog(
           only: [mutant.killedBy],
           expect: "failure",
           onKill: (kill) => kills.set(mutant.id, kill),
-          onSkip: (skip) => mutantSkips.set(mutant.id, skip.reason),
+          onSkip: (skip) => mutantSkips.set(mutant.id, skip),
         });
       });
     }
@@ -123,9 +123,13 @@ export function describeMutantCatalog(
         const skipped = mutantSkips.get(mutant.id);
         if (mutant.awaiting) result.awaiting.push(mutant);
         else if (kill) result.killed.push({ mutant, kill });
-        // Skipped for the harness itself (the control skipped it too): it cannot judge.
-        else if (skipped !== undefined && controlSkips.has(mutant.killedBy)) {
-          notApplicable.push({ mutant, reason: skipped });
+        // Skipped for the harness itself (the control skipped it too), or a mutant that changes
+        // nothing on this adapter: the test cannot judge it.
+        else if (
+          skipped !== undefined &&
+          (skipped.mutantNotApplicable || controlSkips.has(mutant.killedBy))
+        ) {
+          notApplicable.push({ mutant, reason: skipped.reason });
         }
         // Skipped against the mutant only: the mutant hid the capability — it survived.
         else result.survived.push(mutant);
