@@ -18,7 +18,7 @@ const noop: Mutant = {
 describe("mutant catalog: not applicable", () => {
   it("a mutant that hands the adapter back unchanged is not applicable", async () => {
     const base = qaHarness();
-    const platform = await base.platform({});
+    const platform = await base.platform({ maxLength: 4_096 });
     try {
       const h = mutantHarness(base, noop);
       expect(() => h.createAdapter(platform.connection)).toThrow(MutantNotApplicableError);
