@@ -1,7 +1,7 @@
 import { defineConfig } from "tsdown";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", cli: "src/cli.ts" },
+  entry: { index: "src/index.ts", cli: "src/cli.ts", lines: "src/lines.ts" },
   format: "esm",
   platform: "node",
   dts: true,

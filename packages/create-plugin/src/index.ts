@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+
+export { type AdapterFileLines, adapterLinesCli, countAdapterLines } from "./adapterLines.ts";
 export { CreatePluginError, type CreatePluginProblem } from "./errors.ts";
 export { type PluginNames, pluginNames } from "./names.ts";
 export { renderPlugin, type ScaffoldResult, scaffold } from "./scaffold.ts";

@@ -60,6 +60,21 @@ describe("renderPlugin", () => {
     expect(files["README.md"]).toContain("## The API");
     expect(files["README.md"]).toContain("`POST /v1/chats/:chat/messages`");
   });
+
+  it("lists everything a polled platform changes, the .npmrc and the line counter", () => {
+    const readme = files["README.md"] ?? "";
+    for (const part of [
+      "`pollingReceiver({ sink, poll, idOf })`",
+      "`webhookSecretEnv` goes",
+      "`inbound.connectWebhook` and `inbound.forge`",
+      "`src/account.test.ts`",
+      "`src/reconcile.test.ts`",
+      "`src/mutants.test.ts`: no filter",
+      "`.npmrc` in this folder",
+      "herald-plugin-lines",
+    ])
+      expect(readme).toContain(part);
+  });
 });
 
 describe("scaffold", () => {

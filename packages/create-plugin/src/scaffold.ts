@@ -131,10 +131,30 @@ npm run build          # dist/, what a gateway loads
 1. Describe your platform's API in \`src/client.ts\` (its message schema, \`readError\`) and change
    the calls in \`src/index.ts\` (send, edit, delete, the reconciler, the identity call).
 2. Change \`src/receive.ts\`: \`normalize\` for your platform's events, and the webhook's
-   authentication (or a \`pollingReceiver\` if your platform is polled).
+   authentication.
 3. Make \`${fake}\` answer like your platform (its routes, errors and inbound events), and
    keep \`npm test\` green: the fake is a claim about the platform, so check it against the
    platform's published API description.
+
+**If your platform is polled** (a long poll for updates, no webhook), all of these change
+(the guide's "Start with npm create @herald/plugin" lists them in full):
+
+- receiver (\`src/receive.ts\`): \`pollingReceiver({ sink, poll, idOf })\` instead of the webhook;
+- config (\`src/index.ts\`): \`webhookSecretEnv\` goes; the poll settings come (the long-poll
+  wait, and a \`requestTimeoutMs\` default longer than it);
+- fake (\`${fake}\`): an update queue with integer ids and a held long poll;
+- harness (\`src/testing/harness.ts\`): drop \`inbound.connectWebhook\` and \`inbound.forge\`
+  (and the webhook secret), keep \`inbound.post\` / \`redeliver\` over the poll queue,
+  \`createReceiver\` returns the polling receiver;
+- \`src/account.test.ts\`: the forged-webhook test becomes a polling test;
+- \`src/reconcile.test.ts\`: its config loses \`webhookSecretEnv\`;
+- \`src/mutants.test.ts\`: no filter — a mutant whose killing test does not apply is reported
+  "not applicable", not as a survivor.
+
+Installing \`@herald/*\` from a scoped or private registry? Put its \`.npmrc\` in this folder.
+
+The adapter's size (blank, comment and test lines and \`src/testing/\` not counted):
+\`npx -p @herald/create-plugin herald-plugin-lines --max 150\`.
 
 The guide: [Writing a channel plugin](https://github.com/herald-dev/herald/blob/main/docs/plugin-authoring.md).
 

@@ -68,7 +68,10 @@ export function describeChannelContract<TConnection extends JsonValue>(
         ...(options.only ? { only: options.only } : {}),
         ...(options.expect ? { expect: options.expect } : {}),
         ...(options.onKill ? { onKill: options.onKill } : {}),
-        onSkip: (skip) => skipped.push(skip),
+        onSkip: (skip) => {
+          skipped.push(skip);
+          options.onSkip?.(skip);
+        },
         onRun: () => {
           ran += 1;
         },

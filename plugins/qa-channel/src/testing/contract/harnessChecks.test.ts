@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { qaHarness } from "../harness.ts";
-import { announcesRetryAfter, declaredSecrets } from "./harnessChecks.ts";
+import { announcesRetryAfter, declaredSecrets, retryAfterMissed } from "./harnessChecks.ts";
 
 describe("harness declarations", () => {
   it("a harness without secrets fails the secrets test with what to add", () => {
@@ -18,5 +18,16 @@ describe("harness declarations", () => {
     const headerOnly = { ...h, retryAfter: "header" as const };
     expect(announcesRetryAfter(headerOnly, "header")).toBe(true);
     expect(announcesRetryAfter(headerOnly, "body")).toBe(false);
+  });
+
+  it("a missed retry-after names the harness setting to change", () => {
+    const h = qaHarness();
+    expect(retryAfterMissed(h, "body")).toBe(
+      'the adapter did not read a retry-after from the error body (retryAfter: "both"); if your ' +
+        'platform sends it only in the Retry-After header, set `retryAfter: "header"` in the contract harness',
+    );
+    expect(retryAfterMissed(h, "header")).toMatch(
+      /from the Retry-After header .*only in its error body, set `retryAfter: "body"`/,
+    );
   });
 });

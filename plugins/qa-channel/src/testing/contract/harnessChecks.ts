@@ -28,6 +28,22 @@ export function announcesRetryAfter(harness: ContractHarness, via: "header" | "b
   return declared === "both" || declared === via;
 }
 
+/**
+ * The assertion message of a rate-limit test whose wait was not honoured: with `retryAfter` left
+ * at its default (`"both"`) on a platform that sends the wait in one place only, the test for the
+ * other place fails — this says which harness setting to change.
+ */
+export const retryAfterMissed = (harness: ContractHarness, via: "header" | "body") => {
+  const other = via === "body" ? "header" : "body";
+  const where = via === "body" ? "error body" : "Retry-After header";
+  const only = other === "header" ? "the Retry-After header" : "its error body";
+  return (
+    `the adapter did not read a retry-after from the ${where} (retryAfter: ` +
+    `${JSON.stringify(harness.retryAfter ?? "both")}); if your platform sends it only in ${only}, ` +
+    `set \`retryAfter: "${other}"\` in the contract harness`
+  );
+};
+
 /** The skip reason of a rate-limit test whose wait sits where the platform puts none. */
 export const retryAfterSkip = (harness: ContractHarness, via: "header" | "body") =>
   `the platform announces a 429's wait in its ${harness.retryAfter} only (retryAfter), not its ${via}`;

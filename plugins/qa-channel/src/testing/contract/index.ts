@@ -40,10 +40,12 @@ export {
 export { mutantHarness, mutantHarnessFromModule } from "./mutants/harness.ts";
 export type { Mutant, MutantKind } from "./mutants/types.ts";
 export type {
+  ContractSkip,
   ContractSuite,
   ContractTestContext,
   ContractTestFn,
   ContractTestOptions,
 } from "./registry.ts";
+export { MutantNotApplicableError } from "./registry.ts";
 export { CONTRACT_DELIVERY, CONTRACT_MAX_LENGTH } from "./setup.ts";
 export * from "./types.ts";

@@ -4,8 +4,10 @@
  * var name, the account opened with `openChannelAccount` (the function the gateway's account
  * supervisor opens accounts with: `createAccount`, else `createAdapter` + `createReceiver`), a send through the adapter it returned and, on a channel
  * that receives, an inbound message through its receiver. A harness that builds its adapter
- * directly never exercises these: a default that breaks the account (a request timeout shorter
- * than the long-poll wait) or a schema that refuses a valid config went unnoticed.
+ * directly never exercises these: a default that breaks the account (a missing env var, a
+ * default URL or field the adapter rejects) or a schema that refuses a valid config went
+ * unnoticed. It does not catch a request timeout shorter than the long-poll wait: the message it
+ * posts wakes the held poll at once (docs/plugin-authoring.md, "Polling: the recipe").
  *
  * @module
  */

@@ -4,8 +4,9 @@
  * catalog can name the test that must kill each mutant.
  *
  * In `expect: "failure"` mode (mutation testing of the suite itself) a test passes only when its
- * body fails: a body that passes means the mutant **survived**, and a body that asks to be
- * skipped is an error (a skipped test cannot judge a mutant).
+ * body fails: a body that passes means the mutant **survived**; a body that asks to be skipped
+ * (the harness lacks the capability the test needs) is reported skipped through `onSkip` — it
+ * cannot judge the mutant, which the catalog reports as not applicable.
  *
  * @module
  */
@@ -24,6 +25,14 @@ export type ContractTestContext = {
 /** A contract test body. */
 export type ContractTestFn = (ctx: ContractTestContext) => Promise<void>;
 
+/** A test that skipped itself, and why. */
+export type ContractSkip = {
+  testId: string;
+  reason: string;
+  /** The mutant under test changes nothing on this adapter (`expect: "failure"` mode). */
+  mutantNotApplicable?: boolean;
+};
+
 /** Registration options, decided per `describeChannelContract` call. */
 export type ContractRegistration = {
   /** Areas to register. */
@@ -37,8 +46,11 @@ export type ContractRegistration = {
   expect?: "pass" | "failure";
   /** Called with each kill in `expect: "failure"` mode. */
   onKill?(kill: ContractKill): void;
-  /** Called when a test skips itself (`ctx.skip` with a true condition), with its reason. */
-  onSkip?(skip: { testId: string; reason: string }): void;
+  /**
+   * Called when a test skips itself (`ctx.skip` with a true condition), with its reason — in
+   * `expect: "failure"` mode too (the test is then reported skipped, neither kill nor survivor).
+   */
+  onSkip?(skip: ContractSkip): void;
   /** Called when a test body starts (`expect: "pass"` mode). */
   onRun?(): void;
 };
@@ -69,6 +81,15 @@ export type ContractSuite = {
 
 class ContractSkipInMutantRun extends Error {
   override name = "ContractSkipInMutantRun";
+}
+
+/**
+ * Thrown by a mutant harness whose mutant changes nothing on this adapter (it wraps a capability
+ * the adapter does not have, e.g. history on a channel without it): the killing test cannot judge
+ * it, and the run reports it skipped with `mutantNotApplicable: true`.
+ */
+export class MutantNotApplicableError extends Error {
+  override name = "MutantNotApplicableError";
 }
 
 const firstLine = (error: unknown): string =>
@@ -109,7 +130,7 @@ export function registerContract(
         });
         return;
       }
-      it(`[${id}] must fail: ${title}`, { timeout: timeout + 5_000 }, async () => {
+      it(`[${id}] must fail: ${title}`, { timeout: timeout + 5_000 }, async (ctx) => {
         const skip = (condition: boolean, reason: string) => {
           if (condition) throw new ContractSkipInMutantRun(reason);
         };
@@ -124,8 +145,18 @@ export function registerContract(
             return;
           }
         } catch (error) {
-          if (error instanceof ContractSkipInMutantRun) {
-            throw new Error(`contract test ${id} skipped (${error.message}): it cannot judge`);
+          if (
+            error instanceof ContractSkipInMutantRun ||
+            error instanceof MutantNotApplicableError
+          ) {
+            // Not applicable to this harness: it cannot judge the mutant either way.
+            registration.onSkip?.({
+              testId: id,
+              reason: error.message,
+              ...(error instanceof MutantNotApplicableError ? { mutantNotApplicable: true } : {}),
+            });
+            ctx.skip(error.message);
+            return;
           }
           registration.onKill?.({ testId: id, by: "assertion", message: firstLine(error) });
           return;

@@ -85,12 +85,20 @@ export type ContractOptions = {
   /**
    * `"failure"`: mutation testing of the suite — each registered test passes only when its body
    * fails against the (mutant) adapter; a body that passes fails the test ("survived"), and a
-   * body that skips fails it too (it cannot judge).
+   * body that skips (the harness lacks what the test needs) is reported skipped via `onSkip`:
+   * it cannot judge the mutant.
    * @defaultValue "pass"
    */
   expect?: "pass" | "failure";
   /** In `expect: "failure"` mode, called with how each test killed the mutant. */
   onKill?(kill: ContractKill): void;
+  /** Called with each test that skipped itself and why (in either `expect` mode). */
+  onSkip?(skip: {
+    testId: string;
+    reason: string;
+    /** The mutant under test changes nothing on this adapter (`expect: "failure"` mode). */
+    mutantNotApplicable?: boolean;
+  }): void;
 };
 
 /** How a test body ended in `expect: "failure"` mode. */

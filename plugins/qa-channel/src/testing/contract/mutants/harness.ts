@@ -6,6 +6,7 @@
  * @module
  */
 import { setCoreMutations } from "@herald/plugin-sdk/testing";
+import { MutantNotApplicableError } from "../registry.ts";
 import type { ContractHarness, ContractHarnessModule, JsonValue } from "../types.ts";
 import { CHANNEL_MUTANTS } from "./catalog.ts";
 import type { Mutant } from "./types.ts";
@@ -28,7 +29,14 @@ export function mutantHarness(base: ContractHarness, mutant: Mutant): ContractHa
     platform: (options) => base.platform(options),
     createAdapter(connection) {
       const adapter = base.createAdapter(connection);
-      return mutant.adapter ? mutant.adapter(adapter, connection) : adapter;
+      if (!mutant.adapter) return adapter;
+      const mutated = mutant.adapter(adapter, connection);
+      // The mutant wraps a capability this adapter lacks: nothing is mutated, nothing to judge.
+      if (mutated === adapter && !mutant.sink && !mutant.core)
+        throw new MutantNotApplicableError(
+          `mutant ${mutant.id} changes nothing on this adapter (it has no ${mutant.kind} to break)`,
+        );
+      return mutated;
     },
     ...(createReceiver
       ? {

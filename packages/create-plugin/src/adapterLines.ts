@@ -9,6 +9,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { parseArgs } from "node:util";
 import { parseSync } from "oxc-parser";
 
 /** One adapter file and its counted lines. */
@@ -48,3 +49,39 @@ export function countAdapterLines(dir: string): { files: AdapterFileLines[]; tot
   }));
   return { files, total: files.reduce((n, f) => n + f.lines, 0) };
 }
+
+const USAGE = "usage: herald-plugin-lines [--max <n>] [<plugin folder>]";
+
+/**
+ * `herald-plugin-lines` (and the repository's `scripts/count-adapter-lines.ts`): runs the counter on `argv` (the arguments after the program), returning the exit code
+ * (1 above `--max` or on bad arguments). Prints to stdout / stderr.
+ */
+export function adapterLinesCli(argv: string[], defaultDir = "."): number {
+  let parsed: ReturnType<typeof parseLines>;
+  try {
+    parsed = parseLines(argv);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    return 1;
+  }
+  const { values, positionals } = parsed;
+  const max = values.max === undefined ? undefined : Number(values.max);
+  if (max !== undefined && !Number.isInteger(max)) {
+    console.error(`--max must be a whole number, got "${values.max}"\n${USAGE}`);
+    return 1;
+  }
+  const dir = positionals[0] ?? defaultDir;
+  const { files, total } = countAdapterLines(dir);
+  for (const f of files) console.log(`${String(f.lines).padStart(5)}  ${f.file}`);
+  console.log(
+    `${String(total).padStart(5)}  adapter lines in ${dir} (blank and comment lines not counted)`,
+  );
+  if (max !== undefined && total > max) {
+    console.error(`✗ ${total} > ${max}`);
+    return 1;
+  }
+  return 0;
+}
+
+const parseLines = (argv: string[]) =>
+  parseArgs({ args: argv, allowPositionals: true, options: { max: { type: "string" } } });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { adapterFiles, codeLines, countAdapterLines } from "./adapterLines.ts";
 
-const root = join(import.meta.dirname, "../..");
+const root = join(import.meta.dirname, "../../..");
 
 describe("codeLines", () => {
   it("counts lines holding code; blank lines, comments and TSDoc do not count", () => {
