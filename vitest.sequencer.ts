@@ -17,6 +17,7 @@ const LONGEST_FIRST = [
   "packages/core/src/delivery/crash.test.ts",
   "plugins/qa-channel/src/testing/contract/workspace.shard-",
   "plugins/qa-channel/src/testing/contract/variants.test.ts",
+  "examples/plugin-httpchat/src/mutants.test.ts",
   "examples/plugin-httpchat/src/contract.test.ts",
   "packages/store-postgres/src/multiprocess.test.ts",
   "scripts/lib/docs-examples.test.ts",

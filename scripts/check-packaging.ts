@@ -3,7 +3,9 @@
  * by a registry on 127.0.0.1 (`lib/packaging/registry.ts`), and installed into blank projects
  * outside the repository with npm and with pnpm — no workspace, no overrides — where a new
  * user's path must work (`lib/packaging/scenario.ts`), and where each channel plugin,
- * installed alone beside the gateway, starts with `herald start` (`lib/packaging/alone.ts`).
+ * installed alone beside the gateway, starts with `herald start` (`lib/packaging/alone.ts`), and
+ * where `npm create @herald/plugin` / `pnpm create @herald/plugin` makes a plugin whose own
+ * `test` (contract suite + mutant catalog) passes (`lib/packaging/create.ts`).
  * One registry and one set of tarballs serve every project; the projects install in parallel
  * (`--jobs` at once; package managers' caches are safe to share). Run the build first.
  *
@@ -19,6 +21,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { aloneScenario } from "./lib/packaging/alone.ts";
+import { createScenario } from "./lib/packaging/create.ts";
 import { checkTarballFiles } from "./lib/packaging/files.ts";
 import { packAll, publishableDirs } from "./lib/packaging/pack.ts";
 import type { Manager } from "./lib/packaging/project.ts";
@@ -86,8 +89,13 @@ const cleanup = async <T extends { project: { dir: string } }>(result: Promise<T
   return value;
 };
 
-// The long user scenarios first, so the short alone installs fill in around them.
+// The long scenarios first (the created plugins' tests, the user's path), so the short alone
+// installs fill in around them.
 const tasks = [
+  ...managers.map((manager) => ({
+    name: `${manager} create @herald/plugin`,
+    run: () => cleanup(createScenario({ manager, registryUrl: registry.url, log })),
+  })),
   ...managers.map((manager) => ({
     name: manager,
     run: () =>

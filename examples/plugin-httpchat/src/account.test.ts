@@ -12,7 +12,15 @@ afterEach(() => fake?.close());
 
 async function open(token: string) {
   fake = await FakeHttpChat.start();
-  const adapter = createHttpChatAdapter({ baseUrl: fake.url, token, maxLength: 100 });
+  const adapter = createHttpChatAdapter(
+    httpChatConfigSchema.parse({
+      baseUrl: fake.url,
+      tokenEnv: "T",
+      webhookSecretEnv: "H",
+      maxLength: 100,
+    }),
+    token,
+  );
   const run = await openTestRun({ adapters: [adapter], accountId: "main" });
   const secrets: Record<string, string> = { TOKEN: token, HOOK: FAKE_BOT.webhookSecret };
   const config = httpChatConfigSchema.parse({

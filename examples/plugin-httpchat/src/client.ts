@@ -4,15 +4,12 @@
  *
  * @module
  */
-import {
-  type ClassifiedFailure,
-  classifyPlatformError,
-  createHttpClient,
-  type HttpClient,
-  type MessageOrigin,
-  platformErrors,
-  z,
-} from "@herald/plugin-sdk/channel-message";
+import * as herald from "@herald/plugin-sdk/channel-message";
+
+const { z } = herald;
+
+/** The channel id. */
+export const HTTPCHAT = "httpchat";
 
 /** A message as the API returns it (events carry one too). */
 export const wireMessageSchema = z.object({
@@ -23,37 +20,29 @@ export const wireMessageSchema = z.object({
   reply_to: z.string().optional(),
   text: z.string(),
   author: z.object({ id: z.string(), name: z.string().optional(), bot: z.boolean() }),
-  key: z.string().optional(),
-  metadata: z.object({ herald_origin: z.custom<MessageOrigin>().optional() }).optional(),
+  metadata: z.object({ herald_origin: z.unknown() }).optional(),
   created_at: z.number(),
 });
 /** A message as the API returns it. */
-export type WireMessage = z.infer<typeof wireMessageSchema>;
+export type WireMessage = herald.z.infer<typeof wireMessageSchema>;
 type WireError = { error?: { code?: string; description?: string; retry_after_ms?: number } };
 
 /**
- * `HttpChatApiError[rate_limited]` (the API said no) and `HttpChatNetworkError[refused]` (no
- * answer: refused is provably not sent; reset or timed out may be).
+ * The error classes: `HttpChatApiError[rate_limited]` (the API said no) and
+ * `HttpChatNetworkError[refused]` (no answer: refused is provably not sent; reset or timed out
+ * may be). `error instanceof httpChatErrors.ApiError` tells them apart.
  */
-export const { ApiError: HttpChatApiError, NetworkError: HttpChatNetworkError } = platformErrors(
-  "HttpChat",
-  { code: "HERALD_HTTPCHAT", platform: "the HTTP chat API" },
-);
+export const httpChatErrors = herald.platformErrors("HttpChat");
 
-/** The client: bearer `token` (redacted from error descriptions), `timeoutMs` per call. */
-export const httpChatClient = (baseUrl: string, token: string, timeoutMs: number): HttpClient =>
-  createHttpClient({
-    baseUrl,
-    timeoutMs,
-    headers: { authorization: `Bearer ${token}` },
-    errors: { ApiError: HttpChatApiError, NetworkError: HttpChatNetworkError },
+/** The client of an account: bearer `token` (redacted from errors), the config's timeout per call. */
+export const httpChatClient = (c: { baseUrl: string; requestTimeoutMs: number }, token: string) =>
+  herald.createHttpClient({
+    baseUrl: c.baseUrl,
+    timeoutMs: c.requestTimeoutMs,
+    bearerToken: token,
+    errors: httpChatErrors,
     readError: (body) => {
       const { code, description, retry_after_ms } = (body as WireError).error ?? {};
       return { platformCode: code, description, retryAfterMs: retry_after_ms };
     },
-    secrets: [token],
   });
-
-/** Kind × dispatch evidence of what a call threw: by status, by network evidence, else `maybe_sent`. */
-export const classifyError = (error: unknown): ClassifiedFailure =>
-  classifyPlatformError(error, { rateLimitScope: "chat" });

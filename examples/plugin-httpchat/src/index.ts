@@ -1,152 +1,113 @@
 /**
  * `@herald/example-plugin-httpchat`: a herald channel plugin for the minimal HTTP chat API of
- * this package's README, written from `docs/plugin-authoring.md` ("The adapter contract").
- * Exactly once: every send carries a client key the API deduplicates.
+ * this package's README, written from `docs/plugin-authoring.md` ("The adapter contract"):
+ * the config, the adapter (capabilities, render, send / edit / delete, the reconciler) and the
+ * plugin. Exactly once: every send carries a client key the API deduplicates for 24 h.
  *
  * @packageDocumentation
  */
-import {
-  ChannelAccountError,
-  type ChannelMessageAdapter,
-  chunkText,
-  defineChannelMessageAdapter,
-  defineChannelPlugin,
-  type MessageReceiptPart,
-  type MessageSendContext,
-  platformKey,
-  type RenderedMessageUnit,
-  unitIdempotencyKey,
-  z,
-} from "@herald/plugin-sdk/channel-message";
-import { classifyError, HttpChatApiError, httpChatClient, type WireMessage } from "./client.ts";
+// The SDK as one namespace (as VS Code extensions import `vscode`): every call site shows what
+// comes from herald, and the import list does not grow with each helper.
+import * as herald from "@herald/plugin-sdk/channel-message";
+import { HTTPCHAT, httpChatClient } from "./client.ts";
 import { createHttpChatReceiver, createReceive, decodeOrigin } from "./receive.ts";
 
 export * from "./client.ts";
-export { createHttpChatReceiver } from "./receive.ts";
+export { createHttpChatReceiver, decodeOrigin } from "./receive.ts";
 
-/** The channel id. */
-export const HTTPCHAT = "httpchat";
 /** The API's longest message text, in UTF-16 units. */
 export const HTTPCHAT_MAX_TEXT = 2_000;
 
 /** Account config; `tokenEnv` / `webhookSecretEnv` name the env vars holding the secrets. */
-export const httpChatConfigSchema = z.strictObject({
-  baseUrl: z.url(),
-  tokenEnv: z.string().min(1),
-  webhookSecretEnv: z.string().min(1),
-  maxLength: z.number().int().min(16).max(HTTPCHAT_MAX_TEXT).default(HTTPCHAT_MAX_TEXT),
-  requestTimeoutMs: z.number().int().positive().default(10_000),
+export const httpChatConfigSchema = herald.z.strictObject({
+  baseUrl: herald.z.url(),
+  tokenEnv: herald.z.string().min(1),
+  webhookSecretEnv: herald.z.string().min(1),
+  /** Longest part, in UTF-16 units. @defaultValue the API's limit, {@link HTTPCHAT_MAX_TEXT} */
+  maxLength: herald.z.number().int().min(16).max(HTTPCHAT_MAX_TEXT).default(HTTPCHAT_MAX_TEXT),
+  /** Per call, in ms. @defaultValue 10_000 */
+  requestTimeoutMs: herald.z.number().int().positive().default(10_000),
 });
 /** A validated account config. */
-export type HttpChatConfig = z.infer<typeof httpChatConfigSchema>;
-
-/** What the adapter needs: the account config, its token, the bot's own id (echo drops). */
-export type HttpChatAdapterOptions = Pick<HttpChatConfig, "baseUrl" | "maxLength"> &
-  Partial<Pick<HttpChatConfig, "requestTimeoutMs">> & { token: string; botId?: string };
+export type HttpChatConfig = herald.z.infer<typeof httpChatConfigSchema>;
 
 /** The API's client key for a platform call: ≤ 32 characters `[0-9A-Za-z]`, via `platformKey`. */
-export const keyOf = (unitKey: string) => platformKey(unitKey, { maxLength: 32 });
+export const keyOf = (unitKey: string) => herald.platformKey(unitKey, { maxLength: 32 });
 
-/** Builds the adapter (no I/O: CLI commands use it too). */
-export function createHttpChatAdapter(o: HttpChatAdapterOptions): ChannelMessageAdapter {
-  const call = httpChatClient(o.baseUrl, o.token, o.requestTimeoutMs ?? 10_000);
-  const chat = (ctx: MessageSendContext) => `/v1/chats/${ctx.message.target.id}`;
-  const partOf = (m: WireMessage, unit: RenderedMessageUnit): MessageReceiptPart => {
-    const thread = m.thread_id !== undefined ? { threadId: m.thread_id } : {};
-    return { platformMessageId: m.id, kind: unit.kind, index: unit.index, ...thread };
-  };
-  const typing = (on: boolean) => (ctx: MessageSendContext) =>
-    call(`POST ${chat(ctx)}/typing`, { body: { on }, signal: ctx.signal }).then(() => {});
-  return defineChannelMessageAdapter({
+type Ctx = herald.MessageSendContext;
+type Sent = { message: { id: string } };
+type Found = { messages: { id: string }[] };
+
+/**
+ * Builds the adapter (no I/O: CLI commands use it too) from an account config, its token and
+ * the bot's own user id (its echoes are dropped).
+ */
+export function createHttpChatAdapter(c: HttpChatConfig, token: string, botId?: string) {
+  const call = httpChatClient(c, token);
+  // `/v1/chats/:chat/messages`, or `…/messages/:id` of a sent part, in the message's chat.
+  const at = (ctx: Ctx, part?: herald.MessageReceiptPart) =>
+    `/v1/chats/${ctx.message.target.id}/messages${part ? `/${part.platformMessageId}` : ""}`;
+  return herald.defineChannelMessageAdapter({
     id: HTTPCHAT,
     capabilities: {
-      text: { maxLength: o.maxLength, chunking: true },
+      text: { maxLength: c.maxLength, chunking: true },
       threads: { reply: true, nativeThread: true, inDirect: true },
       live: { edit: true, delete: true },
       delivery: {
         idempotencyKey: true, // the API keeps keys 24 h; a later replay is reconciled first
         idempotencyWindowMs: 23 * 3_600_000,
-        requestTimeoutMs: o.requestTimeoutMs ?? 10_000,
+        requestTimeoutMs: c.requestTimeoutMs,
         reconcile: { notSent: "complete" }, // a lookup by key cannot miss a stored message
-        retryAfter: true,
-        receiptRequired: true,
       },
     },
-    render: {
-      render: (message, ctx) => ({
-        idempotencyKey: ctx.idempotencyKey,
-        atomicity: "all_or_retry_remaining",
-        units: chunkText(message.body?.markdown ?? "", { maxLength: o.maxLength }).map(
-          (c, index) => ({ index, kind: "text", payload: c.text, required: true }),
-        ),
-      }),
-    },
+    render: { render: (message, ctx) => herald.plainTextBatch(message, ctx, c) },
     send: {
-      async send(ctx, unit) {
-        const { target, relation, origin } = ctx.message;
-        const reply = relation?.kind === "reply" ? relation : undefined; // quote: the default
-        const quote = unit.index === 0 && reply && (reply.placement ?? "quote") === "quote";
+      async send(ctx, { index, kind, payload }) {
+        const { target, origin } = ctx.message;
         const body = {
-          text: unit.payload,
+          text: payload,
           key: keyOf(ctx.unitIdempotencyKey),
-          ...(target.threadId ? { thread_id: target.threadId } : {}),
-          ...(quote ? { reply_to: reply.replyToId } : {}),
-          ...(origin?.source === "herald" ? { metadata: { herald_origin: origin } } : {}),
+          thread_id: target.threadId, // JSON leaves undefined fields out
+          reply_to: herald.quotedReplyId(ctx, { index }),
+          metadata: origin?.source === "herald" ? { herald_origin: origin } : undefined,
         };
-        const { message } = await call<{ message: WireMessage }>(`POST ${chat(ctx)}/messages`, {
-          body,
-          signal: ctx.signal,
-        });
-        return partOf(message, unit);
+        const sent = await call<Sent>(`POST ${at(ctx)}`, { body, signal: ctx.signal });
+        return { platformMessageId: sent.message.id, kind, index };
       },
-      async edit(ctx, target, unit) {
-        const path = `${chat(ctx)}/messages/${target.platformMessageId}`;
-        await call(`PATCH ${path}`, { body: { text: unit.payload }, signal: ctx.signal });
-        return { ...target, kind: unit.kind, index: unit.index }; // still names the original
+      async edit(ctx, part, { index, kind, payload: text }) {
+        await call(`PATCH ${at(ctx, part)}`, { body: { text }, signal: ctx.signal });
+        return { ...part, kind, index }; // still names the original
       },
-      async delete(ctx, target) {
-        // A message already gone answers 404 → `not_found`, which core counts as deleted.
-        const path = `${chat(ctx)}/messages/${target.platformMessageId}`;
-        await call(`DELETE ${path}`, { signal: ctx.signal });
+      // A message already gone answers 404 → `not_found`, which core counts as deleted.
+      async delete(ctx, part) {
+        await call(`DELETE ${at(ctx, part)}`, { signal: ctx.signal });
       },
-      classifyError,
-      async reconcileUnknownSend(ctx, units) {
-        const parts: MessageReceiptPart[] = [];
-        for (const unit of units) {
-          const path = `${chat(ctx)}/messages?key=${keyOf(unitIdempotencyKey(ctx.idempotencyKey, unit.index))}`;
-          const { messages } = await call<{ messages: WireMessage[] }>(`GET ${path}`);
-          if (messages[0]) parts.push(partOf(messages[0], unit));
-        }
-        return parts.length > 0 ? { status: "sent", parts } : { status: "not_sent" };
-      },
+      classifyError: (error) => herald.classifyPlatformError(error, { rateLimitScope: "chat" }),
+      reconcileUnknownSend: (ctx, units) =>
+        herald.reconcileEachUnit(units, async ({ index, kind }) => {
+          const key = keyOf(herald.unitIdempotencyKey(ctx.idempotencyKey, index));
+          const { messages } = await call<Found>(`GET ${at(ctx)}`, { query: { key } });
+          return messages[0] && { platformMessageId: messages[0].id, kind, index };
+        }),
     },
-    live: { typing: { refreshMs: 3_000, start: typing(true), stop: typing(false) } },
     origin: { decode: decodeOrigin },
-    receive: createReceive(HTTPCHAT, o.botId),
+    receive: createReceive(botId),
   });
 }
 
 /** The plugin: `createAccount` asks `GET /v1/me` who the bot is; a rejected token stops it. */
-export default defineChannelPlugin<HttpChatConfig>({
+export default herald.defineChannelPlugin<HttpChatConfig>({
   id: HTTPCHAT,
   configSchema: httpChatConfigSchema,
-  createAdapter: (c, deps) => createHttpChatAdapter({ ...c, token: deps.secret(c.tokenEnv) }),
+  createAdapter: (c, deps) => createHttpChatAdapter(c, deps.secret(c.tokenEnv)),
   async createAccount(c, deps) {
     const token = deps.secret(c.tokenEnv);
-    const call = httpChatClient(c.baseUrl, token, c.requestTimeoutMs);
-    const me = await call<{ id: string; name: string }>("GET /v1/me", {
-      signal: deps.signal,
-    }).catch((e: unknown) => {
-      if (!(e instanceof HttpChatApiError && e.status === 401)) throw e;
-      throw new ChannelAccountError(
-        HTTPCHAT,
-        deps.accountId,
-        "token rejected (401)",
-        `check ${c.tokenEnv}`,
-      );
-    });
+    const me = await herald.verifyCredentials(
+      () => httpChatClient(c, token)<{ id: string; name: string }>("GET /v1/me"),
+      { channel: HTTPCHAT, accountId: deps.accountId, fix: `check ${c.tokenEnv}` },
+    );
     return {
-      adapter: createHttpChatAdapter({ ...c, token, botId: me.id }),
+      adapter: createHttpChatAdapter(c, token, me.id),
       receiver: createHttpChatReceiver(deps.secret(c.webhookSecretEnv), deps.sink),
       identity: { id: me.id, name: me.name },
       close: async () => {},

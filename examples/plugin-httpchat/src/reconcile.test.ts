@@ -3,7 +3,7 @@
 import { unitIdempotencyKey } from "@herald/plugin-sdk/channel-message";
 import { captureLogger } from "@herald/plugin-sdk/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { createHttpChatAdapter, keyOf } from "./index.ts";
+import { createHttpChatAdapter, httpChatConfigSchema, keyOf } from "./index.ts";
 import { ALICE, FAKE_BOT, FakeHttpChat } from "./testing/index.ts";
 
 let fake: FakeHttpChat;
@@ -12,11 +12,15 @@ afterEach(() => fake?.close());
 async function setup() {
   fake = await FakeHttpChat.start();
   const chat = fake.createChat("group");
-  const adapter = createHttpChatAdapter({
-    baseUrl: fake.url,
-    token: FAKE_BOT.token,
-    maxLength: 50,
-  });
+  const adapter = createHttpChatAdapter(
+    httpChatConfigSchema.parse({
+      baseUrl: fake.url,
+      tokenEnv: "T",
+      webhookSecretEnv: "H",
+      maxLength: 50,
+    }),
+    FAKE_BOT.token,
+  );
   const ctx = (key: string) => ({
     channel: "httpchat",
     message: {

@@ -38,6 +38,7 @@ import {
   type ReplyContent,
   sendDirect,
 } from "./bot/features.ts";
+import { type FailureNoticeOptions, withFailureNotice } from "./bot/failureNotice.ts";
 import { ConfigError } from "./config/errors.ts";
 import { AttemptLog } from "./console/attempts.ts";
 import { type ConsoleApp, createConsoleApp } from "./console/console.ts";
@@ -99,6 +100,14 @@ export type GatewayOptions = {
    * first reply or the end of the turn (`turn.typing()` shows it on demand). @defaultValue false
    */
   typing?: BotTurnOptions["typing"];
+  /**
+   * The gateway-failure notice posted where a message came from when its turn fails (the
+   * handler throws, or runs longer than `timeoutMs`): tagged with herald's `gateway_failure`
+   * origin so no herald bot sharing the store takes it as a prompt (CASES C56). Applies to every
+   * channel account; an account's own `failureNotice` (from the config) wins, and `false` there
+   * turns it off. @defaultValue none (off)
+   */
+  failureNotice?: FailureNoticeOptions;
   /**
    * The threaded activity log for channels with thread replies and edits; `false` turns it off.
    * @defaultValue `{}` (on, default options)
@@ -224,6 +233,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   const actionHandlers = new Set<BotActionHandler>();
   const reactionHandlers = new Set<BotReactionHandler>();
   const metrics = new GatewayMetrics(options.store, logger);
+  /** The failure notice of one channel account: its own setting, else the gateway's. */
+  const failureNoticeOf = (channel: string, accountId: string | undefined) => {
+    const own = options.channels.find(
+      (c) => c.plugin.id === channel && c.account === (accountId ?? c.account),
+    )?.failureNotice;
+    if (own === false) return undefined;
+    return own ?? options.failureNotice;
+  };
   const runtime: MessageRuntime = createMessageRuntime({
     store: options.store,
     // One adapter per (channel, account): two bots of one platform never share a client. An
@@ -252,15 +269,22 @@ export function createGateway(options: GatewayOptions): Gateway {
       handler: async (ctx) => {
         const bot = handler;
         if (!bot) throw new Error("no bot handler registered: call gateway.onMessage(handler)");
-        await runtime.turn({ input: ctx.input, signal: ctx.signal }, (turn) =>
-          bot(
-            createBotTurn(
-              runtime,
-              ctx,
-              turn,
-              options.typing === undefined ? {} : { typing: options.typing },
+        await withFailureNotice(
+          runtime,
+          ctx.input,
+          failureNoticeOf(ctx.input.channel, ctx.input.accountId),
+          logger,
+          () =>
+            runtime.turn({ input: ctx.input, signal: ctx.signal }, (turn) =>
+              bot(
+                createBotTurn(
+                  runtime,
+                  ctx,
+                  turn,
+                  options.typing === undefined ? {} : { typing: options.typing },
+                ),
+              ),
             ),
-          ),
         );
       },
       eventHandler: async (event) => {

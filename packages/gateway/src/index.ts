@@ -17,6 +17,11 @@ export {
   type OutboundFile,
   type ReplyContent,
 } from "./bot/features.ts";
+export {
+  type FailureNoticeOptions,
+  failureNoticeKey,
+  postFailureNotice,
+} from "./bot/failureNotice.ts";
 export { ConfigError, type ConfigIssue } from "./config/errors.ts";
 export { CONFIG_FILE_NAMES, type LoadedConfig, loadConfig, parseConfig } from "./config/load.ts";
 export { type HeraldConfig, heraldConfigSchema } from "./config/schema.ts";

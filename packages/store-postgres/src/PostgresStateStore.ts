@@ -337,6 +337,7 @@ export class PostgresStateStore implements MessageStateStore {
     channel: string;
     accountId?: string;
     platformMessageId: string;
+    anyAccount?: boolean;
   }): Promise<(ReceiptRecord & { receipt?: MessageReceipt }) | undefined> {
     return this.#do("lookupReceipt", (ctx) => queries.lookupReceipt(ctx, key));
   }

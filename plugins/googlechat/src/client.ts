@@ -52,6 +52,20 @@ export type ChatApi = {
   delete(name: string, signal?: AbortSignal): Promise<void>;
   /** `spaces.list` with one result: the cheapest call that proves the credentials work. */
   probe(signal?: AbortSignal): Promise<void>;
+  /** One page of `spaces.list`: the spaces the app is a member of. */
+  listSpaces(
+    pageToken: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<chat_v1.Schema$ListSpacesResponse>;
+  /**
+   * One page of `spaces.messages.list` of `space`, oldest first, with `filter` (e.g.
+   * `createTime > "2026-01-01T00:00:00Z"`).
+   */
+  listMessages(
+    space: string,
+    params: { filter: string; pageSize: number; pageToken?: string | undefined },
+    signal?: AbortSignal,
+  ): Promise<chat_v1.Schema$ListMessagesResponse>;
 };
 
 /** Builds the Chat API face of one account. */
@@ -90,5 +104,22 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
     probe: async (signal) => {
       await call("spaces.list", () => client.spaces.list({ pageSize: 1 }, opts(signal)));
     },
+    listSpaces: (pageToken, signal) =>
+      call("spaces.list", () =>
+        client.spaces.list({ pageSize: 100, ...(pageToken ? { pageToken } : {}) }, opts(signal)),
+      ),
+    listMessages: (space, params, signal) =>
+      call("spaces.messages.list", () =>
+        messages.list(
+          {
+            parent: space,
+            filter: params.filter,
+            orderBy: "createTime asc",
+            pageSize: params.pageSize,
+            ...(params.pageToken ? { pageToken: params.pageToken } : {}),
+          },
+          opts(signal),
+        ),
+      ),
   };
 }

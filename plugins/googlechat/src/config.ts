@@ -119,6 +119,36 @@ export const googleChatConfigSchema = z.strictObject({
     .optional(),
   /** The HTTP endpoint receiver; absent: send-only. */
   receive: receiveSchema.optional(),
+  /**
+   * Inbound catch-up at receiver start (CASES C54; docs/channels/googlechat.md, "Catch-up"):
+   * `spaces.messages.list` with `createTime > "<last seen>"` in every space the app is in
+   * (`spaces.list`). With app authentication the list needs the
+   * `chat.app.messages.readonly` scope (administrator approval); without it catch-up logs the
+   * refusal and live events go on.
+   */
+  catchUp: z
+    .strictObject({
+      /** Read what was missed at each start (needs `receive`). @defaultValue true */
+      enabled: z.boolean().default(true),
+      /** Never read further back than this, in ms. @defaultValue 86_400_000 (24 h) */
+      maxAgeMs: z.number().int().positive().default(86_400_000),
+      /** Messages per page (the API allows up to 1000). @defaultValue 100 */
+      pageSize: z.number().int().min(1).max(1_000).default(100),
+      /** Pages read per space before giving up on the rest (logged). @defaultValue 20 */
+      maxPagesPerSpace: z.number().int().min(1).max(1_000).default(20),
+      /**
+       * Least time between two list calls, in ms (Chat's read quota is per project, about
+       * 3000 a minute; per user 600 a minute with user authentication). @defaultValue 100
+       */
+      readIntervalMs: z.number().int().min(0).default(100),
+      /**
+       * Which space messages are handed over: `"mentions"` — only those that mention an app or
+       * run a slash command, as Chat's HTTP events would have brought them — or `"all"`.
+       * Direct messages are always all. @defaultValue "mentions"
+       */
+      spaces: z.enum(["mentions", "all"]).default("mentions"),
+    })
+    .prefault({}),
   /** Longest `text` per message, in characters; longer text is split. @defaultValue 4096 */
   maxTextLength: z
     .number()

@@ -25,6 +25,7 @@ import {
   type MessageCapabilities,
 } from "@herald/plugin-sdk/channel-message";
 import { credentialsOf, type GoogleChatCredentials } from "./auth.ts";
+import { createGoogleChatCatchUpReceiver } from "./catchup.ts";
 import { createChatApi } from "./client.ts";
 import { type GoogleChatConfig, googleChatConfigSchema } from "./config.ts";
 import { classifyError } from "./errors.ts";
@@ -34,6 +35,12 @@ import { createSend } from "./send.ts";
 import { createWebhookReceiver } from "./webhook.ts";
 
 export { accessTokenCredentials, credentialsOf, type GoogleChatCredentials } from "./auth.ts";
+export {
+  createGoogleChatCatchUpReceiver,
+  type GoogleChatCatchUpOptions,
+  type GoogleChatCatchUpReport,
+  type GoogleChatPosition,
+} from "./catchup.ts";
 export { type ChatApi, type ChatApiOptions, createChatApi } from "./client.ts";
 export {
   CHAT_BOT_SCOPE,
@@ -148,13 +155,34 @@ export function createGoogleChatAdapter(
 export function createGoogleChatReceiver(
   config: GoogleChatConfig,
   sink: ChannelReceiverSink,
+  /** Credentials for inbound catch-up (`config.catchUp`); without them, no catch-up. */
+  credentials?: GoogleChatCredentials,
 ): ChannelReceiver {
   if (!config.receive) {
     throw new TypeError(
       "googlechat: this account has no receive block (receive.audience): it is send-only",
     );
   }
-  return createWebhookReceiver(config.receive, sink);
+  return withCatchUp(config, sink, createWebhookReceiver.bind(null, config.receive), credentials);
+}
+
+/**
+ * The endpoint receiver, wrapped with catch-up when `config.catchUp.enabled` and credentials
+ * to list with are given.
+ */
+function withCatchUp(
+  config: GoogleChatConfig,
+  sink: ChannelReceiverSink,
+  live: (sink: ChannelReceiverSink) => ChannelReceiver,
+  credentials: GoogleChatCredentials | undefined,
+): ChannelReceiver {
+  if (!credentials || !config.catchUp.enabled) return live(sink);
+  const api = createChatApi({
+    rootUrl: config.rootUrl,
+    auth: credentials.auth,
+    timeoutMs: config.requestTimeoutMs,
+  });
+  return createGoogleChatCatchUpReceiver({ api, sink, receiver: live, config });
 }
 
 /**
@@ -212,7 +240,9 @@ export async function createGoogleChatAccount(
   }
   return {
     adapter: createGoogleChatAdapter(config, credentials),
-    ...(config.receive ? { receiver: createWebhookReceiver(config.receive, deps.sink) } : {}),
+    ...(config.receive
+      ? { receiver: createGoogleChatReceiver(config, deps.sink, credentials) }
+      : {}),
     identity: { id: config.appUser ?? APP_USER_ALIAS, name: "Google Chat app" },
     close: async () => {},
   };
@@ -223,7 +253,8 @@ const googlechat = defineChannelPlugin<GoogleChatConfig>({
   id: GOOGLE_CHAT_CHANNEL_ID,
   configSchema: googleChatConfigSchema,
   createAdapter: (config, deps) => createGoogleChatAdapter(config, credentialsOf(config, deps)),
-  createReceiver: (config, sink) => createGoogleChatReceiver(config, sink),
+  createReceiver: (config, sink, deps) =>
+    createGoogleChatReceiver(config, sink, credentialsOf(config, deps)),
   createAccount: createGoogleChatAccount,
   checkCredentials: checkGoogleChatCredentials,
 });

@@ -59,6 +59,29 @@ export const matrixSyncSchema = z.strictObject({
 });
 
 /**
+ * End-to-end encryption of one account (docs/channels/matrix.md, "Encryption"). Absent: the
+ * account refuses encrypted rooms (`HERALD_MATRIX_ENCRYPTED`).
+ */
+export const matrixEncryptionSchema = z.strictObject({
+  /**
+   * The directory of this account's crypto store (device keys, Olm and Megolm sessions): keep it
+   * beside herald's state and back it up with it. One directory per account and device; never
+   * shared by two running processes.
+   */
+  storePath: z.string().min(1),
+  /**
+   * An environment variable holding a passphrase that encrypts the store's values at rest
+   * (matrix-sdk-crypto's store cipher). Absent: the values are stored plain (file mode 0600).
+   */
+  storePassphraseEnv: envName.optional(),
+  /**
+   * How long an `m.room.encrypted` event whose room key has not arrived waits (retried whenever a
+   * `/sync` brings keys) before it is dead-lettered (`HERALD_MATRIX_UNDECRYPTABLE`), in ms.
+   */
+  decryptWaitMs: z.number().int().min(0).max(3_600_000).default(60_000),
+});
+
+/**
  * The homeserver software, for what the spec leaves open: how long a transaction id is
  * remembered (the spec promises idempotency for a retried `PUT …/{txnId}` but states no
  * retention). Checked in each server's source (docs/channels/matrix.md, "What the real servers
@@ -175,6 +198,8 @@ export const matrixConfigSchema = z.strictObject({
   homeserver: matrixHomeserverSchema.prefault({}),
   /** The `/sync` receiver. @defaultValue `{}` */
   sync: matrixSyncSchema.prefault({}),
+  /** End-to-end encryption; absent: encrypted rooms are refused. */
+  encryption: matrixEncryptionSchema.optional(),
 });
 
 /** A validated Matrix account config (defaults applied). */
@@ -185,6 +210,8 @@ export type MatrixConfigInput = z.input<typeof matrixConfigSchema>;
 export type MatrixHomeserverConfig = z.infer<typeof matrixHomeserverSchema>;
 /** The `/sync` part of a validated config. */
 export type MatrixSyncConfig = z.infer<typeof matrixSyncSchema>;
+/** The validated `encryption` config. */
+export type MatrixEncryptionConfig = z.infer<typeof matrixEncryptionSchema>;
 
 /**
  * The secrets a Matrix account reads, trimmed and shape-checked at start with the SDK's

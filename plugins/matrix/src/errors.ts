@@ -19,6 +19,7 @@ import {
   classifyNetworkError,
   type DeliveryFailureKind,
   HeraldError,
+  NotImplementedError,
   networkFailureOf,
   ownValue,
   PlatformApiError,
@@ -92,18 +93,42 @@ export class MatrixNetworkError extends PlatformNetworkError {
 }
 
 /**
- * The room is end-to-end encrypted (it has an `m.room.encryption` state event). This plugin has
- * no crypto backend yet: it neither sends plaintext into an encrypted room nor pretends to read
- * `m.room.encrypted` events (docs/channels/matrix.md, "Encryption"). Code `HERALD_MATRIX_ENCRYPTED`.
+ * The room is end-to-end encrypted (it has an `m.room.encryption` state event) and this account
+ * runs **without** encryption (no `encryption` config): it neither sends plaintext into an
+ * encrypted room nor pretends to read `m.room.encrypted` events (docs/channels/matrix.md,
+ * "Encryption"). Code `HERALD_MATRIX_ENCRYPTED`.
  */
 export class MatrixEncryptedRoomError extends HeraldError {
   readonly roomId: string;
   constructor(roomId: string) {
     super(
       "HERALD_MATRIX_ENCRYPTED",
-      `room ${roomId} is end-to-end encrypted; @herald/plugin-matrix does not support encryption yet (use an unencrypted room)`,
+      `room ${roomId} is end-to-end encrypted and this account has no encryption config (set encryption.storePath to join encrypted rooms)`,
     );
     this.roomId = roomId;
+  }
+}
+
+/**
+ * An `m.room.encrypted` event that could not be decrypted: its room key did not arrive within
+ * `encryption.decryptWaitMs` (`MEGOLM_UNKNOWN_INBOUND_SESSION_ID`, `OLM_UNKNOWN_MESSAGE_INDEX`),
+ * or the crypto refused it at once (withheld key, unknown sender device, …). The event is
+ * dead-lettered with this error; `reason` is matrix-js-sdk's `DecryptionFailureCode`.
+ * Code `HERALD_MATRIX_UNDECRYPTABLE`.
+ */
+export class MatrixDecryptionError extends HeraldError {
+  readonly roomId: string;
+  readonly eventId: string;
+  /** matrix-js-sdk's `DecryptionFailureCode`, e.g. `MEGOLM_UNKNOWN_INBOUND_SESSION_ID`. */
+  readonly reason: string;
+  constructor(roomId: string, eventId: string, reason: string, detail: string) {
+    super(
+      "HERALD_MATRIX_UNDECRYPTABLE",
+      `event ${eventId} in room ${roomId} could not be decrypted (${reason}): ${detail}`,
+    );
+    this.roomId = roomId;
+    this.eventId = eventId;
+    this.reason = reason;
   }
 }
 
@@ -166,7 +191,8 @@ const KIND_BY_ERRCODE: Readonly<Record<string, DeliveryFailureKind>> = {
  * - no answer: refused / DNS / connect timeout → `transient`, `not_dispatched`; reset, timeout,
  *   abort → `transient`, `maybe_sent`;
  * - {@link MatrixRenderError} → `invalid_payload`; {@link MatrixEncryptedRoomError} →
- *   `permission` (the room cannot be served); {@link MatrixEditNotShownError} → `not_found`
+ *   `permission` (the room cannot be served); `NotImplementedError` (files in an encrypted room)
+ *   → `invalid_payload`, `not_dispatched`; {@link MatrixEditNotShownError} → `not_found`
  *   (the edit lost the ordering: send fresh); anything else → `unknown`, `maybe_sent`.
  *
  * @param secrets - redacted from the returned message (the access token).
@@ -205,6 +231,15 @@ export function classifyError(error: unknown, secrets: readonly string[] = []): 
       evidence: "not_dispatched",
       message: error.message,
       platformCode: "edit_not_shown",
+    };
+  }
+  if (error instanceof NotImplementedError) {
+    // Nothing was sent (files in an encrypted room): retrying cannot help.
+    return {
+      kind: "invalid_payload",
+      evidence: "not_dispatched",
+      message: error.message,
+      platformCode: "not_implemented",
     };
   }
   if (error instanceof MatrixEncryptedRoomError) {

@@ -14,6 +14,7 @@
 import {
   type ChannelAccount,
   type ChannelAccountDeps,
+  ChannelAccountError,
   type ChannelMessageAdapter,
   type ChannelReceiverSink,
   defineChannelMessageAdapter,
@@ -34,11 +35,13 @@ import {
   matrixSecrets,
   txnRetentionMsOf,
 } from "./config.ts";
+import { closeE2ee, lazyE2ee, openE2ee } from "./e2ee.ts";
 import { createLive } from "./live.ts";
 import { matrixOrigin } from "./origin.ts";
 import { createReceive } from "./receive.ts";
 import { createSyncReceiver, type MatrixSyncReceiver } from "./receiver.ts";
 import { createRender } from "./render.ts";
+import type { E2eeRef } from "./roomCrypto.ts";
 import { EncryptedRooms } from "./rooms.ts";
 import { createSend, roomIdOf } from "./send.ts";
 
@@ -56,17 +59,27 @@ export {
   MATRIX_EVENT_LIMIT_BYTES,
   type MatrixConfig,
   type MatrixConfigInput,
+  type MatrixEncryptionConfig,
   type MatrixHomeserverConfig,
   type MatrixSyncConfig,
   matrixConfigSchema,
+  matrixEncryptionSchema,
   matrixHomeserverSchema,
   TXN_RETENTION_MS_BY_KIND,
   txnRetentionMsOf,
 } from "./config.ts";
+export { CRYPTO_STORE_FILE } from "./cryptoStore.ts";
+export {
+  type DecryptResult,
+  type E2eeOptions,
+  MatrixE2ee,
+  type SyncCryptoParts,
+} from "./e2ee.ts";
 export { editContent } from "./edit.ts";
 export {
   classifyError,
   MatrixApiError,
+  MatrixDecryptionError,
   MatrixEditNotShownError,
   MatrixEncryptedRoomError,
   type MatrixErrorBody,
@@ -89,6 +102,7 @@ export {
 } from "./receive.ts";
 export {
   createSyncReceiver,
+  type MatrixDecryptionCounters,
   type MatrixSyncCounters,
   type MatrixSyncReceiver,
   type SyncReceiverOptions,
@@ -99,6 +113,7 @@ export {
   matrixUserMentions,
   renderPayloads,
 } from "./render.ts";
+export type { E2eeRef } from "./roomCrypto.ts";
 export { EncryptedRooms } from "./rooms.ts";
 export {
   eventRef,
@@ -160,7 +175,55 @@ export function matrixCapabilities(config: MatrixConfig): MessageCapabilities {
 export type MatrixAccountParts = {
   http: MatrixHttp;
   rooms: EncryptedRooms;
+  /**
+   * The account's encryption engine (with `encryption` configured). Absent while `encryption`
+   * is configured: the adapter (receiver) opens one on first use, shared by store path.
+   */
+  e2ee?: E2eeRef;
 };
+
+/** The account's client (no I/O). */
+function httpOf(config: MatrixConfig, accessToken: string, userId: string | undefined): MatrixHttp {
+  return new MatrixHttp({
+    homeserverUrl: config.homeserverUrl,
+    accessToken,
+    deviceId: config.deviceId,
+    timeoutMs: config.requestTimeoutMs,
+    ...(userId !== undefined ? { userId } : {}),
+  });
+}
+
+/**
+ * The engine reference of a config with `encryption`, opened on first use; `undefined` without.
+ * @param passphrase - the value of `encryption.storePassphraseEnv`, when configured.
+ */
+function e2eeOf(
+  config: MatrixConfig,
+  http: MatrixHttp,
+  passphrase: string | undefined,
+): E2eeRef | undefined {
+  if (!config.encryption) return undefined;
+  return lazyE2ee({ http, storePath: config.encryption.storePath, passphrase }).ref;
+}
+
+/** The store passphrase of a config, read as a secret (never from the config itself). */
+function passphraseOf(
+  config: MatrixConfig,
+  deps: Pick<ChannelAccountDeps, "secret"> | undefined,
+): string | undefined {
+  const env = config.encryption?.storePassphraseEnv;
+  if (env === undefined || deps === undefined) return undefined;
+  return readSecret(deps, {
+    channel: "matrix",
+    name: env,
+    setting: "encryption.storePassphraseEnv",
+    what: "the Matrix crypto store passphrase",
+    // A passphrase may hold spaces; only its ends are trimmed.
+    multiline: true,
+    expected: "a passphrase (any text; keep it with the store's backup)",
+    where: "the passphrase chosen when the crypto store was created",
+  });
+}
 
 /**
  * Builds the Matrix adapter for one account, without platform I/O (the identity check is
@@ -177,16 +240,9 @@ export function createMatrixAdapter(
   parts?: MatrixAccountParts,
 ): ChannelMessageAdapter {
   const userId = identity?.userId ?? config.userId;
-  const http =
-    parts?.http ??
-    new MatrixHttp({
-      homeserverUrl: config.homeserverUrl,
-      accessToken,
-      deviceId: config.deviceId,
-      timeoutMs: config.requestTimeoutMs,
-      ...(userId !== undefined ? { userId } : {}),
-    });
+  const http = parts?.http ?? httpOf(config, accessToken, userId);
   const rooms = parts?.rooms ?? new EncryptedRooms();
+  const e2ee = parts?.e2ee ?? e2eeOf(config, http, undefined);
   return defineChannelMessageAdapter({
     id: MATRIX_CHANNEL_ID,
     capabilities: matrixCapabilities(config),
@@ -198,6 +254,7 @@ export function createMatrixAdapter(
       accessToken,
       userId,
       lookupMaxPages: config.homeserver.lookupMaxPages,
+      e2ee,
     }),
     origin: matrixOrigin,
     live: createLive(http, config, userId),
@@ -221,15 +278,7 @@ export function createMatrixReceiver(
   parts?: MatrixAccountParts,
 ): MatrixSyncReceiver {
   const userId = identity?.userId ?? config.userId;
-  const http =
-    parts?.http ??
-    new MatrixHttp({
-      homeserverUrl: config.homeserverUrl,
-      accessToken,
-      deviceId: config.deviceId,
-      timeoutMs: config.requestTimeoutMs,
-      ...(userId !== undefined ? { userId } : {}),
-    });
+  const http = parts?.http ?? httpOf(config, accessToken, userId);
   return createSyncReceiver({
     http,
     sink,
@@ -238,6 +287,8 @@ export function createMatrixReceiver(
     rooms: parts?.rooms ?? new EncryptedRooms(),
     requestTimeoutMs: config.requestTimeoutMs,
     secrets: [accessToken],
+    e2ee: parts?.e2ee ?? e2eeOf(config, http, undefined),
+    ...(config.encryption ? { decryptWaitMs: config.encryption.decryptWaitMs } : {}),
   });
 }
 
@@ -261,13 +312,32 @@ export async function createMatrixAccount(
     timeoutMs: config.requestTimeoutMs,
   });
   const parts: MatrixAccountParts = { http, rooms: new EncryptedRooms() };
+  const encryption = config.encryption;
+  if (encryption) {
+    // Opened at start: a store that cannot be read stops this account with the reason.
+    const engine = await openE2ee({
+      http,
+      storePath: encryption.storePath,
+      passphrase: passphraseOf(config, deps),
+    }).catch((error: unknown) => {
+      throw new ChannelAccountError(
+        MATRIX_CHANNEL_ID,
+        deps.accountId,
+        `the crypto store in ${encryption.storePath} could not be opened (${(error as Error).message})`,
+        "check encryption.storePath and encryption.storePassphraseEnv, or restore the store from its backup",
+      );
+    });
+    parts.e2ee = () => Promise.resolve(engine);
+  }
   const adapter = createMatrixAdapter(config, accessToken, identity, parts);
   const receiver = createMatrixReceiver(config, accessToken, deps.sink, identity, parts);
   return {
     adapter,
     receiver,
     identity: { id: identity.userId, name: identity.userId },
-    close: async () => {},
+    close: async () => {
+      if (encryption) await closeE2ee(encryption.storePath);
+    },
   };
 }
 
@@ -275,10 +345,26 @@ export async function createMatrixAccount(
 const matrix = defineChannelPlugin<MatrixConfig>({
   id: MATRIX_CHANNEL_ID,
   configSchema: matrixConfigSchema,
-  createAdapter: (config, deps) =>
-    createMatrixAdapter(config, readSecret(deps, matrixSecrets.accessToken(config))),
-  createReceiver: (config, sink, deps) =>
-    createMatrixReceiver(config, readSecret(deps, matrixSecrets.accessToken(config)), sink),
+  createAdapter: (config, deps) => {
+    const accessToken = readSecret(deps, matrixSecrets.accessToken(config));
+    const http = httpOf(config, accessToken, config.userId);
+    const e2ee = e2eeOf(config, http, passphraseOf(config, deps));
+    return createMatrixAdapter(config, accessToken, undefined, {
+      http,
+      rooms: new EncryptedRooms(),
+      ...(e2ee ? { e2ee } : {}),
+    });
+  },
+  createReceiver: (config, sink, deps) => {
+    const accessToken = readSecret(deps, matrixSecrets.accessToken(config));
+    const http = httpOf(config, accessToken, config.userId);
+    const e2ee = e2eeOf(config, http, passphraseOf(config, deps));
+    return createMatrixReceiver(config, accessToken, sink, undefined, {
+      http,
+      rooms: new EncryptedRooms(),
+      ...(e2ee ? { e2ee } : {}),
+    });
+  },
   createAccount: createMatrixAccount,
   checkCredentials: (config, deps) => checkMatrixCredentials(config, deps),
 });

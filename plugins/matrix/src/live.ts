@@ -5,7 +5,7 @@
  * finalizes it in place with an edit that is checked to be the one the homeserver shows (see
  * `send.ts`). This adds the typing notice — `PUT /rooms/{roomId}/typing/{userId}`, shown for
  * `timeout` ms or until stopped — and the preview policy (redact previews on cancel and after a
- * crash).
+ * crash). In an encrypted room every draft edit is an encrypted event (the send path's).
  *
  * Source: https://spec.matrix.org/latest/client-server-api/#put_matrixclientv3roomsroomidtypinguserid
  *

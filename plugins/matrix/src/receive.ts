@@ -10,8 +10,11 @@
  *   body); `m.notice` marks a bot author (the spec's convention for bots).
  * - an `m.replace` edit → `message_edited`; `m.room.redaction` → `message_deleted`;
  *   `m.room.member` joins and leaves → `member_joined` / `member_left`.
- * - `m.room.encrypted` → {@link MatrixEncryptedRoomError} (the raw event is dead-lettered with
- *   it: this plugin cannot decrypt; docs/channels/matrix.md, "Encryption").
+ * - encrypted events arrive decrypted (the receiver's hydration, `hydrate.ts`): the clear type and
+ *   content under the same event id, with `encrypted` set; one that could not be decrypted
+ *   (`undecryptable`) → {@link MatrixDecryptionError}, and an `m.room.encrypted` event of an
+ *   account without encryption → {@link MatrixEncryptedRoomError} — both dead-lettered with the
+ *   raw event (docs/channels/matrix.md, "Encryption").
  * - anything else → `ignore(reason)` (logged and counted).
  *
  * Own events are recognised by the sender — the canonical user id from `/whoami`, compared
@@ -35,7 +38,7 @@ import {
   z,
 } from "@herald/plugin-sdk/channel-message";
 import { MATRIX_CHANNEL_ID } from "./account.ts";
-import { MatrixEncryptedRoomError } from "./errors.ts";
+import { MatrixDecryptionError, MatrixEncryptedRoomError } from "./errors.ts";
 import { eventRef } from "./send.ts";
 import { syncFragmentSchema } from "./syncShape.ts";
 
@@ -56,6 +59,12 @@ export const matrixInboundSchema = z.object({
   event: eventSchema,
   /** `m.joined_member_count` of the room summary, when the receiver knows it. */
   joined_member_count: z.number().int().nonnegative().optional(),
+  /** Set when `event` was decrypted (its type and content are the clear ones). */
+  encrypted: z
+    .object({ algorithm: z.unknown().optional(), session_id: z.string().optional() })
+    .optional(),
+  /** Set when the encrypted `event` could not be decrypted: matrix-js-sdk's failure code. */
+  undecryptable: z.object({ code: z.string(), message: z.string() }).optional(),
 });
 
 /** One inbound Matrix event with its room. */
@@ -163,6 +172,14 @@ function normalizeEvent(
   };
   switch (event.type) {
     case "m.room.encrypted":
+      if (input.undecryptable) {
+        const { code, message } = input.undecryptable;
+        // The bot's own event (its key lost with an older store): ignored like every own event.
+        if (identity.userId !== undefined && event.sender === identity.userId) {
+          return ignore("own_event", `undecryptable own event (${code})`);
+        }
+        throw new MatrixDecryptionError(room, event.event_id, code, message);
+      }
       throw new MatrixEncryptedRoomError(room);
     case "m.room.redaction": {
       const redacts = event.redacts ?? (event.content.redacts as string | undefined);

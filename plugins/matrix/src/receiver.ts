@@ -23,9 +23,14 @@
  * the rooms' history there (their count is logged).
  *
  * Invites follow `sync.invites` (`join`, `allowlist` of inviters, or `ignore`). A room whose state
- * turns on encryption is marked in the account's {@link EncryptedRooms} (its sends then fail
- * with `MatrixEncryptedRoomError`) and logged once; its `m.room.encrypted` events are
- * dead-lettered with that error by `normalize`.
+ * turns on encryption is marked in the account's {@link EncryptedRooms}. With `encryption`
+ * configured (`e2ee`), each `/sync`'s to-device events, device lists and one-time-key counts go
+ * to the crypto engine — and its store is saved — **before** the batch is handed over and before
+ * the next `/sync` acknowledges them (a failure asks the same `/sync` again), and every
+ * `m.room.encrypted` event is decrypted before herald sees it (`hydrate.ts`: late keys are
+ * waited for, then the event is dead-lettered). Without it, the room's sends fail with
+ * `MatrixEncryptedRoomError` (logged once) and its `m.room.encrypted` events are dead-lettered
+ * with that error by `normalize`.
  *
  * When herald answers `retry` for an event (busy elsewhere, store unavailable), the SDK's
  * redelivery helper hands it over again; its batch stays unfinished until it is accepted.
@@ -46,8 +51,11 @@ import {
 import { type MatrixHttp, seg } from "./client.ts";
 import type { MatrixSyncConfig } from "./config.ts";
 import { classifyError } from "./errors.ts";
+import { ABANDONED, createHydrator } from "./hydrate.ts";
 import { pageBack } from "./messages.ts";
+import type { E2eeRef } from "./roomCrypto.ts";
 import type { EncryptedRooms } from "./rooms.ts";
+import { cryptoPartsOf, membershipsOf } from "./syncCrypto.ts";
 import {
   eventIdOf,
   eventTypeOf,
@@ -73,10 +81,22 @@ export type MatrixSyncCounters = {
   backfilledEvents: number;
 };
 
+/** What the receiver's decryption counts since it was created (`decryption()`). */
+export type MatrixDecryptionCounters = {
+  /** `m.room.encrypted` events decrypted before they were handed over. */
+  decrypted: number;
+  /** Encrypted events that had to wait for a late room key (each counted once). */
+  waitedForKeys: number;
+  /** Encrypted events handed over undecryptable (dead-lettered, `HERALD_MATRIX_UNDECRYPTABLE`). */
+  undecryptable: number;
+};
+
 /** The `/sync` receiver: a `ChannelReceiver` with its counters. */
 export type MatrixSyncReceiver = ChannelReceiver & {
   /** A snapshot of the counters. */
   counters(): MatrixSyncCounters;
+  /** A snapshot of the decryption counters (all 0 without `encryption`). */
+  decryption(): MatrixDecryptionCounters;
 };
 
 /** Options of {@link createSyncReceiver}. */
@@ -95,6 +115,10 @@ export type SyncReceiverOptions = {
   clock?: () => number;
   /** Waits between failed `/sync` calls, in ms (tests record the waits). @defaultValue the SDK's `sleep` */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The account's encryption engine (`encryption` configured); absent: encrypted rooms are refused. */
+  e2ee?: E2eeRef | undefined;
+  /** How long an event waits for its room key, in ms (`encryption.decryptWaitMs`). @defaultValue 60_000 */
+  decryptWaitMs?: number;
 };
 
 /**
@@ -118,16 +142,34 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
     logger: log,
     baseDelayMs: config.retryDelayMs,
   });
+  const hydrator = createHydrator({
+    e2ee: options.e2ee,
+    selfId: options.userId,
+    waitMs: options.decryptWaitMs ?? 60_000,
+    logger: log,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
 
+  /** Marks `roomId` when `events` turn encryption on; returns the `m.room.encryption` content. */
   const markEncryption = (roomId: string, events: readonly unknown[]) => {
-    if (!events.some((e) => eventTypeOf(e) === "m.room.encryption")) return;
+    const state = events.findLast((e) => eventTypeOf(e) === "m.room.encryption") as
+      | { content?: Record<string, unknown> }
+      | undefined;
+    if (!state) return undefined;
     rooms.markEncrypted(roomId);
-    if (warnedEncrypted.has(roomId)) return;
+    const content =
+      state.content !== null && typeof state.content === "object" ? state.content : {};
+    if (warnedEncrypted.has(roomId)) return content;
     warnedEncrypted.add(roomId);
+    if (options.e2ee) {
+      log.info({ roomId }, "matrix: room is end-to-end encrypted: its events are decrypted");
+      return content;
+    }
     log.error(
       { roomId, code: "HERALD_MATRIX_ENCRYPTED" },
-      "matrix: room is end-to-end encrypted; @herald/plugin-matrix does not support encryption: its messages are dead-lettered and sends to it fail",
+      "matrix: room is end-to-end encrypted and this account has no encryption config: its messages are dead-lettered and sends to it fail",
     );
+    return content;
   };
 
   /** Logs and counts a gap of `roomId` that stays (partly) unfilled: never silent (C38). */
@@ -257,6 +299,8 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
           timeoutMs: config.pollTimeoutMs + options.requestTimeoutMs,
         });
         answer = parseSyncAnswer(raw);
+        const encryption: Array<{ roomId: string; content: Record<string, unknown> }> = [];
+        const memberships: Array<{ roomId: string; userId: string; membership: string }> = [];
         for (const fragment of answer.malformed) {
           log.error(
             { path: fragment.sync_path, problem: fragment.problem },
@@ -268,7 +312,9 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
           const { roomId } = room;
           if (room.memberCount !== undefined) memberCounts.set(roomId, room.memberCount);
           const timeline = room.events;
-          markEncryption(roomId, [...room.state, ...timeline]);
+          const turnedOn = markEncryption(roomId, [...room.state, ...timeline]);
+          if (turnedOn) encryption.push({ roomId, content: turnedOn });
+          memberships.push(...membershipsOf(roomId, timeline));
           let events = timeline;
           if (room.limited && since !== undefined) {
             const gap = room.prevBatch
@@ -305,6 +351,11 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
             });
           }
         }
+        if (options.e2ee) {
+          // Room keys first, saved, before the batch is handed over and before the next /sync
+          // acknowledges the to-device events. A failure asks the same /sync again.
+          await (await options.e2ee()).processSync(cryptoPartsOf(raw), encryption, memberships);
+        }
       } catch (error) {
         if (signal.aborted) break;
         const failure = classify(error);
@@ -333,9 +384,13 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
       const batch = tracker.batch(answer.nextBatch);
       const items = inbound.map((raw) => ({ raw, item: batch.item() }));
       for (const { raw, item } of items) {
-        void redelivery.deliver(raw, {}, (ack) => {
-          item.track(ack).catch((error: unknown) => {
-            log.warn({ err: error }, "matrix: sync cursor not written");
+        // Decrypted first (in room order; late keys are waited for without holding the loop).
+        void hydrator.hydrate(raw, signal).then((ready) => {
+          if (ready === ABANDONED) return;
+          void redelivery.deliver(ready, {}, (ack) => {
+            item.track(ack).catch((error: unknown) => {
+              log.warn({ err: error }, "matrix: sync cursor not written");
+            });
           });
         });
       }
@@ -350,6 +405,10 @@ export function createSyncReceiver(options: SyncReceiverOptions): MatrixSyncRece
   return {
     health: health.get,
     counters: () => ({ ...counters }),
+    decryption: () => {
+      const h = hydrator.counters();
+      return { decrypted: h.decrypted, waitedForKeys: h.waited, undecryptable: h.undecryptable };
+    },
     async start() {
       if (loop) return;
       health.set("connecting", "starting");

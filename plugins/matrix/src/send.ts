@@ -17,6 +17,13 @@
  * trusted), and every retried `send` (attempt 2 on) looks the same way before its `PUT`. A unit
  * found is committed with its event id; nothing is sent again.
  *
+ * **Encrypted rooms** (`deps.e2ee`, docs/channels/matrix.md "Encryption"): sends and edits go
+ * out as `PUT /rooms/{roomId}/send/m.room.encrypted/{txnId}`, encrypted by the account's Rust
+ * crypto right before each attempt (a retry encrypts again; the same txnId still answers the
+ * first event). The txnId and `unsigned.transaction_id` stay outside the ciphertext, so the
+ * exactly-once rules above are unchanged; an edit's check reads the shown edit decrypted.
+ * Redactions are never encrypted. Files in encrypted rooms throw `NotImplementedError`.
+ *
  * Event ids need their room: herald names an event with the ref `<roomId>:<eventId>`
  * (`composeRef`, colons inside the ids escaped).
  *
@@ -44,17 +51,18 @@ import {
   utf8ByteLength,
 } from "@herald/plugin-sdk/channel-message";
 import { type MatrixHttp, seg } from "./client.ts";
+import type { MatrixE2ee } from "./e2ee.ts";
 import { editContent, sameContent, userIdsOf } from "./edit.ts";
 import {
   classifyError,
   MatrixEditNotShownError,
-  MatrixEncryptedRoomError,
   MatrixNetworkError,
   MatrixRenderError,
 } from "./errors.ts";
 import { encodeOrigin, SENT_CONTENT_KEY } from "./origin.ts";
 import { findOwnEvents } from "./ownEvents.ts";
 import type { MatrixUnitPayload } from "./render.ts";
+import { assertNoFiles, createRoomCrypto, type E2eeRef } from "./roomCrypto.ts";
 import type { EncryptedRooms } from "./rooms.ts";
 
 /**
@@ -214,6 +222,11 @@ export type SendDeps = {
   userId?: string | undefined;
   /** Most `/messages` pages read per lookup of own events. @defaultValue 10 */
   lookupMaxPages?: number;
+  /**
+   * The account's encryption engine (`encryption` configured): events to encrypted rooms are
+   * encrypted and sent as `m.room.encrypted`. Absent: encrypted rooms are refused.
+   */
+  e2ee?: E2eeRef | undefined;
 };
 
 type EventAnswer = { event_id?: unknown };
@@ -232,6 +245,9 @@ function eventIdOf(answer: EventAnswer, call: string): string {
 }
 
 const SEND_CALL = "PUT /rooms/{roomId}/send/m.room.message/{txnId}";
+const SEND_ENCRYPTED_CALL = "PUT /rooms/{roomId}/send/m.room.encrypted/{txnId}";
+/** The most bytes of an event the homeserver takes (the spec's 65,536 less the envelope). */
+const EVENT_BYTES = 64_000;
 const REDACT_CALL = "PUT /rooms/{roomId}/redact/{eventId}/{txnId}";
 const EVENT_CALL = "GET /rooms/{roomId}/event/{eventId}";
 
@@ -242,6 +258,7 @@ const EVENT_CALL = "GET /rooms/{roomId}/event/{eventId}";
  */
 export function createSend(deps: SendDeps): MessageSendAdapter {
   const { http, rooms, maxContentBytes, accessToken, userId } = deps;
+  const crypto = createRoomCrypto(rooms, deps.e2ee);
   const maxEditResends = deps.maxEditResends ?? 3;
   const lookupMaxPages = deps.lookupMaxPages ?? 10;
 
@@ -276,11 +293,18 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
     }
   };
 
+  /**
+   * One `PUT …/send/{type}/{txnId}`: `m.room.message`, or — with `e2ee`, the engine of an
+   * encrypted room — `m.room.encrypted` with the content encrypted (a retry encrypts again; the
+   * same txnId still answers the first event). The txnId stays outside the ciphertext, so the
+   * reconciliation by `unsigned.transaction_id` is the same in both.
+   */
   const put = async (
     ctx: MessageSendContext,
     room: string,
     txnId: string,
     content: Record<string, unknown>,
+    e2ee?: MatrixE2ee,
   ): Promise<string> => {
     const bytes = utf8ByteLength(JSON.stringify(content));
     if (bytes > maxContentBytes) {
@@ -288,16 +312,24 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         `event content is ${bytes} bytes, over maxContentBytes ${maxContentBytes} (M_TOO_LARGE before sending)`,
       );
     }
-    const path = `/rooms/${seg(room)}/send/m.room.message/${seg(txnId)}`;
-    const answer = await http.request<EventAnswer>("PUT", path, SEND_CALL, {
-      body: content,
+    let type = "m.room.message";
+    let body = content;
+    if (e2ee) {
+      ({ type, content: body } = await e2ee.encrypt(room, type, content));
+      const sealed = utf8ByteLength(JSON.stringify(body));
+      if (sealed > EVENT_BYTES) {
+        throw new MatrixRenderError(
+          `encrypted event content is ${sealed} bytes, over the homeserver's ${EVENT_BYTES} (lower maxContentBytes for encrypted rooms)`,
+        );
+      }
+    }
+    const call = e2ee ? SEND_ENCRYPTED_CALL : SEND_CALL;
+    const path = `/rooms/${seg(room)}/send/${seg(type)}/${seg(txnId)}`;
+    const answer = await http.request<EventAnswer>("PUT", path, call, {
+      body,
       signal: ctx.signal,
     });
-    return eventIdOf(answer, SEND_CALL);
-  };
-
-  const assertPlain = (room: string) => {
-    if (rooms.isEncrypted(room)) throw new MatrixEncryptedRoomError(room);
+    return eventIdOf(answer, call);
   };
 
   /**
@@ -310,15 +342,19 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
     original: string,
   ): Promise<{ shown?: { eventId: string; newContent: unknown }; mentioned: string[] }> => {
     const event = await http.request<{
+      type?: string;
       content?: Record<string, unknown>;
       unsigned?: Record<string, unknown>;
     }>("GET", `/rooms/${seg(room)}/event/${seg(original)}`, EVENT_CALL, { signal: ctx.signal });
     const relations = event?.unsigned?.["m.relations"] as Record<string, unknown> | undefined;
     const replace = relations?.["m.replace"] as
-      | { event_id?: unknown; content?: { "m.new_content"?: unknown } }
+      | { event_id?: unknown; type?: unknown; content?: Record<string, unknown> }
       | undefined;
-    const newContent = replace?.content?.["m.new_content"] as Record<string, unknown> | undefined;
-    const mentioned = [...userIdsOf(event?.content), ...userIdsOf(newContent)];
+    // In an encrypted room both are m.room.encrypted: read them decrypted.
+    const replaceContent = await crypto.clearContent(room, replace);
+    const newContent = replaceContent?.["m.new_content"] as Record<string, unknown> | undefined;
+    const originalContent = await crypto.clearContent(room, event);
+    const mentioned = [...userIdsOf(originalContent), ...userIdsOf(newContent)];
     if (typeof replace?.event_id !== "string") return { mentioned };
     return { shown: { eventId: replace.event_id, newContent }, mentioned };
   };
@@ -390,7 +426,8 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
       const payload = unit.payload as MatrixUnitPayload;
       const thread = threadRootOf(ctx, room);
       const replyTo = replyToOf(ctx, room);
-      assertPlain(room);
+      const e2ee = await crypto.forRoom(ctx, room);
+      if (e2ee) assertNoFiles(ctx, room);
       const txnId = txnIdOf(ctx.unitIdempotencyKey, "send", ctx.intentId);
       if (ctx.attempt > 1 && userId !== undefined) {
         // A retry: an earlier attempt may have landed although its answer was lost, and the
@@ -407,7 +444,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         ...encodeOrigin(ctx.message.origin),
         [SENT_CONTENT_KEY]: { v: 1 },
       };
-      const eventId = await put(ctx, room, txnId, content);
+      const eventId = await put(ctx, room, txnId, content, e2ee);
       return partOf(room, eventId, unit, thread, relation ? replyTo : undefined, {
         mentions: payload.mentions,
       });
@@ -429,7 +466,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         roomIdOf(ctx.message.target),
       );
       const payload = unit.payload as MatrixUnitPayload;
-      assertPlain(room);
+      const e2ee = await crypto.forRoom(ctx, room);
       const before = await mentionedBefore(
         ctx,
         room,
@@ -443,6 +480,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
         room,
         txnIdOf(ctx.unitIdempotencyKey, "edit", ctx.intentId),
         content,
+        e2ee,
       );
       for (let resend = 0; ; resend++) {
         const { shown } = await readOriginal(ctx, room, original);
@@ -451,7 +489,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
           throw new MatrixEditNotShownError(original, shown.eventId, maxEditResends);
         }
         const again = `${ctx.unitIdempotencyKey}#resend${resend + 1}`;
-        edit = await put(ctx, room, txnIdOf(again, "edit", ctx.intentId), content);
+        edit = await put(ctx, room, txnIdOf(again, "edit", ctx.intentId), content, e2ee);
       }
       const mentions = [...new Set([...before, ...payload.mentions])];
       return {

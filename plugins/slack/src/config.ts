@@ -112,6 +112,38 @@ export const slackConfigSchema = z.strictObject({
    */
   unknownSendPolicy: z.enum(["hold", "at_least_once"]).default("hold"),
   /**
+   * Inbound catch-up at receiver start (CASES C54; docs/channels/slack.md, "Catch-up"): what
+   * people wrote while the gateway was down, read with `conversations.history` / `replies` from
+   * each member conversation's last seen message. Reads share the workspace's history pace,
+   * `reconcile.historyIntervalMs` (one a minute for apps outside the Marketplace since 2025).
+   */
+  catchUp: z
+    .strictObject({
+      /** Read what was missed at each start. @defaultValue true */
+      enabled: z.boolean().default(true),
+      /** Never read further back than this, in ms (a longer outage is logged). @defaultValue 86_400_000 (24 h) */
+      maxAgeMs: z.number().int().positive().default(86_400_000),
+      /**
+       * Messages per history page: Slack allows 15 to apps outside the Marketplace (since
+       * 2025), up to 999 (200 recommended) to Marketplace apps. @defaultValue 15
+       */
+      pageLimit: z.number().int().min(1).max(999).default(SLACK_HISTORY_PAGE_LIMIT),
+      /** Pages read per conversation (and per thread) before giving up on the rest (logged). @defaultValue 20 */
+      maxPagesPerConversation: z.number().int().min(1).max(1_000).default(20),
+      /**
+       * Threads per conversation (the most recently active ones with a reply seen) whose new
+       * replies are read even when their root is older than the position; each costs one paced
+       * read per catch-up. @defaultValue 3
+       */
+      maxThreads: z.number().int().min(0).max(100).default(3),
+      /** Conversation types read (`users.conversations` `types`). @defaultValue all four */
+      types: z
+        .array(z.enum(["public_channel", "private_channel", "mpim", "im"]))
+        .min(1)
+        .default(["public_channel", "private_channel", "mpim", "im"]),
+    })
+    .prefault({}),
+  /**
    * Reconciliation of unknown sends through `conversations.history` / `conversations.replies`
    * (see docs/channels/slack.md, "Exactly once").
    */

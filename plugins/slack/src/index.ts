@@ -29,6 +29,7 @@ import {
   SLACK_CHANNEL_ID,
   type SlackIdentity,
 } from "./account.ts";
+import { createSlackCatchUpReceiver } from "./catchup.ts";
 import { createSlackClient } from "./client.ts";
 import { type SlackConfig, slackConfigSchema, slackSecrets } from "./config.ts";
 import { IdentityCell } from "./identity.ts";
@@ -50,6 +51,13 @@ export {
   type SlackIdentity,
 } from "./account.ts";
 export { HistoryBudget } from "./budget.ts";
+export {
+  advancePosition,
+  createSlackCatchUpReceiver,
+  type SlackCatchUpOptions,
+  type SlackCatchUpReport,
+  type SlackPosition,
+} from "./catchup.ts";
 export { createSlackClient, type SlackClientOptions } from "./client.ts";
 export {
   SLACK_HISTORY_PAGE_LIMIT,
@@ -260,7 +268,41 @@ export function createSlackReceiver(
   config: SlackConfig,
   sink: ChannelReceiverSink,
   secrets: SlackReceiverSecrets,
-  options: { clock?: () => number } = {},
+  options: {
+    clock?: () => number;
+    /**
+     * The bot token and identity for inbound catch-up (`config.catchUp`): given, the receiver
+     * reads what was missed at each start. @defaultValue none (no catch-up)
+     */
+    catchUp?: { token: string; identity?: SlackIdentity };
+  } = {},
+): ChannelReceiver {
+  const catchUp = options.catchUp;
+  if (!catchUp || !config.catchUp.enabled) return liveReceiver(config, sink, secrets, options);
+  const client = createSlackClient({
+    token: catchUp.token,
+    slackApiUrl: config.slackApiUrl,
+    timeoutMs: config.requestTimeoutMs,
+  });
+  const identity = new IdentityCell(client, catchUp.identity);
+  const secretList = [catchUp.token, ...Object.values(secrets).filter((x): x is string => !!x)];
+  return createSlackCatchUpReceiver({
+    client,
+    sink,
+    receiver: (observed) => liveReceiver(config, observed, secrets, options),
+    config,
+    identity: () => identity.get(),
+    secrets: secretList,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+}
+
+/** The live receiver of `config.receive`: Events API webhook or Socket Mode. */
+function liveReceiver(
+  config: SlackConfig,
+  sink: ChannelReceiverSink,
+  secrets: SlackReceiverSecrets,
+  options: { clock?: () => number },
 ): ChannelReceiver {
   const receive = config.receive;
   if (receive.mode === "socket") {
@@ -324,7 +366,9 @@ export async function createSlackAccount(
     identity: me,
     secrets: Object.values(secrets).filter((s): s is string => typeof s === "string"),
   });
-  const receiver = createSlackReceiver(config, deps.sink, secrets);
+  const receiver = createSlackReceiver(config, deps.sink, secrets, {
+    catchUp: { token, identity: me },
+  });
   return {
     adapter,
     receiver,
@@ -344,7 +388,9 @@ const slack = defineChannelPlugin<SlackConfig>({
   createAdapter: (config, deps) =>
     createSlackAdapter(config, { token: readSecret(deps, slackSecrets.botToken(config)) }),
   createReceiver: (config, sink, deps) =>
-    createSlackReceiver(config, sink, receiverSecrets(config, deps)),
+    createSlackReceiver(config, sink, receiverSecrets(config, deps), {
+      catchUp: { token: readSecret(deps, slackSecrets.botToken(config)) },
+    }),
   createAccount: createSlackAccount,
   checkCredentials: checkSlackCredentials,
 });

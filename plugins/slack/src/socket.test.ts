@@ -155,3 +155,59 @@ describe("Socket Mode receiver (@slack/socket-mode against FakeSocketServer)", (
     expect(r.health?.().state).toBe("down");
   });
 });
+
+describe("Socket Mode catch-up (C54)", () => {
+  it("C54: Socket Mode never redelivers what was sent while the gateway was down: catch-up reads it, once, before the live message that follows", async () => {
+    const { run, socket } = await socketRun();
+    const config = slackConfigSchema.parse({
+      slackApiUrl: run.fake.apiUrl,
+      receive: { mode: "socket" },
+      reconcile: { historyIntervalMs: 20 },
+    });
+    const make = () =>
+      createSlackReceiver(
+        config,
+        run.sink("slack", "main"),
+        { appToken: APP_TOKEN },
+        { catchUp: { token: FAKE_BOT.token } },
+      ) as ChannelReceiver & { caughtUp(): Promise<unknown> };
+    const channel = run.fake.createChannel().id;
+    const first = make();
+    await first.start?.();
+    await first.caughtUp();
+    const before = run.fake.addMessage({ channel, text: "before", user: ALICE.id });
+    socket.deliver(payloadOf(run, channel, before.ts));
+    await eventually(
+      () => run.handled.length,
+      (n) => n === 1,
+    );
+    await first.stop?.();
+
+    // Down: two messages nobody delivers (Socket Mode keeps nothing for a closed connection).
+    const t0 = Date.now();
+    run.fake.addMessage({ channel, text: "missed 1", user: ALICE.id, atMs: t0 + 60_000 });
+    run.fake.addMessage({ channel, text: "missed 2", user: ALICE.id, atMs: t0 + 120_000 });
+    const second = make();
+    onTestFinished(() => second.stop?.());
+    await second.start?.();
+    // A live message right after the restart waits behind the catch-up of its channel.
+    const after = run.fake.addMessage({
+      channel,
+      text: "after",
+      user: ALICE.id,
+      atMs: t0 + 180_000,
+    });
+    socket.deliver(payloadOf(run, channel, after.ts));
+    await second.caughtUp();
+    await eventually(
+      () => run.handled.length,
+      (n) => n >= 4,
+    );
+    expect(run.handled.map((h) => h.input.body?.markdown)).toEqual([
+      "before",
+      "missed 1",
+      "missed 2",
+      "after",
+    ]);
+  });
+});

@@ -65,8 +65,18 @@ export function signedHeaders(
   return { "x-httpchat-timestamp": timestamp, "x-httpchat-signature": `sha256=${digest}` };
 }
 
+/** A message as the fake answers it: the adapter's schema, plus the client key it stored. */
+export type FakeWireMessage = Omit<WireMessage, "metadata"> & {
+  key?: string;
+  metadata?: Record<string, unknown>;
+};
+
 /** A webhook event as the API posts it. */
-export type FakeHttpChatEvent = { event_id: string; type: "message.created"; message: WireMessage };
+export type FakeHttpChatEvent = {
+  event_id: string;
+  type: "message.created";
+  message: FakeWireMessage;
+};
 
 type Handler = (request: Request) => Promise<Response>;
 
@@ -187,7 +197,7 @@ export class FakeHttpChat {
   }
 
   /** A message as the API returns it. */
-  wire(m: VisibleMessage): WireMessage {
+  wire(m: VisibleMessage): FakeWireMessage {
     return {
       id: m.id,
       chat_id: m.chat,

@@ -9,10 +9,10 @@ import type { ContractHarness } from "@herald/plugin-sdk/testing";
 import httpChatPlugin, {
   createHttpChatAdapter,
   createHttpChatReceiver,
+  decodeOrigin,
   HTTPCHAT_MAX_TEXT,
   httpChatConfigSchema,
 } from "../index.ts";
-import { decodeOrigin } from "../receive.ts";
 import { ALICE, FAKE_BOT, FakeHttpChat, OTHER_BOT, SECOND_BOT } from "./FakeHttpChat.ts";
 
 /** What the adapter needs to reach a fake (JSON, for crash-test children). */
@@ -105,7 +105,7 @@ export const contractHarness: ContractHarness<HttpChatConnection> = {
       ...(maxLength !== undefined ? { maxLength } : {}),
       requestTimeoutMs: requestTimeoutMs ?? 5_000,
     });
-    return createHttpChatAdapter({ ...c, ...config });
+    return createHttpChatAdapter(config, c.token, c.botId);
   },
   createReceiver: (c, sink) => createHttpChatReceiver(c.webhookSecret, sink),
   // The suite loads the plugin as a gateway does: this config, these env vars, createAccount.

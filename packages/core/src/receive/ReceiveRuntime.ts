@@ -74,6 +74,7 @@ class DurableReceiveRuntime implements ReceiveRuntime {
   readonly instanceId: string;
   readonly deadLetters: ReceiveDeadLetters;
   readonly #deps: ReceiveRuntimeDeps;
+  readonly #echoSettleMs: number;
   readonly #store: MessageStateStore;
   readonly #clock: () => number;
   readonly #log: HeraldLogger;
@@ -103,6 +104,7 @@ class DurableReceiveRuntime implements ReceiveRuntime {
     this.#handler = options.handler;
     this.#eventHandler = options.eventHandler;
     this.#maxAttempts = options.maxAttempts ?? 5;
+    this.#echoSettleMs = options.echoSettleMs ?? 1_000;
     this.#ackPolicy = options.ackPolicy ?? DEFAULT_ACK;
     this.instanceId = options.instanceId ?? `receive-${randomUUID()}`;
     this.#leases = new DedupeLeases({
@@ -233,7 +235,9 @@ class DurableReceiveRuntime implements ReceiveRuntime {
     replayOf: string | undefined,
   ): Promise<ReceiveOutcome> {
     const receivedAt = source.receivedAt ?? this.#clock();
-    const input = await intake(raw, source, this.#deps.adapters, this.#store, receivedAt);
+    const input = await intake(raw, source, this.#deps.adapters, this.#store, receivedAt, {
+      echoSettleMs: this.#echoSettleMs,
+    });
     if (input.kind === "invalid") {
       if (replayOf !== undefined)
         return { status: "dead_lettered", error: input.error, deadLetterId: replayOf };

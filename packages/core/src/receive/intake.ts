@@ -61,6 +61,19 @@ export type IntakeResult =
   | { kind: "invalid"; error: HeraldError }
   | { kind: "dropped"; reason: "herald_echo" | "self"; message: ChannelMessage };
 
+/** Options of {@link intake}. */
+export type IntakeOptions = {
+  /**
+   * On a channel without native origin metadata, how long to wait before looking a bot's room
+   * message up in the outbound registry a second time when the first lookup missed, in ms. The
+   * platform may show another herald bot's post to us before that bot has committed its
+   * receipt (Discord's gateway dispatch races the REST answer): without the second look its
+   * tagged failure notice would pass as a prompt (CASES C56). `0`: one lookup.
+   * @defaultValue 0
+   */
+  echoSettleMs?: number;
+};
+
 /** Finds the adapter of (`channel`, `accountId`). */
 export function findAdapter(
   adapters: ReceiveAdapterLookup,
@@ -82,6 +95,7 @@ export async function intake(
   adapters: ReceiveAdapterLookup,
   store: MessageStateStore,
   receivedAt: number,
+  options: IntakeOptions = {},
 ): Promise<IntakeResult> {
   const channel = findAdapter(adapters, source.channel, source.accountId);
   if (!channel) return { kind: "invalid", error: new UnknownChannelError(source.channel) };
@@ -152,10 +166,21 @@ export async function intake(
     return { kind: "invalid", error: asReceiveError(source.channel, "identity", error) };
   }
 
-  const origin = await decodeOrigin(raw, message, event, channel, store);
+  const { origin, sentBy } = await decodeOrigin(
+    raw,
+    message,
+    event,
+    channel,
+    store,
+    options.echoSettleMs ?? 0,
+  );
   if (shouldDropHeraldEcho({ origin, isBotAuthor: event.isBotAuthor, isRoomish: event.isRoomish }))
     return { kind: "dropped", reason: "herald_echo", message };
   if (isSelfAuthored(message, event, adapter)) return { kind: "dropped", reason: "self", message };
+  // The outbound registry says this account sent it (an own message the platform shows without
+  // an id we know, e.g. one a history read found): our own echo too.
+  if (sentBy !== undefined && sentBy === (message.accountId ?? ""))
+    return { kind: "dropped", reason: "self", message };
 
   const key: DedupeKey = {
     channel: source.channel,
@@ -167,7 +192,8 @@ export async function intake(
 
 /**
  * Origin: what the message itself carries, else the channel's decoder, else the outbound
- * registry (only consulted when the echo predicate could fire: a bot author in a room).
+ * registry of every account sharing the store — read for bot-authored messages, which also
+ * tells which account sent it (`sentBy`).
  */
 async function decodeOrigin(
   raw: unknown,
@@ -175,22 +201,36 @@ async function decodeOrigin(
   event: MessageEventClass,
   channel: ReceiveChannelAdapter,
   store: MessageStateStore,
-): Promise<MessageOrigin | undefined> {
-  if (message.origin) return message.origin;
-  let decoded: MessageOrigin | undefined;
-  try {
-    decoded = channel.origin?.decode?.(raw);
-  } catch {
-    decoded = undefined; // undecodable metadata is not ours
+  echoSettleMs: number,
+): Promise<{ origin: MessageOrigin | undefined; sentBy?: string }> {
+  let decoded: MessageOrigin | undefined = message.origin;
+  if (!decoded) {
+    try {
+      decoded = channel.origin?.decode?.(raw);
+    } catch {
+      decoded = undefined; // undecodable metadata is not ours
+    }
   }
-  if (decoded) return decoded;
-  if (!event.isBotAuthor || !event.isRoomish || !message.platformMessageId) return undefined;
-  const hit = await store.lookupReceipt({
-    channel: message.channel,
-    ...(message.accountId === undefined ? {} : { accountId: message.accountId }),
-    platformMessageId: message.platformMessageId,
-  });
-  return hit?.origin;
+  if (!event.isBotAuthor || !message.platformMessageId) return { origin: decoded };
+  // Keyed by the platform message (its id names the conversation), not by our account: a
+  // notice another herald bot sharing this store posted is found too (CASES C56).
+  const lookup = () =>
+    store.lookupReceipt({
+      channel: message.channel,
+      platformMessageId: message.platformMessageId as string,
+      anyAccount: true,
+    });
+  let hit = await lookup();
+  // No native metadata in a room: the sender may not have committed its receipt yet. Look once
+  // more before taking a bot's message for a prompt.
+  if (!hit && !decoded && event.isRoomish && echoSettleMs > 0 && !channel.origin?.decode) {
+    await new Promise((resolve) => setTimeout(resolve, echoSettleMs));
+    hit = await lookup();
+  }
+  return {
+    origin: decoded ?? hit?.origin,
+    ...(hit ? { sentBy: hit.accountId ?? "" } : {}),
+  };
 }
 
 /** Wraps whatever an adapter threw into a typed receive error. */

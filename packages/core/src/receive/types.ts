@@ -252,6 +252,15 @@ export type ReceiveRuntimeOptions = {
    */
   maxAttempts?: number;
   /**
+   * On channels without native origin metadata (Discord, Telegram, Google Chat), how long a
+   * bot-authored room message whose platform id is not (yet) in the outbound registry waits
+   * before a second registry lookup, in ms: another herald bot sharing the store may not have
+   * committed the receipt of its failure notice when the platform shows it to us (CASES C56).
+   * Delays only such messages, once. `0` turns the second look off.
+   * @defaultValue 1_000
+   */
+  echoSettleMs?: number;
+  /**
    * Retries of inbound that failed before its handler ran (the store could not be written, the
    * lease was lost before the record…): the running runtime runs the event again with backoff
    * until it is handled ([H28] C50). See `InboundRetryOptions` for the defaults.

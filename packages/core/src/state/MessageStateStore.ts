@@ -105,11 +105,19 @@ export interface MessageStateStore {
   purgeTerminalIntents(options: { before: number; limit: number }): Promise<number>;
 
   // ── outbound registry ───────────────────────────────────────────────────────
-  /** Finds the intent that produced a platform message id (echo recognition, edits). */
+  /**
+   * Finds the intent that produced a platform message id (echo recognition, edits). A
+   * platform message id names its conversation (`<chat>:<id>`, `spaces/S/messages/M`), so
+   * `anyAccount: true` looks the message up whichever account of the channel sent it —
+   * ignoring `accountId` — for recognising another herald bot's output in a store the bots
+   * share (DESIGN §5, CASES C56). At most one row matches in practice (one platform message
+   * has one sender); should several, the first account in id order wins.
+   */
   lookupReceipt(key: {
     channel: string;
     accountId?: string;
     platformMessageId: string;
+    anyAccount?: boolean;
   }): Promise<(ReceiptRecord & { receipt?: MessageReceipt }) | undefined>;
 
   // ── inbound dedupe leases ───────────────────────────────────────────────────

@@ -29,6 +29,7 @@ const CHECKED: Record<string, string> = {
   console: "herald start: /console answers 401 without the token, 200 with it",
   log: "herald start: log.level warn prints no info line",
   delivery: "gatewayOptionsOf (shared by herald() and herald start): delivery options",
+  failureNotice: "herald start: a handler that throws gets the failure notice posted",
 };
 
 describe("herald start honours every config section (C47)", () => {
@@ -50,6 +51,7 @@ describe("herald start honours every config section (C47)", () => {
       join(dir, "bot.mjs"),
       // Takes a moment before answering, so the typing indicator has something to cover.
       `export default async (turn) => {
+  if (turn.text === "fail me") throw new Error("the model is unavailable");
   await new Promise((r) => setTimeout(r, 300));
   await turn.reply("handled: " + turn.text);
 };\n`,
@@ -66,6 +68,7 @@ describe("herald start honours every config section (C47)", () => {
         console: { tokenEnv: "HERALD_CONSOLE_TOKEN" },
         log: { level: "warn" },
         delivery: { workerId: "sections" },
+        failureNotice: { text: "sorry, that failed" },
       }),
     );
     const typing: string[] = [];
@@ -120,17 +123,31 @@ describe("herald start honours every config section (C47)", () => {
     });
     expect(await replyTo("from another bot")).toBe("handled: from another bot");
 
+    // failureNotice: the handler throws; the notice is posted once, where the message came from
+    platform.post({ chat: chat.id, text: "fail me" });
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        const found = platform.state
+          .messages({ chat: chat.id })
+          .some((m) => m.author.bot && m.text === "sorry, that failed");
+        if (found) resolve();
+      };
+      platform.state.subscribe(check);
+      check();
+    });
+
     // log.level warn: no info (30) line on stderr
     expect(run.output().stderr).not.toMatch(/"level":30/);
   });
 
-  it("maps delivery, http, receive, typing and console the same for herald() and herald start", () => {
+  it("maps delivery, http, receive, typing, console and failureNotice the same for herald() and herald start", () => {
     const config = parseConfig({
       http: { host: "127.0.0.1", port: 9999, maxBodyBytes: 1000 },
       delivery: { workerId: "w", concurrency: 3, leaseMs: 20_000 },
       receive: { requireMention: true, channels: { qa: { allowBots: true } } },
       typing: true,
       console: { tokenEnv: "TOKEN", sessionTtlMs: 5000 },
+      failureNotice: { text: "sorry", timeoutMs: 30_000 },
     });
     const options = gatewayOptionsOf(config, new SecretReader({ TOKEN: CONSOLE_TOKEN }));
     expect(options).toMatchObject({
@@ -139,6 +156,7 @@ describe("herald start honours every config section (C47)", () => {
       receive: { requireMention: true, policies: [{ channel: "qa", allowBots: true }] },
       typing: true,
       console: { token: CONSOLE_TOKEN, allowRemote: false, sessionTtlMs: 5000 },
+      failureNotice: { text: "sorry", timeoutMs: 30_000 },
     });
   });
 });

@@ -16,7 +16,7 @@ import { type HeraldConfig, receivePolicyOf } from "./schema.ts";
 /** The gateway options a config's `http`, `delivery`, `receive`, `typing` and `console` give. */
 export type ConfigGatewayOptions = Pick<
   GatewayOptions,
-  "http" | "delivery" | "receive" | "typing" | "console"
+  "http" | "delivery" | "receive" | "typing" | "console" | "failureNotice"
 >;
 
 /**
@@ -33,6 +33,7 @@ export function gatewayOptionsOf(
     delivery: deliveryOptionsOf(config),
     receive: receivePolicyOf(config),
     typing: config.typing,
+    ...(config.failureNotice ? { failureNotice: config.failureNotice } : {}),
     ...(config.console
       ? {
           console: {

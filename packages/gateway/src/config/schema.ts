@@ -49,6 +49,20 @@ export const inboundPolicySchema = z
   })
   .strict();
 
+/** A gateway-failure notice: its text, and optionally a turn time limit in ms. */
+export const failureNoticeSchema = z
+  .object({
+    /** The notice text (markdown), e.g. "The assistant failed; please try again." */
+    text: z.string().trim().min(1),
+    /** Also post it when the handler runs longer than this, in ms (the turn goes on). */
+    timeoutMs: z.number().int().positive().optional(),
+    /** The failure code in the notice's origin. @defaultValue "agent_failed_before_reply" */
+    code: z
+      .enum(["agent_failed_before_reply", "missing_api_key", "model_login_expired"])
+      .optional(),
+  })
+  .strict();
+
 /** One channel account: which plugin package, which account id, its plugin config. */
 export const channelConfigSchema = z
   .object({
@@ -68,6 +82,12 @@ export const channelConfigSchema = z
      * @defaultValue the plugin's declared limit, else `http.maxBodyBytes`
      */
     maxBodyBytes: z.number().int().positive().optional(),
+    /**
+     * The notice posted where a message came from when its turn fails (the handler throws, or
+     * runs longer than `timeoutMs`), tagged so no herald bot takes it as a prompt; `false` turns
+     * off the gateway-wide one. @defaultValue off
+     */
+    failureNotice: z.union([z.literal(false), failureNoticeSchema]).optional(),
   })
   .strict();
 
@@ -89,6 +109,11 @@ export const heraldConfigSchema = z
      * its first reply or the end of the turn. @defaultValue false
      */
     typing: z.boolean().default(false),
+    /**
+     * The gateway-failure notice of every channel account (an account's own `failureNotice`
+     * wins; `false` there turns it off). @defaultValue off
+     */
+    failureNotice: failureNoticeSchema.optional(),
     /** Module exporting the bot handler (`export default async (turn) => …`), relative to the config. */
     handler: z.string().min(1).optional(),
     http: z

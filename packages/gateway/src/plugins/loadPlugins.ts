@@ -4,12 +4,14 @@
  *
  * @module
  */
+
 import type { ChannelMessageAdapter, HeraldLogger } from "@herald/core";
 import {
   type ChannelPlugin,
   type ChannelPluginDeps,
   isMalformedSecretError,
 } from "@herald/plugin-sdk/channel-message";
+import type { FailureNoticeOptions } from "../bot/failureNotice.ts";
 import { ConfigError, type ConfigIssue } from "../config/errors.ts";
 import { didYouMean, parseWithIssues } from "../config/issues.ts";
 import type { HeraldConfig } from "../config/schema.ts";
@@ -28,6 +30,8 @@ export type LoadedChannel = {
   receive?: { allowBots?: boolean | undefined; requireMention?: boolean | undefined };
   /** The webhook body limit of this account set in the config, in bytes. */
   maxBodyBytes?: number;
+  /** This account's gateway-failure notice (`false`: off even when the gateway sets one). */
+  failureNotice?: FailureNoticeOptions | false;
 };
 
 /** herald's own channel plugins: a name close to one of them is a typo, not a missing install. */
@@ -199,6 +203,7 @@ export async function loadPlugins(
         adapter,
         ...(channel.receive ? { receive: channel.receive } : {}),
         ...(channel.maxBodyBytes === undefined ? {} : { maxBodyBytes: channel.maxBodyBytes }),
+        ...(channel.failureNotice === undefined ? {} : { failureNotice: channel.failureNotice }),
       });
     } catch (error) {
       // A secret that is not set is already a ConfigError with its path and fix: keep its issues.

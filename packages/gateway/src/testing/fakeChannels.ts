@@ -27,6 +27,8 @@ export type BenchUpdate = {
   mention?: boolean;
   /** A group chat unless false. @defaultValue true */
   group?: boolean;
+  /** The platform message id, when it is not `<chat>:<id>` (a message the fake platform posted). */
+  ref?: string;
 };
 
 /** The receive half of a bench account: normalizes {@link BenchUpdate}s; `selfId` is the bot. */
@@ -45,7 +47,7 @@ export function benchReceive(
         target: { kind: u.group === false ? "direct" : "group", id: u.chat },
         sender: { id: u.from, isBot: u.isBot ?? false },
         body: { markdown: u.text },
-        platformMessageId: `${u.chat}:${u.id}`,
+        platformMessageId: u.ref ?? `${u.chat}:${u.id}`,
         threadAnchor: { threadId: `thread-${u.id}` },
         mentions: { self: u.mention ?? false },
         timestamp: ctx.receivedAt,

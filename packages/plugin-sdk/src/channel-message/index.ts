@@ -135,6 +135,16 @@ export {
   type ReceiverState,
   receiverHealth,
 } from "./account.ts";
+export {
+  type CatchUpLiveMessage,
+  type CatchUpReceiver,
+  type CatchUpReceiverOptions,
+  type CatchUpRunContext,
+  type ConversationPositions,
+  type ConversationPositionsOptions,
+  conversationPositions,
+  createCatchUpReceiver,
+} from "./catchUp.ts";
 export { openChannelAccount } from "./openAccount.ts";
 export {
   type ChannelPlugin,
@@ -251,6 +261,8 @@ export {
   channelOptionsOf,
   withChannelOptions,
 } from "./util/channel-options.ts";
+export { type VerifyCredentialsOptions, verifyCredentials } from "./util/credentials.ts";
+export { heraldOriginOf, heraldOriginSchema } from "./util/herald-origin.ts";
 export {
   createHttpClient,
   type HttpClient,
@@ -258,6 +270,7 @@ export {
   type HttpErrorBody,
   type HttpRequest,
 } from "./util/http-client.ts";
+export { type InboundMessageFields, inboundMessage } from "./util/inbound-message.ts";
 export {
   fetchRemoteMedia,
   type RemoteMedia,
@@ -298,6 +311,7 @@ export {
   readSecret,
   type SecretSpec,
 } from "./util/secrets.ts";
+export { plainTextBatch, quotedReplyId, reconcileEachUnit } from "./util/send-steps.ts";
 export {
   constantTimeEqual,
   type Ed25519Check,
@@ -305,8 +319,10 @@ export {
   type HmacSha256Check,
   hmacSha256Hex,
   type SignedData,
+  type TimestampedHmacCheck,
   verifyEd25519,
   verifyHmacSha256,
+  verifyTimestampedHmac,
 } from "./util/verify.ts";
 export {
   type AckResponseOptions,

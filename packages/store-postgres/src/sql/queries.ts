@@ -109,14 +109,31 @@ export async function countIntents(
 /** Finds the intent that produced a platform message id. */
 export async function lookupReceipt(
   ctx: Ctx,
-  key: { channel: string; accountId?: string; platformMessageId: string },
+  key: { channel: string; accountId?: string; platformMessageId: string; anyAccount?: boolean },
 ): Promise<(ReceiptRecord & { receipt?: MessageReceipt }) | undefined> {
-  const { rows } = await ctx.db.query<Row>(
-    `SELECT r.*, i.message, i.turn_id, i.receipt, i.partial_receipt
+  const { rows } = key.anyAccount
+    ? // Every account of the channel, one primary-key probe each (a loose index scan over
+      // the distinct account ids: O(accounts · log n)).
+      await ctx.db.query<Row>(
+        `WITH RECURSIVE accounts(a) AS (
+           SELECT MIN(account_id) FROM ${ctx.t.receipts} WHERE channel = $1
+           UNION ALL
+           SELECT (SELECT MIN(account_id) FROM ${ctx.t.receipts}
+                   WHERE channel = $1 AND account_id > accounts.a)
+           FROM accounts WHERE accounts.a IS NOT NULL)
+         SELECT r.*, i.message, i.turn_id, i.receipt, i.partial_receipt
+         FROM accounts JOIN ${ctx.t.receipts} AS r
+           ON r.channel = $1 AND r.account_id = accounts.a AND r.platform_message_id = $2
+         JOIN ${ctx.t.intents} AS i ON i.id = r.intent_id
+         ORDER BY r.account_id LIMIT 1`,
+        [key.channel, key.platformMessageId],
+      )
+    : await ctx.db.query<Row>(
+        `SELECT r.*, i.message, i.turn_id, i.receipt, i.partial_receipt
      FROM ${ctx.t.receipts} AS r JOIN ${ctx.t.intents} AS i ON i.id = r.intent_id
      WHERE r.channel = $1 AND r.account_id = $2 AND r.platform_message_id = $3`,
-    [key.channel, key.accountId ?? "", key.platformMessageId],
-  );
+        [key.channel, key.accountId ?? "", key.platformMessageId],
+      );
   const row = rows[0];
   if (!row) return undefined;
   const message = row.message as ChannelMessage | null;

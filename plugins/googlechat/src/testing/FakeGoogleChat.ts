@@ -157,8 +157,13 @@ export class FakeGoogleChat {
   }
 
   /** Creates a space (`SPACE`), a group chat or a DM with the app. */
-  createSpace(spaceType: FakeSpace["spaceType"] = "SPACE", displayName?: string): FakeSpace {
-    return this.store.createSpace(spaceType, displayName);
+  createSpace(
+    spaceType: FakeSpace["spaceType"] = "SPACE",
+    displayName?: string,
+    /** The apps in it (user names); every app when absent. */
+    apps?: string[],
+  ): FakeSpace {
+    return this.store.createSpace(spaceType, displayName, apps);
   }
 
   /**
@@ -294,14 +299,6 @@ export class FakeGoogleChat {
   }
 
   private spaceJson(name: string): Record<string, unknown> {
-    const space = this.store.spaces.get(name);
-    const dm = space?.spaceType === "DIRECT_MESSAGE";
-    return {
-      name,
-      type: dm ? "DM" : "ROOM",
-      spaceType: space?.spaceType ?? "SPACE",
-      displayName: space?.displayName ?? "",
-      ...(dm ? { singleUserBotDm: true } : {}),
-    };
+    return this.store.spaceJson(name);
   }
 }

@@ -13,6 +13,8 @@
  *   `INVALID_ARGUMENT`, C35); a thread (name or key) without `messageReplyOption` starts a new
  *   thread; `REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD` joins it or starts a new one;
  *   `REPLY_MESSAGE_OR_FAIL` answers 404 when it is missing.
+ * - **lists**: `spaces.list` and `spaces.messages.list` (time filter, order, pages) in
+ *   `fakeLists.ts`.
  * - **limits**: `text` ≤ 4096 characters (400 with the platform's own message); writes per
  *   space per second beyond the configured limit answer 429 `RESOURCE_EXHAUSTED` **without**
  *   `Retry-After` (C37); an app may only update and delete its own messages (403).
@@ -20,6 +22,7 @@
  * @module
  */
 import type { Context, FakePlatformEnv, FakePlatformServer } from "@herald/plugin-sdk/testing";
+import { registerListRoutes } from "./fakeLists.ts";
 import type { FakeChatStore, FakeChatUser, FakeStoredMessage } from "./fakeStore.ts";
 import { googleError } from "./fakeWire.ts";
 
@@ -264,8 +267,5 @@ export function registerChatRoutes(server: FakePlatformServer, deps: FakeRouteDe
     return c.json({});
   });
 
-  server.route("GET", "/v1/spaces", "probe", (c) => {
-    if (!appOf(c)) return unauthenticated();
-    return c.json({ spaces: [...store.spaces.values()].slice(0, 1) });
-  });
+  registerListRoutes(server, { store, appOf });
 }

@@ -18,6 +18,8 @@ export type FakeSpace = {
   name: string;
   spaceType: "SPACE" | "GROUP_CHAT" | "DIRECT_MESSAGE";
   displayName: string;
+  /** The apps (user names) that are members (what `spaces.list` lists). @defaultValue every app */
+  apps?: string[];
 };
 
 /** A message as the fake stores it, next to its visible text. */
@@ -43,6 +45,8 @@ export type FakeStoredMessage = {
   markupSyntax?: string;
   /** Name of the message it quotes. */
   quoted?: string;
+  /** Users and apps it @mentions (its `annotations`). */
+  mentions?: FakeChatUser[];
 };
 
 /** Spaces, threads and messages of one fake. */
@@ -57,9 +61,18 @@ export class FakeChatStore {
   #seq = 0;
 
   /** Creates a space; a DM when `spaceType` is `DIRECT_MESSAGE`. */
-  createSpace(spaceType: FakeSpace["spaceType"], displayName = "a space"): FakeSpace {
+  createSpace(
+    spaceType: FakeSpace["spaceType"],
+    displayName = "a space",
+    apps?: string[],
+  ): FakeSpace {
     this.#seq += 1;
-    const space = { name: `spaces/AAA${this.#seq}x`, spaceType, displayName };
+    const space: FakeSpace = {
+      name: `spaces/AAA${this.#seq}x`,
+      spaceType,
+      displayName,
+      ...(apps ? { apps } : {}),
+    };
     this.spaces.set(space.name, space);
     return space;
   }
@@ -95,6 +108,9 @@ export class FakeChatStore {
     fallbackText?: string;
     markupSyntax?: string;
     quoted?: string;
+    /** When it was written (epoch ms), for history from a past outage. @defaultValue now */
+    atMs?: number;
+    mentions?: FakeChatUser[];
   }): FakeStoredMessage {
     const root = !this.messages({ space: input.space, includeDeleted: true }).some(
       (m) => m.thread === input.thread,
@@ -119,7 +135,8 @@ export class FakeChatStore {
       thread: input.thread,
       root,
       sender: input.sender,
-      createTime: new Date(visible.createdAt).toISOString(),
+      createTime: new Date(input.atMs ?? visible.createdAt).toISOString(),
+      ...(input.mentions?.length ? { mentions: input.mentions } : {}),
       ...(input.clientAssignedMessageId
         ? { clientAssignedMessageId: input.clientAssignedMessageId }
         : {}),
@@ -172,6 +189,19 @@ export class FakeChatStore {
     return this.state.get(m.id)?.text ?? "";
   }
 
+  /** A space as events and `spaces.list` show it (`Schema$Space`). */
+  spaceJson(name: string): Record<string, unknown> {
+    const space = this.spaces.get(name);
+    const dm = space?.spaceType === "DIRECT_MESSAGE";
+    return {
+      name,
+      type: dm ? "DM" : "ROOM",
+      spaceType: space?.spaceType ?? "SPACE",
+      displayName: space?.displayName ?? "",
+      ...(dm ? { singleUserBotDm: true } : {}),
+    };
+  }
+
   /** The message as the Chat API returns it (`Schema$Message`). */
   toJson(m: FakeStoredMessage): Record<string, unknown> {
     const space = this.spaces.get(m.space);
@@ -183,6 +213,16 @@ export class FakeChatStore {
       ...(m.lastUpdateTime ? { lastUpdateTime: m.lastUpdateTime } : {}),
       text,
       argumentText: text,
+      ...(m.mentions
+        ? {
+            annotations: m.mentions.map((user) => ({
+              type: "USER_MENTION",
+              startIndex: 0,
+              length: user.displayName.length + 1,
+              userMention: { user, type: "MENTION" },
+            })),
+          }
+        : {}),
       threadReply: !m.root,
       thread: { name: m.thread },
       space: {

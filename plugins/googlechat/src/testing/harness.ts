@@ -63,7 +63,7 @@ export type GoogleChatConnection = {
  */
 export function testConfig(
   c: GoogleChatConnection,
-  extra: GoogleChatConfigInput | Record<string, never> = {},
+  extra: Partial<GoogleChatConfigInput> = {},
 ): GoogleChatConfig {
   return googleChatConfigSchema.parse({
     credentials: { type: "access_token", tokenEnv: "GOOGLE_CHAT_ACCESS_TOKEN" },

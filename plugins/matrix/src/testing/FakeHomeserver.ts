@@ -17,13 +17,16 @@
  * - membership (`M_FORBIDDEN` outside a room), the 65,536-byte event limit (`M_TOO_LARGE`),
  *   an optional per-user message rate limit (`M_LIMIT_EXCEEDED` with `retry_after_ms` and
  *   `Retry-After`, on 429 or — as some proxies and older servers answer — another status);
- * - `/sync` with `limited` timelines and `/messages` (see `fakeSync.ts`).
+ * - `/sync` with `limited` timelines and `/messages` (see `fakeSync.ts`);
+ * - what end-to-end encryption needs relayed — `/keys/upload`, `/keys/query`, `/keys/claim`,
+ *   `/sendToDevice`, and `to_device`, `device_lists`, `device_one_time_keys_count` in `/sync`
+ *   (`fakeKeys.ts`): opaque JSON here, the crypto happens only in the real clients.
  *
  * The routes are in `fakeRoutes.ts` and `fakeSync.ts`; this file holds the accounts, the rooms
  * (`fakeRooms.ts`) and what they show.
  *
  * Ops for fault targeting: `send`, `edit` (a `send` whose content is an `m.replace`), `delete`
- * (redact), `read` (event lookups), `state`, `typing`, `sync`, `messages`, `join`, `auth`.
+ * (redact), `read` (event lookups), `state`, `typing`, `sync`, `messages`, `join`, `auth`, `keys` (key upload, query, claim and to-device sends).
  *
  * @module
  */
@@ -33,6 +36,7 @@ import {
   type FaultTarget,
   type PlatformFault,
 } from "@herald/plugin-sdk/testing";
+import { FakeKeys, registerKeys } from "./fakeKeys.ts";
 import { FakeRooms, replyOf, threadOf } from "./fakeRooms.ts";
 import { registerRoutes } from "./fakeRoutes.ts";
 import { registerSync } from "./fakeSync.ts";
@@ -134,6 +138,8 @@ export class FakeHomeserver implements FakeHomeserverCore {
   readonly users: FakeMatrixUser[];
   /** Answers for the next stored sends/edits/redactions, after they were stored (C30's proxy 502). */
   readonly afterApply: AfterApplyFault[] = [];
+  /** Device keys, one-time keys and to-device messages relayed for encryption (`fakeKeys.ts`). */
+  readonly keys = new FakeKeys();
   readonly #clock: () => number;
 
   constructor(options: FakeHomeserverOptions = {}) {
@@ -151,6 +157,7 @@ export class FakeHomeserver implements FakeHomeserverCore {
     });
     registerRoutes(this, this.#clock, options);
     registerSync(this);
+    registerKeys(this);
   }
 
   /** Starts a fake homeserver on a free port. */

@@ -15,6 +15,7 @@ import {
 import { onTestFinished } from "vitest";
 import { MatrixHttp } from "../client.ts";
 import type { MatrixConfigInput } from "../config.ts";
+import { lazyE2ee } from "../e2ee.ts";
 import { createMatrixAdapter, createMatrixReceiver, type MatrixAccountParts } from "../index.ts";
 import type { MatrixSyncReceiver } from "../receiver.ts";
 import { EncryptedRooms } from "../rooms.ts";
@@ -69,6 +70,12 @@ export async function openBench(options: BenchOptions = {}): Promise<Bench> {
     }),
     rooms: new EncryptedRooms(),
   };
+  // With `encryption` configured, one engine for the adapter and the receiver, closed (its store
+  // saved) when the bench closes — a later bench on the same storePath is a restarted bot.
+  const crypto = config.encryption
+    ? lazyE2ee({ http: parts.http, storePath: config.encryption.storePath })
+    : undefined;
+  if (crypto) parts.e2ee = crypto.ref;
   const adapter = createMatrixAdapter(config, connection.accessToken, identity, parts);
   const run = await openTestRun({
     adapters: [adapter],
@@ -78,6 +85,7 @@ export async function openBench(options: BenchOptions = {}): Promise<Bench> {
     ...(options.delivery ? { delivery: options.delivery } : {}),
     ...(options.storePath ? { storePath: options.storePath } : {}),
   });
+  if (crypto) run.onClose(() => crypto.close());
   onTestFinished(async () => {
     await run.close();
     if (options.closeFake ?? !options.on) await fake.close();

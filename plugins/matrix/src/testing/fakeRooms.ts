@@ -40,7 +40,7 @@ export class FakeRooms implements FakeRoomsView {
   readonly #clock: () => number;
   #stream = 0;
   #roomCount = 0;
-  readonly #listeners = new Set<(event: FakeEvent) => void>();
+  readonly #listeners = new Set<(event: FakeEvent | undefined) => void>();
 
   constructor(options: FakeRoomsOptions = {}) {
     this.#clock = options.clock ?? Date.now;
@@ -168,8 +168,18 @@ export class FakeRooms implements FakeRoomsView {
     return all.sort((a, b) => a.stream - b.stream);
   }
 
-  /** Subscribes to new events. @returns an unsubscribe function. */
-  subscribe(listener: (event: FakeEvent) => void): () => void {
+  /**
+   * Advances the stream without a timeline event (a to-device message, a device-key change) and
+   * wakes the long polls. @returns the new position.
+   */
+  tick(): number {
+    const stream = ++this.#stream;
+    for (const l of this.#listeners) l(undefined);
+    return stream;
+  }
+
+  /** Subscribes to new events (`undefined`: the stream moved without one). @returns an unsubscribe function. */
+  subscribe(listener: (event: FakeEvent | undefined) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }

@@ -190,6 +190,21 @@ export function registerRoutes(
     if (!state) return notFound("Event");
     return c.json(state.content);
   };
+  // The room's current state: the newest event of each (type, state_key).
+  s.route("GET", `${v3}/rooms/:roomId/state`, "state", (c) => {
+    const user = auth(c.req.header("authorization"));
+    if (!user) return unknownToken();
+    const room = fake.rooms.rooms.get(c.req.param("roomId") as string);
+    if (!room) return notFound("room");
+    if (!room.members.has(user.userId)) return forbidden("not in room");
+    const current = new Map<string, FakeEvent>();
+    for (const e of fake.rooms.events) {
+      if (e.room_id === room.id && e.state_key !== undefined) {
+        current.set(JSON.stringify([e.type, e.state_key]), e);
+      }
+    }
+    return c.json([...current.values()].map((e) => fake.clientEvent(e, user)));
+  });
   for (const p of ["/:type", "/:type/", "/:type/:stateKey"])
     s.route("GET", `${v3}/rooms/:roomId/state${p}`, "state", state);
 

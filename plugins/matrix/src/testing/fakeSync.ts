@@ -145,6 +145,7 @@ function visibleTo(fake: FakeHomeserverCore, user: FakeMatrixUser, e: FakeEvent)
 }
 
 function hasNews(fake: FakeHomeserverCore, user: FakeMatrixUser, since: number): boolean {
+  if (fake.keys.hasNews(fake, user, since)) return true;
   return fake.rooms
     .entriesAfter(since)
     .some(
@@ -230,5 +231,6 @@ function syncResponse(
   return {
     next_batch: tokenOf(fake.rooms.position),
     rooms: { join, invite, leave: {} },
+    ...fake.keys.syncParts(fake, user, since),
   };
 }

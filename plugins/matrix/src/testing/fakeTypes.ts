@@ -7,6 +7,7 @@
  * @module
  */
 import type { FakePlatformServer } from "@herald/plugin-sdk/testing";
+import type { FakeKeys } from "./fakeKeys.ts";
 
 /** A user account of the fake, with one device's access token. */
 export type FakeMatrixUser = {
@@ -62,7 +63,9 @@ export interface FakeRoomsView {
   append(input: Omit<FakeEvent, "event_id" | "origin_server_ts" | "stream">): FakeEvent;
   join(roomId: string, user: string): void;
   entriesAfter(position: number | undefined): Array<{ stream: number; event: FakeEvent }>;
-  subscribe(listener: (event: FakeEvent) => void): () => void;
+  subscribe(listener: (event: FakeEvent | undefined) => void): () => void;
+  /** Advances the stream without a timeline event; returns the new position. */
+  tick(): number;
   /** `key`: the user, their device and the request path. */
   knownTransaction(key: { user: string; device: string; path: string }): boolean;
   transaction(
@@ -81,6 +84,8 @@ export interface FakeHomeserverCore {
   readonly rooms: FakeRoomsView;
   readonly users: readonly FakeMatrixUser[];
   readonly afterApply: AfterApplyFault[];
+  /** Device keys, one-time keys and to-device messages (`fakeKeys.ts`). */
+  readonly keys: FakeKeys;
   readonly typing: Map<string, number>;
   readonly pendingPolls: Set<() => void>;
   readonly defaultTimelineLimit: number;

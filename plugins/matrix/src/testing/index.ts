@@ -13,6 +13,8 @@
  *
  * @packageDocumentation
  */
+
+export { E2eeUser, type UserSeenEvent } from "./e2eeUser.ts";
 export {
   ALICE,
   FAKE_BOT,
@@ -22,6 +24,7 @@ export {
   OTHER_FAKE_BOT,
   SECOND_FAKE_BOT,
 } from "./FakeHomeserver.ts";
+export { FakeKeys } from "./fakeKeys.ts";
 export { FakeRooms, type FakeRoomsOptions } from "./fakeRooms.ts";
 export {
   type FakeServerKind,

@@ -220,8 +220,13 @@ export class FakeSlack implements FakeSlackCore {
     return this.bots.find((b) => b.token === token);
   }
 
-  /** Creates a conversation: a channel `C…` or a DM `D…`. */
-  createChannel(input: { type?: "channel" | "im"; name?: string } = {}): FakeChannel {
+  /**
+   * Creates a conversation: a channel `C…` or a DM `D…`. `members`: the bots in it (what
+   * `users.conversations` lists); every bot when absent.
+   */
+  createChannel(
+    input: { type?: "channel" | "im"; name?: string; members?: readonly FakeSlackBot[] } = {},
+  ): FakeChannel {
     const type = input.type ?? "channel";
     const n = String(this.#nextChannel++).padStart(8, "0");
     const channel: FakeChannel = {
@@ -229,6 +234,7 @@ export class FakeSlack implements FakeSlackCore {
       type,
       ...(input.name !== undefined ? { name: input.name } : {}),
       archived: false,
+      ...(input.members ? { members: new Set(input.members.map((b) => b.userId)) } : {}),
     };
     this.channels.set(channel.id, channel);
     return channel;
@@ -372,6 +378,14 @@ export class FakeSlack implements FakeSlackCore {
   /** Slack's JSON of a stored message (as history and events show it). */
   messageJson(m: FakeSlackMessage, withMetadata: boolean): Record<string, unknown> {
     const visible = this.state.get(m.visibleId);
+    // A thread root shows its replies' count and newest `ts` (Slack's parent message fields).
+    const replies =
+      m.threadTs === undefined
+        ? [...this.messagesByRef.values()].filter(
+            (r) => r.channel === m.channel && r.threadTs === m.ts && this.message(r.channel, r.ts),
+          )
+        : [];
+    const latest = replies.map((r) => r.ts).sort((a, b) => Number(b) - Number(a))[0];
     return {
       type: "message",
       ts: m.ts,
@@ -379,6 +393,9 @@ export class FakeSlack implements FakeSlackCore {
       team: m.teamId,
       text: visible?.text ?? "",
       ...(m.threadTs !== undefined ? { thread_ts: m.threadTs } : {}),
+      ...(latest !== undefined
+        ? { thread_ts: m.ts, reply_count: replies.length, latest_reply: latest }
+        : {}),
       ...(m.botId ? { bot_id: m.botId, app_id: m.appId } : {}),
       ...(m.broadcast ? { subtype: "thread_broadcast" } : {}),
       ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),

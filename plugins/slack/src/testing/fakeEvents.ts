@@ -98,13 +98,30 @@ export class EventSender {
     return response;
   }
 
-  /** Delivers an event (new `event_id` unless given) to `bot`'s webhook. */
+  /**
+   * Delivers an event (new `event_id` unless given) to `bot`'s webhook. `retry`: Slack's
+   * redelivery of an unanswered event — the same `event_id`, with `X-Slack-Retry-Num` (1–3)
+   * and `X-Slack-Retry-Reason` (api.slack.com/apis/events-api, "Retries").
+   */
   async deliver(
     bot: FakeSlackBot,
     event: Record<string, unknown>,
     eventId?: string,
+    retry?: { num: number; reason?: string },
   ): Promise<Response | undefined> {
     const body = this.envelope(bot, event, eventId);
-    return this.post(bot, JSON.stringify(body), { eventId: body.event_id });
+    const text = JSON.stringify(body);
+    return this.post(bot, text, {
+      eventId: body.event_id,
+      ...(retry
+        ? {
+            headers: {
+              ...signSlackRequest(bot.signingSecret, text),
+              "x-slack-retry-num": String(retry.num),
+              "x-slack-retry-reason": retry.reason ?? "http_timeout",
+            },
+          }
+        : {}),
+    });
   }
 }

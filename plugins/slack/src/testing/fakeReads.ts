@@ -8,7 +8,7 @@
  * @module
  */
 import { method } from "./fakeMethods.ts";
-import type { FakeSlackBot, FakeSlackCore, FakeSlackMessage } from "./fakeTypes.ts";
+import type { FakeChannel, FakeSlackBot, FakeSlackCore, FakeSlackMessage } from "./fakeTypes.ts";
 import { boolField, fail, ok } from "./fakeWire.ts";
 
 const tsNumber = (ts: string) => Number(ts);
@@ -70,8 +70,74 @@ function inWindow(m: FakeSlackMessage, args: Record<string, unknown>): boolean {
   return true;
 }
 
-/** Registers `conversations.history` and `conversations.replies` (op `read`). */
+/** Slack's conversation object of a fake channel, as `users.conversations` lists it. */
+function conversationJson(c: FakeChannel): Record<string, unknown> {
+  if (c.type === "im") {
+    return {
+      id: c.id,
+      created: 1_700_000_000,
+      is_im: true,
+      is_org_shared: false,
+      user: "UALICE001",
+      priority: 0,
+    };
+  }
+  const name = c.name ?? c.id.toLowerCase();
+  const blank = { value: "", creator: "", last_set: 0 };
+  return {
+    id: c.id,
+    name,
+    name_normalized: name,
+    created: 1_700_000_000,
+    creator: "UALICE001",
+    is_archived: c.archived,
+    is_channel: true,
+    is_general: false,
+    is_mpim: false,
+    is_group: false,
+    is_org_shared: false,
+    is_im: false,
+    is_shared: false,
+    is_private: false,
+    topic: blank,
+    purpose: blank,
+  };
+}
+
+/**
+ * Registers `users.conversations` (op `list`): the conversations the calling bot is a member
+ * of, filtered by `types` (`public_channel`, `private_channel`, `mpim`, `im`) and
+ * `exclude_archived`, paged with `limit` / `cursor` (docs.slack.dev/reference/methods/users.conversations).
+ */
+function registerMembershipMethods(fake: FakeSlackCore): void {
+  method(fake, "users.conversations", "list", (f, args, bot) => {
+    const types = String(args.types ?? "public_channel")
+      .split(",")
+      .map((t) => t.trim());
+    const limit = Math.min(Math.max(Number(args.limit ?? 100) || 100, 1), 1_000);
+    const cursor = typeof args.cursor === "string" && args.cursor ? args.cursor : undefined;
+    const offset = cursor ? Number(Buffer.from(cursor, "base64url").toString().slice(2)) : 0;
+    if (!Number.isInteger(offset) || offset < 0) return fail("invalid_cursor");
+    const all = [...f.channels.values()].filter(
+      (c) =>
+        (c.members === undefined || c.members.has(bot.userId)) &&
+        (c.type === "im" ? types.includes("im") : types.includes("public_channel")) &&
+        !(boolField(args.exclude_archived) && c.archived),
+    );
+    const slice = all.slice(offset, offset + limit);
+    const more = offset + limit < all.length;
+    return ok({
+      channels: slice.map(conversationJson),
+      response_metadata: {
+        next_cursor: more ? Buffer.from(`o:${offset + limit}`).toString("base64url") : "",
+      },
+    });
+  });
+}
+
+/** Registers `conversations.history` and `conversations.replies` (op `read`), `users.conversations`. */
 export function registerReadMethods(fake: FakeSlackCore): void {
+  registerMembershipMethods(fake);
   const last = new Map<string, number>();
   const live = (channel: string) =>
     [...fake.messagesByRef.values()].filter(

@@ -31,6 +31,11 @@ export type FakeChannel = {
   type: "channel" | "im";
   name?: string;
   archived: boolean;
+  /**
+   * The bot user ids that are members (what `users.conversations` lists for a bot).
+   * @defaultValue every bot (undefined)
+   */
+  members?: Set<string>;
 };
 
 /** What the fake keeps per message besides its visible text (Slack's message object). */

@@ -176,7 +176,11 @@ export function telegramContractPlatform(
         return { platformMessageId: `${target.id}:${posted.message_id}` };
       },
       async redeliver(platformMessageId) {
-        fake.redeliver(Number(platformMessageId.slice(platformMessageId.lastIndexOf(":") + 1)));
+        const id = Number(platformMessageId.slice(platformMessageId.lastIndexOf(":") + 1));
+        fake.redeliver(id);
+        // To the second account's bot too, as `post` does. (The real Bot API never shows a
+        // bot's message to another bot; the contract still checks what herald would do.)
+        fake.redeliver(id, SECOND_FAKE_BOT.id);
       },
       ...(webhookMode
         ? {

@@ -479,15 +479,37 @@ export class IntentTables {
     channel: string;
     accountId?: string;
     platformMessageId: string;
+    anyAccount?: boolean;
   }): (ReceiptRecord & { receipt?: MessageReceipt }) | undefined {
-    const row = this.#db
-      .stmt(
-        `SELECT r.*, i.message_json, i.turn_id, i.receipt_json, i.partial_receipt_json
+    const row = (
+      key.anyAccount
+        ? // Every account of the channel, one primary-key probe each: the recursive CTE walks
+          // the distinct account ids in the index (a loose index scan, O(accounts · log n)).
+          this.#db
+            .stmt(
+              `WITH RECURSIVE accounts(a) AS (
+                 SELECT MIN(account_id) FROM receipts WHERE channel = CAST(?1 AS TEXT)
+                 UNION ALL
+                 SELECT (SELECT MIN(account_id) FROM receipts
+                         WHERE channel = CAST(?1 AS TEXT) AND account_id > accounts.a)
+                 FROM accounts WHERE accounts.a IS NOT NULL)
+               SELECT r.*, i.message_json, i.turn_id, i.receipt_json, i.partial_receipt_json
+               FROM accounts JOIN receipts r
+                 ON r.channel = CAST(?1 AS TEXT) AND r.account_id = accounts.a
+                AND r.platform_message_id = CAST(?2 AS TEXT)
+               JOIN intents i ON i.id = r.intent_id
+               ORDER BY r.account_id LIMIT 1`,
+            )
+            .get(key.channel, key.platformMessageId)
+        : this.#db
+            .stmt(
+              `SELECT r.*, i.message_json, i.turn_id, i.receipt_json, i.partial_receipt_json
        FROM receipts r JOIN intents i ON i.id = r.intent_id
        WHERE r.channel = CAST(? AS TEXT) AND r.account_id = CAST(? AS TEXT)
          AND r.platform_message_id = CAST(? AS TEXT)`,
-      )
-      .get(key.channel, key.accountId ?? "", key.platformMessageId) as Row | undefined;
+            )
+            .get(key.channel, key.accountId ?? "", key.platformMessageId)
+    ) as Row | undefined;
     if (!row) return undefined;
     const message = json<DurableSendIntent["message"]>(row.message_json);
     return compact({

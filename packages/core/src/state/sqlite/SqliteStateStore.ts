@@ -278,6 +278,7 @@ export class SqliteStateStore implements MessageStateStore {
     channel: string;
     accountId?: string;
     platformMessageId: string;
+    anyAccount?: boolean;
   }): Promise<(ReceiptRecord & { receipt?: MessageReceipt }) | undefined> {
     return this.#run("lookupReceipt", () => this.#intents.lookupReceipt(key));
   }

@@ -56,6 +56,49 @@ export function registryTests(ctx: StoreContext): void {
       ).toBe(id);
     });
 
+    // CASES C56: two herald bots (two accounts) share the store; bot B recognises bot A's
+    // tagged output by the platform message, whichever account sent it.
+    it("C56 anyAccount: finds a platform message whichever account of the channel sent it", async () => {
+      const s = ctx.store();
+      const origin = gatewayFailureOrigin("agent_failed_before_reply");
+      const ids: string[] = [];
+      for (const accountId of ["bot-a", "bot-c", "bot-e"]) {
+        const message = outboundMessage("notice", { accountId, origin });
+        const [r] = await s.enqueueIntents([newIntent(message)]);
+        ids.push(r?.intent.id ?? "");
+        await sendThrough(s, r?.intent.id ?? "", [`chat-1:${accountId}-1`]);
+      }
+      const hit = await s.lookupReceipt({
+        channel: "qa",
+        accountId: "bot-b",
+        platformMessageId: "chat-1:bot-c-1",
+        anyAccount: true,
+      });
+      expect(hit).toMatchObject({ intentId: ids[1], accountId: "bot-c", origin });
+      expect(
+        await s.lookupReceipt({
+          channel: "qa",
+          accountId: "bot-b",
+          platformMessageId: "chat-1:bot-c-1",
+        }),
+        "without anyAccount the lookup stays per account",
+      ).toBeUndefined();
+      expect(
+        await s.lookupReceipt({
+          channel: "slack",
+          platformMessageId: "chat-1:bot-c-1",
+          anyAccount: true,
+        }),
+      ).toBeUndefined();
+      expect(
+        await s.lookupReceipt({
+          channel: "qa",
+          platformMessageId: "chat-1:nope",
+          anyAccount: true,
+        }),
+      ).toBeUndefined();
+    });
+
     it("scopes lookups by channel and account", async () => {
       const s = ctx.store();
       const [r] = await s.enqueueIntents([newIntent()]);

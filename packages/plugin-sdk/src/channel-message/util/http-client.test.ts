@@ -130,6 +130,26 @@ describe("createHttpClient", () => {
     expect(error.message).not.toContain(TOKEN);
   });
 
+  it("bearerToken sends Authorization: Bearer and redacts the token from error descriptions", async () => {
+    let auth: string | undefined;
+    const url = await serve((req, _body, res) => {
+      auth = req.headers.authorization;
+      json(res, 401, { error: { code: "unauthorized", description: `bad token ${TOKEN}` } });
+    });
+    const call = createHttpClient({
+      baseUrl: url,
+      bearerToken: TOKEN,
+      errors,
+      readError: (body) => ({
+        description: (body as { error: { description: string } }).error.description,
+      }),
+    });
+    const error = (await call("GET /v1/me").catch((e: unknown) => e)) as Error;
+    expect(auth).toBe(`Bearer ${TOKEN}`);
+    expect(error.message).toContain("bad token [redacted]");
+    expect(error.message).not.toContain(TOKEN);
+  });
+
   it("a refused connection is a network error, provably not dispatched", async () => {
     const url = await serve(() => {});
     await servers.pop()?.(); // nothing listens there any more

@@ -43,6 +43,11 @@ export type HttpClientOptions = {
   readError?: (body: unknown) => HttpErrorBody;
   /** Replaced by `[redacted]` in an error description that quotes them back (a bot token). */
   secrets?: readonly string[];
+  /**
+   * Sent as `authorization: Bearer <token>` with every call, and redacted like `secrets`.
+   * @defaultValue none (put other schemes in `headers`)
+   */
+  bearerToken?: string;
   /** @defaultValue globalThis.fetch */
   fetch?: typeof fetch;
   /** Epoch ms a `Retry-After` HTTP date is measured from. @defaultValue Date.now */
@@ -93,8 +98,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const doFetch = options.fetch ?? fetch;
   const clock = options.clock ?? Date.now;
   const { ApiError, NetworkError } = options.errors;
+  const { bearerToken } = options;
+  const secrets = [...(options.secrets ?? []), ...(bearerToken ? [bearerToken] : [])];
+  const auth = bearerToken ? { authorization: `Bearer ${bearerToken}` } : {};
   const redact = (text: string | undefined) =>
-    text && options.secrets?.length ? redactSecrets(text, options.secrets) : text;
+    text && secrets.length ? redactSecrets(text, secrets) : text;
 
   return async <T>(call: string, request: HttpRequest = {}): Promise<T> => {
     const [method = "GET", path = "/"] = call.split(" ");
@@ -111,6 +119,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         method,
         headers: {
           ...options.headers,
+          ...auth,
           ...(request.body !== undefined ? { "content-type": "application/json" } : {}),
         },
         ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),

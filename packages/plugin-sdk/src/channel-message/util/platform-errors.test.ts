@@ -44,4 +44,13 @@ describe("platformErrors", () => {
       /code must be UPPER_SNAKE, got "herald-acme"/,
     );
   });
+
+  it("without options: code HERALD_<NAME> and platform `the <name> API`", () => {
+    const { ApiError: Api, NetworkError: Net } = platformErrors("HttpChat");
+    const e = new Api("GET /v1/me", { status: 401, platformCode: "invalid_token" });
+    expect(e.name).toBe("HttpChatApiError[invalid_token]");
+    expect(e.code).toBe("HERALD_HTTPCHAT_API");
+    expect(e.message).toBe("GET /v1/me: the HttpChat API answered 401 invalid_token");
+    expect(new Net("GET /v1/me", new Error("x")).code).toBe("HERALD_HTTPCHAT_NETWORK");
+  });
 });

@@ -13,10 +13,13 @@ import { networkFailureOf, PlatformNetworkError } from "./network.ts";
 
 /** Options of {@link platformErrors}. */
 export type PlatformErrorsOptions = {
-  /** herald error code prefix: `HERALD_ACME` gives `HERALD_ACME_API` and `HERALD_ACME_NETWORK`. */
-  code: string;
-  /** How messages name the platform, e.g. `the Acme API`. */
-  platform: string;
+  /**
+   * herald error code prefix: `HERALD_ACME` gives `HERALD_ACME_API` and `HERALD_ACME_NETWORK`.
+   * @defaultValue `HERALD_` + the name in capitals (`"HttpChat"` → `HERALD_HTTPCHAT`)
+   */
+  code?: string;
+  /** How messages name the platform. @defaultValue `the <name> API` */
+  platform?: string;
 };
 
 /** The API error class {@link platformErrors} makes: `new AcmeApiError(call, answer)`. */
@@ -36,23 +39,22 @@ export type PlatformNetworkErrorClass = new (call: string, cause: unknown) => Pl
  * @param name - the class name stem, e.g. `"Acme"`.
  * @throws TypeError when `name` is not an identifier or `code` is not `UPPER_SNAKE`.
  * @example
- * export const { ApiError: AcmeApiError, NetworkError: AcmeNetworkError } = platformErrors("Acme", {
- *   code: "HERALD_ACME",
- *   platform: "the Acme API",
- * });
+ * export const { ApiError: AcmeApiError, NetworkError: AcmeNetworkError } = platformErrors("Acme");
+ * // the same as platformErrors("Acme", { code: "HERALD_ACME", platform: "the Acme API" })
  * throw new AcmeApiError("POST /v1/messages", { status: 429, platformCode: "rate_limited", retryAfterMs: 1_000 });
  */
 export function platformErrors(
   name: string,
-  options: PlatformErrorsOptions,
+  options: PlatformErrorsOptions = {},
 ): { ApiError: PlatformApiErrorClass; NetworkError: PlatformNetworkErrorClass } {
   if (!/^[A-Za-z_$][\w$]*$/.test(name)) {
     throw new TypeError(`platformErrors: name must be an identifier, got "${name}"`);
   }
-  if (!/^[A-Z][A-Z0-9_]*$/.test(options.code)) {
-    throw new TypeError(`platformErrors: code must be UPPER_SNAKE, got "${options.code}"`);
+  const code = options.code ?? `HERALD_${name.toUpperCase()}`;
+  const platform = options.platform ?? `the ${name} API`;
+  if (!/^[A-Z][A-Z0-9_]*$/.test(code)) {
+    throw new TypeError(`platformErrors: code must be UPPER_SNAKE, got "${code}"`);
   }
-  const { code, platform } = options;
   const api = class extends PlatformApiError {
     constructor(call: string, answer: PlatformAnswer, errorOptions?: ErrorOptions) {
       super(`${code}_API`, platform, call, answer, errorOptions);

@@ -6,6 +6,7 @@ import {
   hmacSha256Hex,
   verifyEd25519,
   verifyHmacSha256,
+  verifyTimestampedHmac,
 } from "./verify.ts";
 
 describe("constantTimeEqual", () => {
@@ -69,6 +70,59 @@ describe("verifyHmacSha256 (Slack v0 over the raw body)", () => {
     expect(verifyHmacSha256({ secret, signed: [raw], signature: b64, encoding: "base64" })).toBe(
       true,
     );
+  });
+});
+
+describe("verifyTimestampedHmac (a signed timestamp within a window, then the HMAC)", () => {
+  const secret = "whsec-abcdef123";
+  const body = new TextEncoder().encode('{"type":"message.created"}');
+  const now = 1_800_000_000_000;
+  const sign = (ts: string, key = secret) =>
+    `sha256=${createHmac("sha256", key).update(`${ts}.`).update(body).digest("hex")}`;
+  const check = (timestamp: string | null, signature: string | null, at = now) =>
+    verifyTimestampedHmac({
+      secret,
+      timestamp,
+      signature,
+      signed: (t) => [t, ".", body],
+      prefix: "sha256=",
+      now: at,
+    });
+  const ts = String(now / 1_000);
+
+  it("accepts a fresh, correctly signed request, up to the window's edge", () => {
+    expect(check(ts, sign(ts))).toBe(true);
+    expect(check(ts, sign(ts), now + 300_000)).toBe(true);
+  });
+
+  it("refuses a stale or future timestamp even when the signature matches (a replayed capture)", () => {
+    expect(check(ts, sign(ts), now + 301_000)).toBe(false);
+    expect(check(ts, sign(ts), now - 301_000)).toBe(false);
+  });
+
+  it("refuses a wrong secret, a missing or malformed timestamp, a missing signature", () => {
+    expect(check(ts, sign(ts, "other-secret"))).toBe(false);
+    expect(check(null, sign(ts))).toBe(false);
+    expect(check("", sign(""))).toBe(false);
+    expect(check("17e8", sign("17e8"))).toBe(false);
+    expect(check(`${ts}.5`, sign(`${ts}.5`))).toBe(false);
+    expect(check(ts, null)).toBe(false);
+  });
+
+  it("takes its window in seconds (maxSkewSeconds)", () => {
+    const late = now + 30_000;
+    const verify = (maxSkewSeconds: number) =>
+      verifyTimestampedHmac({
+        secret,
+        timestamp: ts,
+        signature: sign(ts),
+        signed: (t) => [t, ".", body],
+        prefix: "sha256=",
+        maxSkewSeconds,
+        now: late,
+      });
+    expect(verify(29)).toBe(false);
+    expect(verify(30)).toBe(true);
   });
 });
 

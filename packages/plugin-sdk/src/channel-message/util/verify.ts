@@ -71,6 +71,41 @@ export function verifyHmacSha256(check: HmacSha256Check): boolean {
   return constantTimeEqual(signature, expected);
 }
 
+/** What {@link verifyTimestampedHmac} checks. */
+export type TimestampedHmacCheck = Omit<HmacSha256Check, "signed"> & {
+  /** The signing time as sent, in epoch **seconds** (Slack `X-Slack-Request-Timestamp`). */
+  timestamp: string | null | undefined;
+  /** What was signed, given the timestamp: Slack `(ts) => ["v0:", ts, ":", rawBody]`. */
+  signed(timestamp: string): readonly SignedData[];
+  /** How far the timestamp may be from `now`, in seconds. @defaultValue 300 (5 minutes) */
+  maxSkewSeconds?: number;
+  /** Epoch ms the timestamp is compared with. @defaultValue Date.now() */
+  now?: number;
+};
+
+/**
+ * Verifies a signature over a timestamp and the raw body, as Slack (v0) and most webhook
+ * signers do: the timestamp must be 1–12 digits within `maxSkewSeconds` of `now` — so a
+ * captured request replayed later is refused like a forged one — and the HMAC-SHA256 of
+ * `signed(timestamp)` must match, compared in constant time.
+ *
+ * @returns false for a missing, malformed or stale timestamp and a missing or wrong signature.
+ * @example
+ * verifyTimestampedHmac({
+ *   secret,
+ *   timestamp: request.headers.get("x-acme-timestamp"),
+ *   signature: request.headers.get("x-acme-signature"),
+ *   signed: (ts) => [ts, ".", rawBody],
+ *   prefix: "sha256=",
+ * });
+ */
+export function verifyTimestampedHmac(check: TimestampedHmacCheck): boolean {
+  const { timestamp, signed, maxSkewSeconds = 300, now = Date.now(), ...hmac } = check;
+  if (!timestamp || !/^\d{1,12}$/.test(timestamp)) return false;
+  if (Math.abs(now / 1_000 - Number(timestamp)) > maxSkewSeconds) return false;
+  return verifyHmacSha256({ ...hmac, signed: signed(timestamp) });
+}
+
 /**
  * An Ed25519 public key from its raw 32 bytes, hex-encoded (Discord's "public key" of an
  * application).

@@ -187,7 +187,10 @@ export function deliveryTests(suite: ContractSuite): void {
           // after it still has ≥ 2 s of the 3 s retry-after to wait out.
           await new Promise((r) => setTimeout(r, 1_000));
           const started = Date.now();
-          await run.runtime.send(run.message(other, "durable second"));
+          // Its wait outlasts the scaled retry-after (the send's 30 s default is not scaled).
+          await run.runtime.send(run.message(other, "durable second"), {
+            waitMs: scaledMs(30_000),
+          });
           expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
           await second.finalize("final");
           expect([...(await texts(run.visible(other)))].sort()).toEqual([

@@ -211,6 +211,7 @@ export class SqliteWorkerStore implements MessageStateStore {
     channel: string;
     accountId?: string;
     platformMessageId: string;
+    anyAccount?: boolean;
   }): Promise<(ReceiptRecord & { receipt?: MessageReceipt }) | undefined> {
     return this.#call("lookupReceipt", [key]);
   }

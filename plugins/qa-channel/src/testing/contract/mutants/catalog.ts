@@ -440,10 +440,11 @@ export const LIVE_MUTANTS: readonly Mutant[] = [
     kind: "preview-cleanup",
     description: "the adapter's preview policy keeps a cancelled preview visible",
     killedBy: "live.cancel",
-    adapter: (a) =>
-      a.live
-        ? { ...a, live: { ...a.live, previews: { ...a.live.previews, onCancel: "keep" } } }
-        : a,
+    // Previews need only `capabilities.live.edit`: an adapter without a `live` member gets one.
+    adapter: (a) => ({
+      ...a,
+      live: { ...a.live, previews: { ...a.live?.previews, onCancel: "keep" } },
+    }),
   },
   {
     id: "typing.after-stop",
