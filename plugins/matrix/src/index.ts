@@ -38,6 +38,7 @@ import {
 import { closeE2ee, lazyE2ee, openE2ee } from "./e2ee.ts";
 import { createLive } from "./live.ts";
 import { matrixOrigin } from "./origin.ts";
+import { createReact } from "./reactions.ts";
 import { createReceive } from "./receive.ts";
 import { createSyncReceiver, type MatrixSyncReceiver } from "./receiver.ts";
 import { createRender } from "./render.ts";
@@ -87,12 +88,19 @@ export {
   MatrixRenderError,
 } from "./errors.ts";
 export {
+  isFileAttachment,
+  MATRIX_DEFAULT_MAX_UPLOAD_BYTES,
+  type MatrixMediaPayload,
+  mediaPayloadOf,
+} from "./media.ts";
+export {
   decodeOrigin,
   encodeOrigin,
   ORIGIN_CONTENT_KEY,
   SENT_CONTENT_KEY,
 } from "./origin.ts";
 export { findOwnEvents, type OwnEventsFound, type OwnEventsQuery } from "./ownEvents.ts";
+export { createReact, ownReactions } from "./reactions.ts";
 export {
   createReceive,
   type MatrixInbound,
@@ -160,6 +168,18 @@ export function matrixCapabilities(config: MatrixConfig): MessageCapabilities {
       receiptRequired: true,
       freshSendOnEditNotFound: true,
     },
+    // Files out: uploaded to mxc:// and sent as their own events (media.ts); not in encrypted rooms.
+    attachments: {
+      upload: true,
+      remoteUrl: true,
+      maxUploadBytes: config.maxUploadBytes,
+      receive: false,
+    },
+    // m.reaction by txnId; remove = redact the bot's reaction (reactions.ts).
+    reactions: { add: true, remove: true, receive: false, repeat: "idempotent" },
+    // No buttons on Matrix: the core's text fallback ("Reply with: …").
+    actions: { buttons: false, receive: false },
+    ephemeral: false,
     rateLimits: [
       // One bucket per room for every operation (no `operations` filter): sends, edits, redactions.
       {
@@ -247,15 +267,18 @@ export function createMatrixAdapter(
     id: MATRIX_CHANNEL_ID,
     capabilities: matrixCapabilities(config),
     render: createRender(config),
-    send: createSend({
-      http,
-      rooms,
-      maxContentBytes: config.maxContentBytes,
-      accessToken,
-      userId,
-      lookupMaxPages: config.homeserver.lookupMaxPages,
-      e2ee,
-    }),
+    send: {
+      ...createSend({
+        http,
+        rooms,
+        maxContentBytes: config.maxContentBytes,
+        accessToken,
+        userId,
+        lookupMaxPages: config.homeserver.lookupMaxPages,
+        e2ee,
+      }),
+      react: createReact(http, userId),
+    },
     origin: matrixOrigin,
     live: createLive(http, config, userId),
     receive: createReceive({ userId }),

@@ -37,6 +37,7 @@ import {
   type PlatformFault,
 } from "@herald/plugin-sdk/testing";
 import { FakeKeys, registerKeys } from "./fakeKeys.ts";
+import { FakeMedia, registerMedia } from "./fakeMedia.ts";
 import { FakeRooms, replyOf, threadOf } from "./fakeRooms.ts";
 import { registerRoutes } from "./fakeRoutes.ts";
 import { registerSync } from "./fakeSync.ts";
@@ -140,6 +141,8 @@ export class FakeHomeserver implements FakeHomeserverCore {
   readonly afterApply: AfterApplyFault[] = [];
   /** Device keys, one-time keys and to-device messages relayed for encryption (`fakeKeys.ts`). */
   readonly keys = new FakeKeys();
+  /** The content repository (uploads) ([H23], `fakeMedia.ts`). */
+  readonly media = new FakeMedia();
   readonly #clock: () => number;
 
   constructor(options: FakeHomeserverOptions = {}) {
@@ -158,6 +161,7 @@ export class FakeHomeserver implements FakeHomeserverCore {
     registerRoutes(this, this.#clock, options);
     registerSync(this);
     registerKeys(this);
+    registerMedia(this, this.media);
   }
 
   /** Starts a fake homeserver on a free port. */

@@ -1,0 +1,71 @@
+/**
+ * [H23] reactions on Matrix: `m.reaction` annotations sent by txnId (a lost answer replayed →
+ * one reaction), removed by redacting the bot's reaction found through the relations API (a
+ * repeated remove is success, never a toggle). Real matrix-js-sdk against the fake homeserver.
+ */
+import { describe, expect, it } from "vitest";
+import { eventRef } from "./send.ts";
+import { openBench } from "./testing/bench.ts";
+import { ALICE, FAKE_BOT } from "./testing/FakeHomeserver.ts";
+
+const reactionsOf = (b: Awaited<ReturnType<typeof openBench>>, eventId: string) =>
+  b.fake.rooms.events.filter(
+    (e) =>
+      e.type === "m.reaction" &&
+      e.sender === FAKE_BOT.userId &&
+      !e.redactedBy &&
+      (e.content["m.relates_to"] as { event_id?: string } | undefined)?.event_id === eventId,
+  );
+
+describe("H23 · Matrix reactions", () => {
+  it("H23 react: an m.annotation with the emoji as key; the add's answer lost (reset after accept) → the txnId replay leaves one reaction", async () => {
+    const b = await openBench();
+    const { roomId, target } = b.room();
+    const question = b.fake.post({ room: roomId, sender: ALICE.userId, body: "deploy?" });
+    b.fake.server.faults.failNext({ kind: "reset_after_accept" }, { op: "send" });
+    await b.runtime.react({
+      channel: "matrix",
+      accountId: "main",
+      target,
+      messageId: eventRef(roomId, question.event_id),
+      emoji: "👀",
+      idempotencyKey: "turn-1:eyes",
+    });
+    const reactions = reactionsOf(b, question.event_id);
+    expect(reactions).toHaveLength(1);
+    expect(reactions[0]?.content["m.relates_to"]).toEqual({
+      rel_type: "m.annotation",
+      event_id: question.event_id,
+      key: "👀",
+    });
+  });
+
+  it("H23 unreact: remove redacts the bot's reaction with that key (another emoji stays); a repeated remove is success", async () => {
+    const b = await openBench();
+    const { roomId, target } = b.room();
+    const question = b.fake.post({ room: roomId, sender: ALICE.userId, body: "deploy?" });
+    const base = {
+      channel: "matrix",
+      accountId: "main",
+      target,
+      messageId: eventRef(roomId, question.event_id),
+    };
+    await b.runtime.react({ ...base, emoji: "👀", idempotencyKey: "k:add-eyes" });
+    await b.runtime.react({ ...base, emoji: "✅", idempotencyKey: "k:add-check" });
+    expect(reactionsOf(b, question.event_id)).toHaveLength(2);
+    await b.runtime.react({ ...base, emoji: "👀", remove: true, idempotencyKey: "k:rm-eyes" });
+    const left = reactionsOf(b, question.event_id);
+    expect(left.map((e) => (e.content["m.relates_to"] as { key: string }).key)).toEqual(["✅"]);
+    const redactions = b.fake.rooms.events.filter((e) => e.type === "m.room.redaction").length;
+    await b.runtime.react({
+      ...base,
+      emoji: "👀",
+      remove: true,
+      idempotencyKey: "k:rm-eyes-again",
+    });
+    expect(b.fake.rooms.events.filter((e) => e.type === "m.room.redaction")).toHaveLength(
+      redactions,
+    );
+    expect(reactionsOf(b, question.event_id)).toHaveLength(1);
+  });
+});
