@@ -24,6 +24,7 @@ import {
   defineChannelPlugin,
   type MessageCapabilities,
 } from "@herald/plugin-sdk/channel-message";
+import { GOOGLE_CHAT_MAX_BUTTONS } from "./actions.ts";
 import { credentialsOf, type GoogleChatCredentials } from "./auth.ts";
 import { createGoogleChatCatchUpReceiver } from "./catchup.ts";
 import { createChatApi } from "./client.ts";
@@ -34,6 +35,12 @@ import { createRender } from "./render.ts";
 import { createSend } from "./send.ts";
 import { createWebhookReceiver } from "./webhook.ts";
 
+export {
+  actionOf,
+  cardClickedSchema,
+  cardWithActions,
+  GOOGLE_CHAT_MAX_BUTTONS,
+} from "./actions.ts";
 export { accessTokenCredentials, credentialsOf, type GoogleChatCredentials } from "./auth.ts";
 export {
   createGoogleChatCatchUpReceiver,
@@ -111,6 +118,17 @@ export function googleChatCapabilities(config: GoogleChatConfig): MessageCapabil
       freshSendOnEditNotFound: true,
     },
     cards: config.cards,
+    // [H23] cardsV2 buttons and CARD_CLICKED (app auth); text fallback with cards off.
+    actions: {
+      buttons: config.cards,
+      receive: config.cards,
+      maxButtons: GOOGLE_CHAT_MAX_BUTTONS,
+    },
+    // Uploads (media.upload), reactions (spaces.messages.reactions.*), spaces.setup and
+    // spaces.messages.list need user authentication (no chat.bot scope in the API's discovery
+    // document); herald authenticates as the app.
+    attachments: { upload: false, remoteUrl: true, receive: false },
+    reactions: { add: false, remove: false, receive: false, repeat: "idempotent" },
     rateLimits: [
       { id: "space-second", scope: "chat", limit: limits.perSpacePerSecond, intervalMs: 1_000 },
       { id: "space-minute", scope: "chat", limit: limits.perSpacePerMinute, intervalMs: 60_000 },

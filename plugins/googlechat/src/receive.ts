@@ -11,7 +11,8 @@
  *   (the app is the member; the user who added or removed it is the actor). An `ADDED_TO_SPACE`
  *   carrying the @mention that added the app is also handed over as that `MESSAGE` by the
  *   webhook (`splitAddedWithMessage`).
- * - Anything else (card clicks, widget updates) → `ignore("event_type")`.
+ * - `CARD_CLICKED` → an `InboundAction` (a button click, `actions.ts`).
+ * - Anything else (widget updates) → `ignore("event_type")`.
  *
  * Over HTTP, Chat sends an app only what mentions it in a space (or anything in a DM), so every
  * message counts as mentioning the app. The app's own messages never arrive as events; if one
@@ -27,6 +28,7 @@ import {
   type MessageTarget,
   parseInbound,
 } from "@herald/plugin-sdk/channel-message";
+import { actionOf } from "./actions.ts";
 import {
   eventSchema,
   type GoogleChatEvent,
@@ -136,6 +138,8 @@ export function createReceive(selfIds: readonly string[] = []): MessageReceiveAd
           return membershipOf(event, "member_joined", ctx.channel, ctx.accountId);
         case "REMOVED_FROM_SPACE":
           return membershipOf(event, "member_left", ctx.channel, ctx.accountId);
+        case "CARD_CLICKED":
+          return actionOf(raw, ctx.channel, ctx.accountId, isDirectSpace(event.space));
         default:
           return ignore("event_type", event.type);
       }
