@@ -175,8 +175,8 @@ export function matrixCapabilities(config: MatrixConfig): MessageCapabilities {
       maxUploadBytes: config.maxUploadBytes,
       receive: false,
     },
-    // m.reaction by txnId; remove = redact the bot's reaction (reactions.ts).
-    reactions: { add: true, remove: true, receive: false, repeat: "idempotent" },
+    // m.reaction by txnId; remove = redact the bot's reaction (reactions.ts); others' m.reaction in.
+    reactions: { add: true, remove: true, receive: true, repeat: "idempotent" },
     // No buttons on Matrix: the core's text fallback ("Reply with: …").
     actions: { buttons: false, receive: false },
     ephemeral: false,

@@ -3,6 +3,7 @@
  * one reaction), removed by redacting the bot's reaction found through the relations API (a
  * repeated remove is success, never a toggle). Real matrix-js-sdk against the fake homeserver.
  */
+import { eventually } from "@herald/plugin-sdk/testing";
 import { describe, expect, it } from "vitest";
 import { eventRef } from "./send.ts";
 import { openBench } from "./testing/bench.ts";
@@ -67,5 +68,51 @@ describe("H23 · Matrix reactions", () => {
       redactions,
     );
     expect(reactionsOf(b, question.event_id)).toHaveLength(1);
+  });
+
+  it("H23 reactions in: Alice's m.reaction over /sync is one InboundReaction on the annotated event (a redelivery is a duplicate); the bot's own reaction is ignored", async () => {
+    const b = await openBench();
+    const { roomId, target } = b.room();
+    const sent = await b.runtime.send(b.say(target, "deployed"));
+    const botEvent = String(sent.parts[0]?.platformMessageId).split(":$")[1];
+    const annotated = `$${botEvent}`;
+    const reaction = b.fake.rooms.append({
+      room_id: roomId,
+      type: "m.reaction",
+      sender: ALICE.userId,
+      content: { "m.relates_to": { rel_type: "m.annotation", event_id: annotated, key: "🎉" } },
+    });
+    await b.runtime.react({
+      channel: "matrix",
+      accountId: "main",
+      target,
+      messageId: eventRef(roomId, annotated),
+      emoji: "👀",
+      idempotencyKey: "own",
+    });
+    await b.startReceiver();
+    await eventually(
+      () => b.outcomes.filter((o) => o.status === "interaction"),
+      (o) => o.length === 1,
+      { what: "the reaction handed over" },
+    );
+    b.fake.rooms.redeliver(reaction.event_id);
+    await eventually(
+      () => b.outcomes.filter((o) => o.status === "duplicate"),
+      (o) => o.length >= 1,
+      { what: "the redelivery deduped" },
+    );
+    const interactions = b.outcomes.filter((o) => o.status === "interaction") as Array<{
+      interaction?: Record<string, unknown>;
+    }>;
+    expect(interactions).toHaveLength(1);
+    expect(interactions[0]?.interaction).toMatchObject({
+      kind: "reaction",
+      emoji: "🎉",
+      removed: false,
+      messageId: eventRef(roomId, annotated),
+      sender: { id: ALICE.userId },
+    });
+    expect(b.handled).toEqual([]);
   });
 });

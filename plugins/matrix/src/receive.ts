@@ -8,6 +8,8 @@
  *   event is in an `m.thread`), `threadAnchor` (the thread root, else the event itself),
  *   `mentions.self` from `m.mentions.user_ids` (or, without `m.mentions`, the user id in the
  *   body); `m.notice` marks a bot author (the spec's convention for bots).
+ * - `m.reaction` (`m.annotation` with a `key`) of someone else → an `InboundReaction` on the
+ *   annotated event ([H23]; a removal is the redaction of the reaction: `message_deleted`).
  * - an `m.replace` edit → `message_edited`; `m.room.redaction` → `message_deleted`;
  *   `m.room.member` joins and leaves → `member_joined` / `member_left`.
  * - encrypted events arrive decrypted (the receiver's hydration, `hydrate.ts`): the clear type and
@@ -29,6 +31,7 @@
 import {
   type ChannelMessage,
   type InboundEvent,
+  type InboundReaction,
   ignore,
   type MessageEventClass,
   type MessageReceiveAdapter,
@@ -158,7 +161,7 @@ function normalizeEvent(
   input: MatrixInbound,
   identity: ReceiveIdentity,
   accountId: string | undefined,
-): ChannelMessage | InboundEvent | ReturnType<typeof ignore> {
+): ChannelMessage | InboundEvent | InboundReaction | ReturnType<typeof ignore> {
   const { event } = input;
   const room = input.room_id;
   const base = {
@@ -190,6 +193,32 @@ function normalizeEvent(
         id: `deleted:${eventRef(room, event.event_id)}`,
         platformMessageId: eventRef(room, redacts),
       };
+    }
+    case "m.reaction": {
+      // [H23] an annotation → InboundReaction (its removal arrives as a redaction of the
+      // reaction event: `message_deleted` naming that event).
+      const rel = event.content["m.relates_to"] as
+        | { rel_type?: unknown; event_id?: unknown; key?: unknown }
+        | undefined;
+      if (rel?.rel_type !== "m.annotation" || typeof rel.event_id !== "string")
+        return ignore("malformed", "m.reaction without an m.annotation relation");
+      if (typeof rel.key !== "string" || rel.key === "")
+        return ignore("malformed", "m.reaction without a key");
+      if (identity.userId !== undefined && event.sender === identity.userId)
+        return ignore("own_event", "the bot's own reaction");
+      return {
+        kind: "reaction",
+        id: `reaction:${eventRef(room, event.event_id)}`,
+        channel: MATRIX_CHANNEL_ID,
+        ...(accountId !== undefined ? { accountId } : {}),
+        target: targetOf(input),
+        sender: { id: event.sender },
+        messageId: eventRef(room, rel.event_id),
+        emoji: rel.key,
+        removed: false,
+        timestamp: event.origin_server_ts,
+        raw: input,
+      } satisfies InboundReaction;
     }
     case "m.room.member": {
       const membership = event.content.membership;
