@@ -35,6 +35,7 @@ import {
   matrixSecrets,
   txnRetentionMsOf,
 } from "./config.ts";
+import { createDirect } from "./direct.ts";
 import { closeE2ee, lazyE2ee, openE2ee } from "./e2ee.ts";
 import { createLive } from "./live.ts";
 import { matrixOrigin } from "./origin.ts";
@@ -70,6 +71,7 @@ export {
   txnRetentionMsOf,
 } from "./config.ts";
 export { CRYPTO_STORE_FILE } from "./cryptoStore.ts";
+export { createDirect } from "./direct.ts";
 export {
   type DecryptResult,
   type E2eeOptions,
@@ -180,6 +182,8 @@ export function matrixCapabilities(config: MatrixConfig): MessageCapabilities {
     // No buttons on Matrix: the core's text fallback ("Reply with: …").
     actions: { buttons: false, receive: false },
     ephemeral: false,
+    // createRoom is_direct + invite, reused through m.direct account data (direct.ts).
+    directMessages: { open: true },
     rateLimits: [
       // One bucket per room for every operation (no `operations` filter): sends, edits, redactions.
       {
@@ -280,6 +284,7 @@ export function createMatrixAdapter(
       react: createReact(http, userId),
     },
     origin: matrixOrigin,
+    directMessages: createDirect(http, userId),
     live: createLive(http, config, userId),
     receive: createReceive({ userId }),
     // Sends, edits and redactions of one room share one route: a 429 pauses the whole room.

@@ -36,6 +36,7 @@ import {
   type FaultTarget,
   type PlatformFault,
 } from "@herald/plugin-sdk/testing";
+import { registerDirect } from "./fakeDirect.ts";
 import { FakeKeys, registerKeys } from "./fakeKeys.ts";
 import { FakeMedia, registerMedia } from "./fakeMedia.ts";
 import { FakeRooms, replyOf, threadOf } from "./fakeRooms.ts";
@@ -143,6 +144,8 @@ export class FakeHomeserver implements FakeHomeserverCore {
   readonly keys = new FakeKeys();
   /** The content repository (uploads) ([H23], `fakeMedia.ts`). */
   readonly media = new FakeMedia();
+  /** Account data by user and type (`m.direct`) ([H23], `fakeDirect.ts`). */
+  readonly accountData = new Map<string, Record<string, unknown>>();
   readonly #clock: () => number;
 
   constructor(options: FakeHomeserverOptions = {}) {
@@ -162,6 +165,7 @@ export class FakeHomeserver implements FakeHomeserverCore {
     registerSync(this);
     registerKeys(this);
     registerMedia(this, this.media);
+    registerDirect(this, this.rooms, this.accountData);
   }
 
   /** Starts a fake homeserver on a free port. */
