@@ -37,7 +37,9 @@ import {
 } from "./config.ts";
 import { createDirect } from "./direct.ts";
 import { closeE2ee, lazyE2ee, openE2ee } from "./e2ee.ts";
+import { createHistory, MATRIX_HISTORY_MAX_LIMIT } from "./history.ts";
 import { createLive } from "./live.ts";
+import { createFetchAttachment } from "./media.ts";
 import { matrixOrigin } from "./origin.ts";
 import { createReact } from "./reactions.ts";
 import { createReceive } from "./receive.ts";
@@ -89,7 +91,11 @@ export {
   MatrixNetworkError,
   MatrixRenderError,
 } from "./errors.ts";
+export { createHistory, MATRIX_HISTORY_MAX_LIMIT } from "./history.ts";
 export {
+  createFetchAttachment,
+  FILE_MSGTYPES,
+  inboundAttachmentOf,
   isFileAttachment,
   MATRIX_DEFAULT_MAX_UPLOAD_BYTES,
   type MatrixMediaPayload,
@@ -175,8 +181,11 @@ export function matrixCapabilities(config: MatrixConfig): MessageCapabilities {
       upload: true,
       remoteUrl: true,
       maxUploadBytes: config.maxUploadBytes,
-      receive: false,
+      // Inbound m.image/m.file/… carry their mxc:// URI; fetched through authenticated media.
+      receive: true,
     },
+    // /rooms/{r}/messages and the m.thread relations (history.ts).
+    history: { conversation: true, thread: true, maxLimit: MATRIX_HISTORY_MAX_LIMIT },
     // m.reaction by txnId; remove = redact the bot's reaction (reactions.ts); others' m.reaction in.
     reactions: { add: true, remove: true, receive: true, repeat: "idempotent" },
     // No buttons on Matrix: the core's text fallback ("Reply with: …").
@@ -286,7 +295,11 @@ export function createMatrixAdapter(
     origin: matrixOrigin,
     directMessages: createDirect(http, userId),
     live: createLive(http, config, userId),
-    receive: createReceive({ userId }),
+    receive: {
+      ...createReceive({ userId }),
+      fetchAttachment: createFetchAttachment(config.homeserverUrl, accessToken),
+    },
+    history: createHistory(http, userId),
     // Sends, edits and redactions of one room share one route: a 429 pauses the whole room.
     rateLimitRoute: (call) => `room:${roomIdOf(call.target)}`,
   });

@@ -8,9 +8,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AttachmentTooLargeError } from "@herald/plugin-sdk/channel-message";
+import { eventually } from "@herald/plugin-sdk/testing";
 import { describe, expect, it } from "vitest";
 import { openBench } from "./testing/bench.ts";
-import { FAKE_BOT } from "./testing/FakeHomeserver.ts";
+import { ALICE, FAKE_BOT } from "./testing/FakeHomeserver.ts";
 
 function fileOf(name: string, bytes: Uint8Array | string): string {
   const dir = mkdtempSync(join(tmpdir(), "herald-matrix-media-"));
@@ -108,5 +109,55 @@ describe("H23 · Matrix files out", () => {
         b.say(target, "x", { attachments: [{ kind: "file", platformFileId: "F123" }] }),
       ),
     ).rejects.toThrow(/attachments\[0\]\.platformFileId must be an mxc:\/\/ URI/);
+  });
+
+  it("H23 files in: Alice's m.file arrives with its attachment (name, type, size, mxc://); fetchAttachment streams it through authenticated media; past maxBytes → AttachmentTooLargeError", async () => {
+    const b = await openBench();
+    const { roomId } = b.room();
+    const uri = b.fake.media.store({
+      bytes: new TextEncoder().encode("quarterly numbers"),
+      contentType: "text/csv",
+      filename: "q3.csv",
+    });
+    b.fake.rooms.append({
+      room_id: roomId,
+      type: "m.room.message",
+      sender: ALICE.userId,
+      content: {
+        msgtype: "m.file",
+        body: "q3.csv",
+        url: uri,
+        info: { mimetype: "text/csv", size: 17 },
+      },
+    });
+    await b.startReceiver();
+    await eventually(
+      () => b.handled,
+      (h) => h.length === 1,
+      { what: "the file message handled" },
+    );
+    const attachment = b.handled[0]?.input.attachments?.[0];
+    expect(attachment).toEqual({
+      kind: "file",
+      platformFileId: uri,
+      name: "q3.csv",
+      mimeType: "text/csv",
+      sizeBytes: 17,
+    });
+    const stream = await b.runtime.fetchAttachment({
+      channel: "matrix",
+      accountId: "main",
+      attachment: attachment as NonNullable<typeof attachment>,
+      maxBytes: 1_000,
+    });
+    expect(await new Response(stream).text()).toBe("quarterly numbers");
+    await expect(
+      b.runtime.fetchAttachment({
+        channel: "matrix",
+        accountId: "main",
+        attachment: attachment as NonNullable<typeof attachment>,
+        maxBytes: 5,
+      }),
+    ).rejects.toBeInstanceOf(AttachmentTooLargeError);
   });
 });

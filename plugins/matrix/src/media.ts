@@ -18,9 +18,20 @@
  */
 import { openAsBlob } from "node:fs";
 import { basename } from "node:path";
-import type { MessageAttachment, MessageSendContext } from "@herald/plugin-sdk/channel-message";
+import {
+  AttachmentTooLargeError,
+  type FetchAttachment,
+  limitStream,
+  type MessageAttachment,
+  type MessageSendContext,
+} from "@herald/plugin-sdk/channel-message";
 import type { MatrixHttp } from "./client.ts";
-import { MatrixRenderError } from "./errors.ts";
+import {
+  MatrixApiError,
+  type MatrixErrorBody,
+  MatrixNetworkError,
+  MatrixRenderError,
+} from "./errors.ts";
 import { assertNoFiles } from "./roomCrypto.ts";
 
 /** Synapse's default `max_upload_size` (50 MiB), in bytes: the default `maxUploadBytes`. */
@@ -117,5 +128,98 @@ export async function mediaContent(
     ...(payload.msgtype === "m.file" ? { filename: payload.name } : {}),
     url,
     ...(Object.keys(info).length ? { info } : {}),
+  };
+}
+
+/** The file msgtypes herald receives as attachments ([H23] files in). */
+export const FILE_MSGTYPES: ReadonlySet<string> = new Set([
+  "m.image",
+  "m.file",
+  "m.audio",
+  "m.video",
+]);
+
+const KIND_OF: Record<string, MessageAttachment["kind"]> = {
+  "m.image": "image",
+  "m.file": "file",
+  "m.audio": "audio",
+  "m.video": "video",
+};
+
+/**
+ * The attachment of an inbound file event (`m.image` / `m.file` / `m.audio` / `m.video` with
+ * an `mxc://` `url`): name, type, size and the `mxc://` URI as `platformFileId` (fetched with
+ * {@link createFetchAttachment}). `undefined` for an event without a usable `url` (an encrypted
+ * file's `file` object is not read: encrypted attachments are out of scope).
+ */
+export function inboundAttachmentOf(
+  content: Record<string, unknown>,
+): MessageAttachment | undefined {
+  const msgtype = String(content.msgtype);
+  const url = content.url;
+  if (!FILE_MSGTYPES.has(msgtype) || typeof url !== "string" || !url.startsWith("mxc://"))
+    return undefined;
+  const info = (content.info ?? {}) as { mimetype?: unknown; size?: unknown };
+  const name =
+    typeof content.filename === "string"
+      ? content.filename
+      : typeof content.body === "string"
+        ? content.body
+        : "file";
+  return {
+    kind: KIND_OF[msgtype] ?? "file",
+    platformFileId: url,
+    name,
+    ...(typeof info.mimetype === "string" ? { mimeType: info.mimetype } : {}),
+    ...(typeof info.size === "number" ? { sizeBytes: info.size } : {}),
+  };
+}
+
+/**
+ * `receive.fetchAttachment`: streams an `mxc://` file through the authenticated media API
+ * (`GET /_matrix/client/v1/media/download/{serverName}/{mediaId}`, with the bot's token),
+ * capped at `maxBytes` (a declared `Content-Length` over it fails before reading; the stream
+ * errors with `AttachmentTooLargeError` past it). Never buffered whole.
+ *
+ * @throws MatrixApiError when the homeserver refuses (404 `M_NOT_FOUND`).
+ * @throws MatrixRenderError when the attachment has no `mxc://` id.
+ */
+export function createFetchAttachment(homeserverUrl: string, accessToken: string): FetchAttachment {
+  return async (ctx, attachment, options) => {
+    const uri = attachment.platformFileId ?? attachment.url;
+    const match = uri ? /^mxc:\/\/([^/]+)\/([^/?#]+)$/.exec(uri) : null;
+    if (!match) {
+      throw new MatrixRenderError(
+        `attachment.platformFileId must be an mxc:// URI, got ${JSON.stringify(uri)}`,
+      );
+    }
+    const call = "GET /_matrix/client/v1/media/download/{serverName}/{mediaId}";
+    const url = `${homeserverUrl.replace(/\/+$/, "")}/_matrix/client/v1/media/download/${encodeURIComponent(match[1] as string)}/${encodeURIComponent(match[2] as string)}`;
+    const signal = options.signal ?? ctx.signal;
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        headers: { authorization: `Bearer ${accessToken}` },
+        ...(signal ? { signal } : {}),
+      });
+    } catch (error) {
+      throw new MatrixNetworkError(call, error);
+    }
+    const name = attachment.name ?? uri ?? "file";
+    if (!response.ok || !response.body) {
+      const body = (await response.json().catch(() => ({}))) as MatrixErrorBody;
+      throw new MatrixApiError(call, response.status, body, undefined);
+    }
+    const declared = Number(response.headers.get("content-length"));
+    if (Number.isFinite(declared) && declared > options.maxBytes) {
+      await response.body.cancel();
+      throw new AttachmentTooLargeError({
+        name,
+        sizeBytes: declared,
+        maxBytes: options.maxBytes,
+        channel: ctx.channel,
+      });
+    }
+    return limitStream(response.body, options.maxBytes, { name, channel: ctx.channel });
   };
 }

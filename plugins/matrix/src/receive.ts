@@ -3,7 +3,8 @@
  * over each timeline event as a {@link MatrixInbound}: the client-format event plus its room id
  * (sync leaves it out) and the room's joined-member count.
  *
- * - `m.room.message` (`m.text`, `m.notice`, `m.emote`) → an inbound message: the plain `body`
+ * - `m.room.message` (`m.text`, `m.notice`, `m.emote`; `m.image` / `m.file` / `m.audio` /
+ *   `m.video` with the file as an attachment, [H23]) → an inbound message: the plain `body`
  *   (a legacy reply fallback `> <@user> …` stripped), the sender, the room (a thread when the
  *   event is in an `m.thread`), `threadAnchor` (the thread root, else the event itself),
  *   `mentions.self` from `m.mentions.user_ids` (or, without `m.mentions`, the user id in the
@@ -28,6 +29,7 @@
  *
  * @module
  */
+
 import {
   type ChannelMessage,
   type InboundEvent,
@@ -42,6 +44,7 @@ import {
 } from "@herald/plugin-sdk/channel-message";
 import { MATRIX_CHANNEL_ID } from "./account.ts";
 import { MatrixDecryptionError, MatrixEncryptedRoomError } from "./errors.ts";
+import { FILE_MSGTYPES, inboundAttachmentOf } from "./media.ts";
 import { eventRef } from "./send.ts";
 import { syncFragmentSchema } from "./syncShape.ts";
 
@@ -105,7 +108,7 @@ export type ReceiveIdentity = {
   userId: string | undefined;
 };
 
-const MESSAGE_TYPES = new Set(["m.text", "m.notice", "m.emote"]);
+const MESSAGE_TYPES = new Set(["m.text", "m.notice", "m.emote", ...FILE_MSGTYPES]);
 
 function targetOf(input: MatrixInbound): MessageTarget {
   const room = input.room_id;
@@ -137,6 +140,7 @@ function messageOf(
   const ref = eventRef(input.room_id, event.event_id);
   const root = threadRootOfEvent(event.content);
   const isSelf = identity.userId !== undefined && event.sender === identity.userId;
+  const file = inboundAttachmentOf(content);
   return {
     id: `matrix:${ref}`,
     channel: MATRIX_CHANNEL_ID,
@@ -148,7 +152,12 @@ function messageOf(
       isBot: content.msgtype === "m.notice",
       ...(isSelf ? { isSelf: true } : {}),
     },
-    body: { markdown: content.msgtype === "m.emote" ? `* ${body}` : body, literal: true },
+    // A file's body is its name (the spec's fallback text): the file is the attachment.
+    body: {
+      markdown: file ? "" : content.msgtype === "m.emote" ? `* ${body}` : body,
+      literal: true,
+    },
+    ...(file ? { attachments: [file] } : {}),
     timestamp: event.origin_server_ts,
     platformMessageId: ref,
     threadAnchor: { threadId: root ?? event.event_id },

@@ -3,7 +3,7 @@
  * `POST /_matrix/media/v3/upload` (raw body, `Content-Type`, `?filename=`) → `{ content_uri }`;
  * authenticated download `GET /_matrix/client/v1/media/download/{serverName}/{mediaId}`; a body
  * over `maxUploadBytes` → 413 `M_TOO_LARGE`; and
- * `GET /_matrix/client/v1/rooms/{roomId}/relations/{eventId}/{relType}/{eventType}` (redacted
+ * `GET /_matrix/client/v1/rooms/{roomId}/relations/{eventId}/{relType}[/{eventType}]` (redacted
  * events left out, newest first).
  *
  * Source: https://spec.matrix.org/latest/client-server-api/#content-repository,
@@ -63,39 +63,41 @@ export function registerMedia(fake: FakeHomeserverCore, media: FakeMedia): void 
     return new Response(upload.bytes, { headers: { "content-type": upload.contentType } });
   });
 
+  const relations: Parameters<typeof s.route>[3] = (c) => {
+    const user = auth(c.req.header("authorization"));
+    if (!user) return unknownToken();
+    const roomId = c.req.param("roomId");
+    const eventId = c.req.param("eventId");
+    const relType = c.req.param("relType");
+    const eventType = c.req.param("eventType");
+    const room = fake.rooms.rooms.get(roomId as string);
+    if (!room || !room.members.has(user.userId)) {
+      return s.error({ status: 404, code: "M_NOT_FOUND", description: "Event not found" });
+    }
+    const related = fake.rooms.events.filter((e) => {
+      const rel = e.content["m.relates_to"] as { rel_type?: unknown; event_id?: unknown };
+      return (
+        e.room_id === roomId &&
+        (eventType === undefined || e.type === eventType) &&
+        !e.redactedBy &&
+        rel?.rel_type === relType &&
+        rel?.event_id === eventId
+      );
+    });
+    const limit = Math.max(1, Number(c.req.query("limit") ?? 50));
+    const from = Number(c.req.query("from") ?? 0);
+    const newestFirst = [...related].reverse();
+    const page = newestFirst.slice(from, from + limit);
+    return c.json({
+      chunk: page.map((e) => fake.clientEvent(e, user)),
+      ...(from + limit < newestFirst.length ? { next_batch: String(from + limit) } : {}),
+    });
+  };
+  s.route("GET", "/_matrix/client/v1/rooms/:roomId/relations/:eventId/:relType", "read", relations);
   s.route(
     "GET",
     "/_matrix/client/v1/rooms/:roomId/relations/:eventId/:relType/:eventType",
     "read",
-    (c) => {
-      const user = auth(c.req.header("authorization"));
-      if (!user) return unknownToken();
-      const roomId = c.req.param("roomId");
-      const eventId = c.req.param("eventId");
-      const relType = c.req.param("relType");
-      const eventType = c.req.param("eventType");
-      const room = fake.rooms.rooms.get(roomId as string);
-      if (!room || !room.members.has(user.userId)) {
-        return s.error({ status: 404, code: "M_NOT_FOUND", description: "Event not found" });
-      }
-      const related = fake.rooms.events.filter((e) => {
-        const rel = e.content["m.relates_to"] as { rel_type?: unknown; event_id?: unknown };
-        return (
-          e.room_id === roomId &&
-          e.type === eventType &&
-          !e.redactedBy &&
-          rel?.rel_type === relType &&
-          rel?.event_id === eventId
-        );
-      });
-      const limit = Math.max(1, Number(c.req.query("limit") ?? 50));
-      const from = Number(c.req.query("from") ?? 0);
-      const newestFirst = [...related].reverse();
-      const page = newestFirst.slice(from, from + limit);
-      return c.json({
-        chunk: page.map((e) => fake.clientEvent(e, user)),
-        ...(from + limit < newestFirst.length ? { next_batch: String(from + limit) } : {}),
-      });
-    },
+    relations,
   );
 }
