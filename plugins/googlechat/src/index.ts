@@ -30,6 +30,7 @@ import { createGoogleChatCatchUpReceiver } from "./catchup.ts";
 import { createChatApi } from "./client.ts";
 import { type GoogleChatConfig, googleChatConfigSchema } from "./config.ts";
 import { classifyError } from "./errors.ts";
+import { createDirect, createFetchAttachment, createSendEphemeral } from "./features.ts";
 import { APP_USER_ALIAS, createReceive } from "./receive.ts";
 import { createRender } from "./render.ts";
 import { createSend } from "./send.ts";
@@ -75,6 +76,7 @@ export {
   type GoogleChatMessageEvent,
   messageEventSchema,
 } from "./events.ts";
+export { createDirect, createFetchAttachment, createSendEphemeral } from "./features.ts";
 export {
   isMessageName,
   isSpaceName,
@@ -127,7 +129,11 @@ export function googleChatCapabilities(config: GoogleChatConfig): MessageCapabil
     // Uploads (media.upload), reactions (spaces.messages.reactions.*), spaces.setup and
     // spaces.messages.list need user authentication (no chat.bot scope in the API's discovery
     // document); herald authenticates as the app.
-    attachments: { upload: false, remoteUrl: true, receive: false },
+    attachments: { upload: false, remoteUrl: true, receive: true },
+    // findDirectMessage only: an app cannot create a DM (spaces.setup is user auth).
+    directMessages: { open: true, requiresUserFirst: true },
+    // privateMessageViewer (app authentication only).
+    ephemeral: true,
     reactions: { add: false, remove: false, receive: false, repeat: "idempotent" },
     rateLimits: [
       { id: "space-second", scope: "chat", limit: limits.perSpacePerSecond, intervalMs: 1_000 },
@@ -161,8 +167,15 @@ export function createGoogleChatAdapter(
     id: GOOGLE_CHAT_CHANNEL_ID,
     capabilities: googleChatCapabilities(config),
     render: createRender(config),
-    send: createSend({ api, secrets: credentials.secrets }),
-    receive: createReceive(config.appUser ? [config.appUser] : []),
+    send: {
+      ...createSend({ api, secrets: credentials.secrets }),
+      sendEphemeral: createSendEphemeral(api),
+    },
+    directMessages: createDirect(api),
+    receive: {
+      ...createReceive(config.appUser ? [config.appUser] : []),
+      fetchAttachment: createFetchAttachment(api),
+    },
   });
 }
 

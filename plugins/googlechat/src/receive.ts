@@ -24,6 +24,7 @@ import {
   type ChannelMessage,
   type InboundEvent,
   ignore,
+  type MessageAttachment,
   type MessageReceiveAdapter,
   type MessageTarget,
   parseInbound,
@@ -61,6 +62,19 @@ function messageOf(
       ? { kind: "thread", id: space, parentId: space, threadId: thread }
       : { kind: "group", id: space };
   const text = m.argumentText?.trim() ? m.argumentText.trim() : (m.text ?? "");
+  // [H23] uploaded files: fetchable through media.download (features.ts); Drive files are not.
+  const attachments: MessageAttachment[] = (m.attachment ?? []).flatMap((a) =>
+    a.attachmentDataRef
+      ? [
+          {
+            kind: a.contentType?.startsWith("image/") ? ("image" as const) : ("file" as const),
+            platformFileId: a.attachmentDataRef.resourceName,
+            ...(a.contentName ? { name: a.contentName } : {}),
+            ...(a.contentType ? { mimeType: a.contentType } : {}),
+          },
+        ]
+      : [],
+  );
   const at = m.createTime ? Date.parse(m.createTime) : Number.NaN;
   return {
     id: `${channel}:${m.name}`,
@@ -74,6 +88,7 @@ function messageOf(
       isBot: m.sender.type === "BOT",
     },
     body: { markdown: text },
+    ...(attachments.length ? { attachments } : {}),
     platformMessageId: m.name,
     ...(Number.isFinite(at) ? { timestamp: at } : {}),
     ...(!dm && thread ? { threadAnchor: { threadId: thread } } : {}),
