@@ -18,6 +18,13 @@ const benches = [
   "render.ts",
 ].map((b) => join(here, b));
 benches.push(join(here, "../../bench/src/peers.ts"));
+/** The machine's load beside the figures: the host may be shared ([H26]). */
+const uptime = (when: string) => {
+  const r = spawnSync("uptime", { encoding: "utf8" });
+  console.log(`bench ${when}: ${(r.stdout ?? "").trim() || "(uptime unavailable)"}`);
+};
+uptime("start");
+process.on("exit", () => uptime("end"));
 for (const bench of benches) {
   const r = spawnSync(
     process.execPath,

@@ -22,11 +22,13 @@ import { type MessageStateStore, SqliteStateStore } from "@herald/core";
 import { FakePlatform, newIntent, outboundMessage, serveFakePlatform } from "@herald/core/testing";
 import { PostgresStateStore } from "@herald/store-postgres";
 import pg from "pg";
+import { benchPendingBacklog } from "./backlog.ts";
 
 const { values } = parseArgs({
   options: {
     intents: { type: "string", default: "4000" },
     latency: { type: "string", default: "25" },
+    "backlog-sends": { type: "string", default: "1000" },
   },
 });
 const LATENCY_MS = Number(values.latency);
@@ -127,3 +129,6 @@ console.log(
   `\nscale-out: ${N} intents over 50 targets; worker processes (concurrency 4) over HTTP to one fake platform with ${LATENCY_MS} ms latency; ${availableParallelism()} cores`,
 );
 console.table(rows);
+
+// C53: CPU per sent message and first platform call at 1k / 10k / 100k pending (`backlog.ts`).
+await benchPendingBacklog(undefined, Number(values["backlog-sends"]));

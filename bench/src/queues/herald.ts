@@ -12,14 +12,17 @@ import { PostgresStateStore } from "@herald/store-postgres";
 import type { QueueSystem, SystemConfig } from "./system.ts";
 
 export async function openHerald(config: SystemConfig): Promise<QueueSystem> {
-  const store: MessageStateStore =
+  const sqlite =
     config.system === "herald-sqlite"
       ? new SqliteStateStore({ path: config.sqlitePath, synchronous: "FULL" })
-      : await PostgresStateStore.connect({
-          connectionString: config.pgUrl,
-          schema: config.schema,
-          pool: { max: config.concurrency + 4 },
-        });
+      : undefined;
+  const store: MessageStateStore =
+    sqlite ??
+    (await PostgresStateStore.connect({
+      connectionString: config.pgUrl,
+      schema: config.schema,
+      pool: { max: config.concurrency + 4 },
+    }));
   const runtime = createMessageRuntime({
     store,
     adapters: [
@@ -43,6 +46,7 @@ export async function openHerald(config: SystemConfig): Promise<QueueSystem> {
     async completed() {
       return (await store.countIntents()).sent ?? 0;
     },
+    ...(sqlite ? { commits: () => sqlite.groupCommitStats.groups } : {}),
     async close() {
       await runtime.stop(1_000);
       await store.close();

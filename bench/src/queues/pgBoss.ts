@@ -1,11 +1,22 @@
 /**
- * pg-boss (PostgreSQL, `SKIP LOCKED` fetches): `boss.send` per message; `boss.work` tuned for
- * throughput as its docs describe — LISTEN/NOTIFY wake-ups, batches of 4 fetched by 4 local
- * workers (16 jobs in flight, the others' concurrency), fetching again at once while batches come
- * back full (`burstWhenBatchFull`); a batch completes when its handler resolves. An
- * active job whose process died is retried after `expireInSeconds` (default 15 min; 2 s with
- * `fastRecovery`, supervised every second). At-least-once: a retried job calls the platform
- * again.
+ * pg-boss (PostgreSQL, `SKIP LOCKED` fetches): `boss.send` per message (one committed insert).
+ *
+ * - `tuned`, as its workers doc describes for throughput
+ *   (https://github.com/timgit/pg-boss/blob/12.38.0/docs/api/workers.md, `work()` options and
+ *   `JobPollingOptions` in its types): LISTEN/NOTIFY wake-ups (`useListenNotify` on the
+ *   instance, `notify: true` on the queue), 4 local workers (`localConcurrency`) × batches of 4
+ *   (`batchSize`: 16 jobs in flight, the others' concurrency), fetching again at once while
+ *   batches come back full (`burstWhenBatchFull`), the shortest idle poll it allows
+ *   (`pollingIntervalSeconds: 0.5`); a batch completes in one statement when its handler
+ *   resolves.
+ * - `defaults`: `work(queue, { localConcurrency: 16 })`: one job per fetch, 2 s idle poll, no
+ *   NOTIFY.
+ *
+ * Crash handling (`fastRecovery`), pg-boss's own for a dead worker: `heartbeatSeconds: 10` on the
+ * queue (its minimum; `work()` refreshes the heartbeat while a handler runs, the supervisor fails
+ * and retries a job whose heartbeat went stale), supervised every second. Without it an active
+ * job of a dead process comes back only after `expireInSeconds` (default 15 min). At-least-once:
+ * a retried job calls the platform again.
  *
  * @module
  */
@@ -15,22 +26,23 @@ import { PgBoss } from "pg-boss";
 import { deliverer, type Job, type QueueSystem, type SystemConfig } from "./system.ts";
 
 const QUEUE = "send";
-/** Local workers; each fetches `concurrency / BATCH` jobs at a time. */
+/** Local workers when tuned; each fetches `concurrency / BATCH` jobs at a time. */
 const BATCH = 4;
 
 export async function openPgBoss(config: SystemConfig): Promise<QueueSystem> {
+  const tuned = config.tuning === "tuned";
   const boss = new PgBoss({
     connectionString: config.pgUrl,
     schema: config.schema,
     max: config.concurrency + 4,
-    useListenNotify: true,
+    ...(tuned ? { useListenNotify: true } : {}),
     ...(config.fastRecovery ? { superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 } : {}),
   });
   boss.on("error", (error) => console.error(`pg-boss: ${String(error)}`));
   await boss.start();
   await boss.createQueue(QUEUE, {
-    notify: true,
-    ...(config.fastRecovery ? { expireInSeconds: 2 } : {}),
+    ...(tuned ? { notify: true } : {}),
+    ...(config.fastRecovery ? { heartbeatSeconds: 10 } : {}),
   });
   const deliver = deliverer(config.platformUrl);
   const counter = new pg.Client({ connectionString: config.pgUrl });
@@ -40,18 +52,23 @@ export async function openPgBoss(config: SystemConfig): Promise<QueueSystem> {
       await boss.send(QUEUE, job);
     },
     async work() {
-      await boss.work<Job>(
-        QUEUE,
-        {
-          localConcurrency: BATCH,
-          batchSize: Math.max(1, Math.round(config.concurrency / BATCH)),
-          burstWhenBatchFull: true,
-          pollingIntervalSeconds: 0.5,
-        },
-        async (jobs) => {
-          await Promise.all(jobs.map((job) => deliver(job.data)));
-        },
-      );
+      const handler = async (jobs: Array<{ data: Job }>) => {
+        await Promise.all(jobs.map((job) => deliver(job.data)));
+      };
+      if (tuned) {
+        await boss.work<Job>(
+          QUEUE,
+          {
+            localConcurrency: BATCH,
+            batchSize: Math.max(1, Math.round(config.concurrency / BATCH)),
+            burstWhenBatchFull: true,
+            pollingIntervalSeconds: 0.5,
+          },
+          handler,
+        );
+      } else {
+        await boss.work<Job>(QUEUE, { localConcurrency: config.concurrency }, handler);
+      }
     },
     async completed() {
       const r = await counter.query(

@@ -1,7 +1,9 @@
 /**
  * What every durable queue of the comparison implements, so the bench drives herald and its
- * peers the same way: enqueue one message (its own durable transaction), run workers that claim
- * a message, call the fake platform and complete it, and count what is complete.
+ * peers the same way: enqueue one message per call (32 calls in flight; what a call commits is
+ * each system's own: herald's concurrent enqueues share group commits, every peer commits each
+ * call on its own), run workers that claim a message, call the fake platform and complete it,
+ * and count what is complete.
  *
  * @module
  */
@@ -31,11 +33,26 @@ export type SystemConfig = {
   /** Messages delivered at once by the workers. */
   concurrency: number;
   /**
-   * Crash runs: the peers' recovery knobs are turned down from their defaults (15 min, 30 min,
-   * 4 h) to seconds, so a restart recovers what the killed process held inside the run.
+   * `tuned`: the throughput options each system's own docs recommend (cited in each opener and
+   * in docs/concepts/performance.md); `defaults`: the library's defaults, only the concurrency
+   * set (the same for every system).
+   */
+  tuning: Tuning;
+  /**
+   * Crash and control runs: each peer's documented way of getting a dead worker's jobs back
+   * (pg-boss `heartbeatSeconds`, plainjob `timeout`, graphile-worker `force_unlock_workers`),
+   * set so that a restart recovers inside the run.
    */
   fastRecovery: boolean;
+  /**
+   * plainjob's `timeout` in crash and control runs, ms: longer than the crash run's whole backlog
+   * takes on this host (set from its measured rate), since plainjob counts it from enqueue time.
+   */
+  recoveryTimeoutMs?: number;
 };
+
+/** Which options a system runs with (see {@link SystemConfig.tuning}). */
+export type Tuning = "tuned" | "defaults";
 
 /** A queue under test, opened in one process. */
 export interface QueueSystem {
@@ -45,6 +62,13 @@ export interface QueueSystem {
   work(): Promise<void>;
   /** Messages completed so far. */
   completed(): Promise<number>;
+  /**
+   * SQLite systems: transactions committed so far by this process (herald: its group commits,
+   * lease transactions included; plainjob: its explicit transactions plus each write statement
+   * run outside one, which SQLite commits on its own). PostgreSQL systems: undefined (the parent
+   * reads `pg_stat_database.xact_commit` of the bench's own database instead).
+   */
+  commits?(): number;
   close(): Promise<void>;
 }
 

@@ -17,6 +17,7 @@ export { type DeliveryEvent, DeliveryWorker } from "./delivery/DeliveryWorker.ts
 export type { DeliveryOptions } from "./delivery/deps.ts";
 export {
   DeliveryCancelledError,
+  DeliveryExpiredError,
   DeliveryFailedError,
   DeliveryPendingError,
   IdempotencyConflictError,

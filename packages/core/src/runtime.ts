@@ -13,6 +13,7 @@ import { CallSlots } from "./delivery/CallSlots.ts";
 import { DeliveryWorker, leaseOwnerId } from "./delivery/DeliveryWorker.ts";
 import { DELIVERY_DEFAULTS, type DeliveryDeps, type DeliveryOptions } from "./delivery/deps.ts";
 import { DeliveryEvents } from "./delivery/events.ts";
+import { validMaxAge } from "./delivery/expiry.ts";
 import { RateLimitScheduler } from "./delivery/RateLimitScheduler.ts";
 import type { RecoveryReport } from "./delivery/recovery.ts";
 import { createLiveApi, type LiveApi } from "./live/LiveApi.ts";
@@ -183,6 +184,14 @@ export function createMessageRuntime(options: MessageRuntimeOptions): MessageRun
       maxReconcileChecks: delivery.maxReconcileChecks ?? DELIVERY_DEFAULTS.maxReconcileChecks,
       maxScheduleAheadMs: delivery.maxScheduleAheadMs ?? DELIVERY_DEFAULTS.maxScheduleAheadMs,
       recoveryBudgetMs: delivery.recoveryBudgetMs ?? DELIVERY_DEFAULTS.recoveryBudgetMs,
+      recoveryRowsPerPass: delivery.recoveryRowsPerPass ?? DELIVERY_DEFAULTS.recoveryRowsPerPass,
+      maxAgeMs: validMaxAge(delivery.maxAgeMs, "delivery.maxAgeMs"),
+      channelMaxAgeMs: Object.fromEntries(
+        Object.entries(delivery.channelMaxAgeMs ?? {}).map(([channel, ms]) => [
+          channel,
+          validMaxAge(ms, `delivery.channelMaxAgeMs.${channel}`) as number,
+        ]),
+      ),
       backoff: { ...DEFAULT_BACKOFF, ...delivery.backoff },
       ...(options.redact ? { redact: options.redact } : {}),
     },

@@ -30,15 +30,16 @@ import {
   type SupervisionOptions,
 } from "./accounts/AccountSupervisor.ts";
 import { type BotTurn, type BotTurnOptions, createBotTurn } from "./bot/BotTurn.ts";
+import { type FailureNoticeOptions, withFailureNotice } from "./bot/failureNotice.ts";
 import {
   type BotActionHandler,
   type BotReactionHandler,
   botAction,
   botReaction,
+  interactionRoot,
   type ReplyContent,
   sendDirect,
 } from "./bot/features.ts";
-import { type FailureNoticeOptions, withFailureNotice } from "./bot/failureNotice.ts";
 import { ConfigError } from "./config/errors.ts";
 import { AttemptLog } from "./console/attempts.ts";
 import { type ConsoleApp, createConsoleApp } from "./console/console.ts";
@@ -293,13 +294,20 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   });
   // Clicks and reactions: deduped by the receive runtime, each handler once per event.
+  // Each runs in a turn of its own, like a message's handler (ledger, turn id on its sends).
   runtime.onAction(async (action) => {
+    if (actionHandlers.size === 0) return;
     const view = botAction(runtime, action);
-    for (const fn of actionHandlers) await fn(view);
+    await runtime.turn(interactionRoot(action), async () => {
+      for (const fn of actionHandlers) await fn(view);
+    });
   });
   runtime.onReaction(async (reaction) => {
+    if (reactionHandlers.size === 0) return;
     const view = botReaction(reaction);
-    for (const fn of reactionHandlers) await fn(view);
+    await runtime.turn(interactionRoot(reaction), async () => {
+      for (const fn of reactionHandlers) await fn(view);
+    });
   });
   const activityLog =
     options.activityLog === false
@@ -320,6 +328,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     if (i.failure && i.status !== "sent")
       metrics.failures.inc({ channel: i.channel, kind: i.failure.kind });
+    if (i.status === "expired")
+      metrics.expired.inc({ channel: i.channel, account: i.accountId ?? "" });
   });
   const countOutcome = (channel: string, outcome: ReceiveOutcome) => {
     metrics.inbound.inc({ channel, outcome: outcome.status });

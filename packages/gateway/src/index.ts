@@ -8,6 +8,11 @@
 export type { AccountHealth, SupervisionOptions } from "./accounts/AccountSupervisor.ts";
 export type { BotTurn, BotTurnOptions, ReplyOptions } from "./bot/BotTurn.ts";
 export {
+  type FailureNoticeOptions,
+  failureNoticeKey,
+  postFailureNotice,
+} from "./bot/failureNotice.ts";
+export {
   type BotAction,
   type BotActionHandler,
   type BotReaction,
@@ -17,11 +22,6 @@ export {
   type OutboundFile,
   type ReplyContent,
 } from "./bot/features.ts";
-export {
-  type FailureNoticeOptions,
-  failureNoticeKey,
-  postFailureNotice,
-} from "./bot/failureNotice.ts";
 export { ConfigError, type ConfigIssue } from "./config/errors.ts";
 export { CONFIG_FILE_NAMES, type LoadedConfig, loadConfig, parseConfig } from "./config/load.ts";
 export { type HeraldConfig, heraldConfigSchema } from "./config/schema.ts";

@@ -26,6 +26,7 @@ import type {
   NewLedgerEvent,
   NewSendIntent,
   ReceiptRecord,
+  RecoveryQuery,
   SharedLimitStore,
   SharedTake,
   WatermarkKey,
@@ -321,6 +322,10 @@ export class PostgresStateStore implements MessageStateStore {
 
   listIntents(query: IntentQuery = {}): Promise<DurableSendIntent[]> {
     return this.#do("listIntents", (ctx) => queries.listIntents(ctx, query));
+  }
+
+  listRecoveryCandidates(query: RecoveryQuery): Promise<DurableSendIntent[]> {
+    return this.#do("listRecoveryCandidates", (ctx) => queries.listRecoveryCandidates(ctx, query));
   }
 
   countIntents(filter: { channel?: string } = {}): Promise<Record<IntentStatus, number>> {

@@ -35,6 +35,17 @@ const leasableNow = (a: string) =>
     AND (${a}.lease_expires_at IS NULL OR ${a}.lease_expires_at <= now_ms)
     AND (channel_filter IS NULL OR ${a}.channel = channel_filter)`;
 
+/** The statuses of schema version 1 (shipped steps never change; `expired` came in 11). */
+const V1_STATUSES = [
+  "pending",
+  "sending",
+  "committing",
+  "unknown_after_send",
+  "sent",
+  "failed",
+  "cancelled",
+];
+
 /** Every migration, in order. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -49,7 +60,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         channel text NOT NULL,
         account_id text,
         ordering_key text NOT NULL,
-        status text NOT NULL CHECK (status IN (${list(INTENT_STATUSES)})),
+        status text NOT NULL CHECK (status IN (${list(V1_STATUSES)})),
         attempt integer NOT NULL DEFAULT 0,
         next_attempt_at bigint,
         due_at bigint NOT NULL,
@@ -72,7 +83,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         WHERE status IN (${list(UNSENT_STATUSES)});
       CREATE INDEX intents_status_seq ON ${t.intents} (status, seq);
       CREATE INDEX intents_terminal_updated ON ${t.intents} (updated_at)
-        WHERE status IN (${list(TERMINAL_STATUSES)});
+        WHERE status IN ('sent', 'failed', 'cancelled');
 
       CREATE TABLE ${t.receipts} (
         channel text NOT NULL,
@@ -586,6 +597,81 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
           RETURNING u.*;
           GET DIAGNOSTICS n = ROW_COUNT;
           got := got + n;
+        END LOOP;
+      END
+      $fn$;
+    `,
+  },
+  {
+    version: 11,
+    description: "expired intents (maxAgeMs), recovery that reads only what it may repair",
+    // [H25]. 'expired' is a terminal status: the status check and the terminal index (purge,
+    // rate-limit seed) list it. `expires_at` (epoch ms) is set by the enqueue that carries a
+    // maxAgeMs, through a function that wraps the enqueue of migration 5 in the same statement
+    // (the enqueues without one keep calling that function as before). The recovery pass reads
+    // the leased unsent intents through `intents_leased` (the intents leased right now, never
+    // the backlog) and the skewed ones through `intents_due`.
+    sql: (t) => `
+      ALTER TABLE ${t.intents} ADD COLUMN expires_at bigint;
+      ALTER TABLE ${t.intents} DROP CONSTRAINT intents_status_check;
+      ALTER TABLE ${t.intents} ADD CONSTRAINT intents_status_check
+        CHECK (status IN (${list(INTENT_STATUSES)}));
+      DROP INDEX "${t.schema}".intents_terminal_updated;
+      CREATE INDEX intents_terminal_updated ON ${t.intents} (updated_at)
+        WHERE status IN (${list(TERMINAL_STATUSES)});
+      CREATE INDEX intents_leased ON ${t.intents} (seq)
+        WHERE lease_owner IS NOT NULL AND status IN ('pending', 'unknown_after_send');
+      -- Recovery's reads ([H25]), as functions planned with sorts and bitmap scans off (as the
+      -- lease, migration 6): on a table not analyzed yet the planner read every pending row
+      -- through intents_status_seq and sorted them; these walk their index from the bound.
+      CREATE FUNCTION ${t.recoveryLeasedFn}(after_seq bigint, max_rows integer)
+      RETURNS SETOF ${t.intents}
+      LANGUAGE sql STABLE
+      SET enable_sort = off
+      SET enable_bitmapscan = off
+      SET jit = off
+      SET plan_cache_mode = force_custom_plan
+      AS $fn$
+        SELECT * FROM ${t.intents}
+        WHERE lease_owner IS NOT NULL AND status IN ('pending', 'unknown_after_send')
+          AND seq > after_seq
+        ORDER BY seq LIMIT max_rows;
+      $fn$;
+      CREATE FUNCTION ${t.recoverySkewedFn}(due_after bigint, max_rows integer)
+      RETURNS SETOF ${t.intents}
+      LANGUAGE sql STABLE
+      SET enable_sort = off
+      SET enable_bitmapscan = off
+      SET jit = off
+      SET plan_cache_mode = force_custom_plan
+      AS $fn$
+        SELECT * FROM ${t.intents}
+        WHERE status IN ('pending', 'unknown_after_send') AND status = 'pending'
+          AND due_at > due_after
+        ORDER BY due_at, seq LIMIT max_rows;
+      $fn$;
+      CREATE FUNCTION ${t.enqueueExpiringFn}(
+        ids text[], keys text[], channels text[], accounts text[], okeys text[],
+        next_ats bigint[], dues bigint[], turns text[], messages json[], operations json[],
+        batches json[], lives json[], claim_owners text[], claim_expires bigint[], now_ms bigint,
+        expires bigint[])
+      RETURNS TABLE (r_idx integer, r_created boolean, r_row ${t.intents})
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        r record;
+      BEGIN
+        FOR r IN SELECT * FROM ${t.enqueueFn}(ids, keys, channels, accounts, okeys, next_ats,
+          dues, turns, messages, operations, batches, lives, claim_owners, claim_expires, now_ms)
+        LOOP
+          r_idx := r.r_idx;
+          r_created := r.r_created;
+          r_row := r.r_row;
+          IF r.r_created AND expires[r.r_idx] IS NOT NULL THEN
+            UPDATE ${t.intents} AS u SET expires_at = expires[r.r_idx]
+            WHERE u.id = (r.r_row).id
+            RETURNING * INTO r_row;
+          END IF;
+          RETURN NEXT;
         END LOOP;
       END
       $fn$;

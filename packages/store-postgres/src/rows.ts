@@ -76,6 +76,7 @@ export function intentFromRow(row: Row): DurableSendIntent {
     firstDispatchAt: opt(row.first_dispatch),
     failure: opt(row.failure),
     turnId: optStr(row.turn_id),
+    expiresAt: optInt(row.expires_at),
     createdAt: int(row.created_at),
     updatedAt: int(row.updated_at),
   } satisfies Record<keyof DurableSendIntent, unknown>) as DurableSendIntent;

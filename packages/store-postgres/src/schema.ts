@@ -38,6 +38,15 @@ export type Tables = {
   readonly enqueueFn: string;
   /** The function that leases due intents, planned to walk `intents_due` in order (migration 6). */
   readonly leaseFn: string;
+  /**
+   * `enqueueFn` that also sets `expires_at` of the intents it creates, in the same statement
+   * (migration 11); only enqueues that carry a `maxAgeMs` use it.
+   */
+  readonly enqueueExpiringFn: string;
+  /** Recovery's read of the leased unsent intents, planned to walk `intents_leased` (migration 11). */
+  readonly recoveryLeasedFn: string;
+  /** Recovery's read of the skewed intents, planned to walk `intents_due` (migration 11). */
+  readonly recoverySkewedFn: string;
 };
 
 /**
@@ -71,6 +80,9 @@ export function tablesOf(schema: string): Tables {
     settleTakeFn: q("settle_and_take_tokens"),
     enqueueFn: q("enqueue_intents"),
     leaseFn: q("lease_due_intents"),
+    enqueueExpiringFn: q("enqueue_expiring_intents"),
+    recoveryLeasedFn: q("recovery_leased_intents"),
+    recoverySkewedFn: q("recovery_skewed_intents"),
   };
 }
 

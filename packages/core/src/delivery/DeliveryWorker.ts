@@ -16,9 +16,20 @@ import { LeaseLoop } from "./leaseLoop.ts";
 import { NoAdapterParking } from "./noAdapter.ts";
 import { OutcomeWaits } from "./outcomeWaits.ts";
 import { seedRateLimits } from "./ratelimit/seed.ts";
-import { type RecoveryReport, recoverStale } from "./recovery.ts";
+import {
+  newRecoveryCursor,
+  type RecoveryCursor,
+  type RecoveryReport,
+  recoverStale,
+} from "./recovery.ts";
+
 import { isSettled } from "./settlePoll.ts";
 import { resolveUnknown } from "./unknown.ts";
+
+/** Rows the startup pass reads at most before the loop's first lease. */
+const RECOVERY_FIRST_PAGE = 200;
+/** Time budget of one of the loop's passes (ms); the next pass continues. */
+const RECOVERY_STEP_MS = 100;
 
 export type { DeliveryEvent } from "./events.ts";
 
@@ -54,6 +65,8 @@ export class DeliveryWorker {
   #running = false;
   #loop: Promise<void> | undefined;
   #nextRecoveryAt = 0;
+  /** Where the last bounded recovery pass stopped (`recovery.ts`). */
+  #cursor: RecoveryCursor = newRecoveryCursor();
   /**
    * Attempts tracked here that hold a delivery slot or wait for one (see `PREFETCH` in
    * `leaseLoop.ts`).
@@ -72,7 +85,10 @@ export class DeliveryWorker {
     this.#leases = new LeaseLoop(deps, {
       running: () => this.#running,
       nextRecoveryAt: () => this.#nextRecoveryAt,
-      recover: () => this.recover(),
+      recover: async () => {
+        const r = await this.#recoverStep(this.#deps.options.recoveryRowsPerPass);
+        return !r.complete || r.toUnknown + r.committed + r.skewRepaired + r.released > 0;
+      },
       needSlot: () => this.#needSlot,
       waitingForSlot: () => this.#waitingForSlot,
       inFlight: () => this.#inFlight.size,
@@ -102,16 +118,23 @@ export class DeliveryWorker {
 
   /**
    * Counts the platform calls the previous process made in the last window into the rate-limit
-   * buckets (`seedRateLimits`, one store query), runs startup recovery (within
-   * `recoveryBudgetMs`, no attempts consumed) and starts the loop.
-   * @returns the startup recovery report.
+   * buckets (`seedRateLimits`, one store query), runs the first page of startup recovery (at
+   * most 200 rows, within `recoveryBudgetMs`, no attempts consumed; the loop continues it after
+   * its first lease) and starts the loop.
+   * @returns the startup recovery report (`complete: false` when the loop continues it).
    */
   async start(): Promise<RecoveryReport> {
     if (this.#running) throw new Error("delivery worker already started");
     this.#running = true;
     this.#stopping = new AbortController();
     await this.#seedRateLimits();
-    const report = await this.recover(this.#deps.options.recoveryBudgetMs);
+    // One bounded pass ([H25], C53): it reads only the intents it may repair (the calls a
+    // stopped process left in flight), one page at most; whatever is left, the loop continues
+    // after its first lease, so the first due message is served before recovery walks the rest.
+    const report = await this.#recoverStep(
+      RECOVERY_FIRST_PAGE,
+      this.#deps.options.recoveryBudgetMs,
+    );
     this.#loop = this.#leases.run();
     return report;
   }
@@ -127,9 +150,25 @@ export class DeliveryWorker {
     }
   }
 
-  /** One recovery pass now (also runs periodically from the loop). */
+  /**
+   * One whole recovery pass now, from the beginning (`herald recover`, tests), within `budgetMs`
+   * (`complete: false` when it ran out; the loop's passes continue from there). The loop runs
+   * bounded passes by itself (`recoveryRowsPerPass` rows each, continued by the next).
+   */
   async recover(budgetMs = this.#deps.options.recoveryBudgetMs): Promise<RecoveryReport> {
-    const report = await recoverStale(this.#deps, budgetMs);
+    this.#cursor = newRecoveryCursor();
+    return this.#recoverStep(Number.POSITIVE_INFINITY, budgetMs);
+  }
+
+  /**
+   * One bounded pass, from where the last one stopped ([H25], C53): at most `maxRows` rows read
+   * and `budgetMs`. An incomplete pass is continued at the loop's next turn, after its lease.
+   */
+  async #recoverStep(
+    maxRows: number,
+    budgetMs = Math.min(this.#deps.options.recoveryBudgetMs, RECOVERY_STEP_MS),
+  ): Promise<RecoveryReport> {
+    const report = await recoverStale(this.#deps, { budgetMs, maxRows, cursor: this.#cursor });
     this.#nextRecoveryAt = this.#deps.clock() + Math.min(this.#deps.options.leaseMs / 2, 5_000);
     if (
       report.toUnknown + report.committed + report.skewRepaired + report.released > 0 ||

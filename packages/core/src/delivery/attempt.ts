@@ -20,6 +20,7 @@ import { deliveredUnitIndexes, type MessageReceipt } from "../message/receipt.ts
 import { redactUrls } from "../redact.ts";
 import { sleep } from "../sleep.ts";
 import type { DeliveryDeps } from "./deps.ts";
+import { isExpired } from "./expiry.ts";
 import { backToUnknown, failAttempt, staleKeyReplay } from "./failAttempt.ts";
 import { withFirstDispatch } from "./gate.ts";
 import { MAX_LEAD_MS, writeLeadOf } from "./lead.ts";
@@ -143,6 +144,17 @@ export async function runAttempt(
 ): Promise<DurableSendIntent> {
   const { store, owner } = deps;
   const log = deps.logger.child({ intentId: leased.id, channel: leased.channel });
+  if (isExpired(leased, deps.clock())) {
+    // Too old to send ([H25], C55; `expiry.ts`): ends `expired`, no platform call.
+    log.warn(
+      { status: "expired", expiresAt: leased.expiresAt, createdAt: leased.createdAt },
+      "intent older than its maxAgeMs: expired, not sent",
+    );
+    const [expired] = await store.transitionIntents([
+      { id: leased.id, from: "pending", to: "expired", owner, patch: { lease: "release" } },
+    ]);
+    return expired as DurableSendIntent;
+  }
   let batch = leased.batch;
   if (!batch) {
     try {

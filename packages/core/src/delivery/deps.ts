@@ -44,6 +44,21 @@ export type DeliveryOptions = {
   maxScheduleAheadMs?: number;
   /** Time budget of startup recovery; the rest continues in the background. @defaultValue 5_000 */
   recoveryBudgetMs?: number;
+  /**
+   * Rows one periodic recovery pass reads at most ([H25], C53); a pass cut off there is
+   * continued by the next one (the loop leases between them), never started again.
+   * @defaultValue 1_000
+   */
+  recoveryRowsPerPass?: number;
+  /**
+   * Default `maxAgeMs` of every send (ms from the intent's creation): an older intent is not
+   * sent, it ends `expired` ([H25], C55; `docs/concepts/sending.md`). A send's own
+   * `SendOptions.maxAgeMs` wins, then {@link DeliveryOptions.channelMaxAgeMs}.
+   * @defaultValue none (no age limit)
+   */
+  maxAgeMs?: number;
+  /** `maxAgeMs` per channel (`{ telegram: 60_000 }`), over {@link DeliveryOptions.maxAgeMs}. */
+  channelMaxAgeMs?: Readonly<Record<string, number>>;
 };
 
 /** Resolved dependencies of the delivery engine. */
@@ -75,7 +90,11 @@ export type DeliveryDeps = {
   /** Lease owner id of this process: `${workerId}:${bootId}`. */
   owner: string;
   workerId: string;
-  options: Required<Omit<DeliveryOptions, "workerId" | "backoff">> & {
+  options: Required<
+    Omit<DeliveryOptions, "workerId" | "backoff" | "maxAgeMs" | "channelMaxAgeMs">
+  > & {
+    maxAgeMs?: number | undefined;
+    channelMaxAgeMs?: Readonly<Record<string, number>> | undefined;
     backoff: BackoffOptions;
     /**
      * The runtime's `redact` option (`MessageRuntimeOptions.redact`): applied to every failure
@@ -95,4 +114,5 @@ export const DELIVERY_DEFAULTS = {
   maxReconcileChecks: 5,
   maxScheduleAheadMs: 86_400_000,
   recoveryBudgetMs: 5_000,
+  recoveryRowsPerPass: 1_000,
 } as const;

@@ -32,6 +32,27 @@ export class DeliveryCancelledError extends HeraldError {
 }
 
 /**
+ * The message was not sent: it was older than its `maxAgeMs` when its attempt came (a reply that
+ * waited behind an outage or a rate limit; [H25], C55). The intent ends `expired`; an operator
+ * may still send it (`herald queue retry`).
+ */
+export class DeliveryExpiredError extends HeraldError {
+  readonly intentId: string;
+  /** Epoch ms the intent expired at (`createdAt + maxAgeMs`). */
+  readonly expiresAt: number | undefined;
+  constructor(intent: { id: string; expiresAt?: number; createdAt: number }) {
+    super(
+      "HERALD_DELIVERY_EXPIRED",
+      `intent ${intent.id} expired before it could be sent (maxAgeMs ${
+        intent.expiresAt === undefined ? "?" : intent.expiresAt - intent.createdAt
+      } ms passed); nothing was sent`,
+    );
+    this.intentId = intent.id;
+    this.expiresAt = intent.expiresAt;
+  }
+}
+
+/**
  * The message is durable but not delivered yet when the caller stopped waiting: a retry is
  * scheduled, it waits behind an earlier message to the same chat, or it is held for an
  * operator (`unknown_after_send`). It will be delivered (or failed) by the delivery worker, or

@@ -19,6 +19,7 @@ import type { DurableSendIntent } from "../message/intent.ts";
 import type { RateLimitCall } from "../message/rateLimit.ts";
 import { deliveredUnitIndexes, type MessageReceipt } from "../message/receipt.ts";
 import type { DeliveryDeps } from "./deps.ts";
+import { dueBeforeExpiry } from "./expiry.ts";
 import { keyTrusted, nextUnknownCheckAt, replayIsIdempotent } from "./gate.ts";
 import { callOf, pauseOnRateLimit } from "./ratelimit/intent.ts";
 
@@ -153,7 +154,16 @@ export async function failAttempt(
       {
         ...base,
         to: "pending",
-        patch: { failure, partialReceipt, nextAttemptAt: now + decision.delayMs, lease: "release" },
+        patch: {
+          failure,
+          partialReceipt,
+          // Due at the intent's expiry when that comes first: it then ends `expired` on time.
+          nextAttemptAt: dueBeforeExpiry(
+            { expiresAt: intent.expiresAt, liveState: intent.liveState, partialReceipt: partial },
+            now + decision.delayMs,
+          ),
+          lease: "release",
+        },
       },
     ]);
     log.warn(

@@ -58,6 +58,8 @@ export type FoldRequest = {
   message: ChannelMessage;
   batch?: RenderedMessageBatch | undefined;
   turnId?: string | undefined;
+  /** The intent's `maxAgeMs` (`expiry.ts`); a fresh intent is never expired yet. */
+  maxAgeMs?: number | undefined;
   /**
    * True when the send would have to wait for something between its commit and its platform
    * call (the turn's typing indicator in that chat, stopped first): no fold then. Asked before
@@ -146,6 +148,7 @@ export async function beginFolded(
         operation: { kind: "send" },
         batch,
         ...(request.turnId ? { turnId: request.turnId } : {}),
+        ...(request.maxAgeMs !== undefined ? { maxAgeMs: request.maxAgeMs } : {}),
         claim: { owner, now: deps.clock(), leaseMs: deps.options.leaseMs },
       },
     ]);

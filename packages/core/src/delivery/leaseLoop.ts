@@ -28,8 +28,11 @@ export type LeaseLoopHost = {
   running(): boolean;
   /** When the next recovery pass is due (epoch ms on `deps.clock`; `recover` sets it). */
   nextRecoveryAt(): number;
-  /** One recovery pass (`DeliveryWorker.recover`). */
-  recover(): Promise<unknown>;
+  /**
+   * One bounded recovery pass, continuing the last one.
+   * @returns true when it changed something or stopped at its bound (lease again at once).
+   */
+  recover(): Promise<boolean>;
   /** Attempts tracked by the worker that hold a delivery slot or wait for one. */
   needSlot(): number;
   /** Of those, the ones leased ahead, waiting for a slot. */
@@ -143,10 +146,6 @@ export class LeaseLoop {
     const { store, owner, options, clock } = this.#deps;
     while (this.#host.running()) {
       try {
-        if (clock() >= this.#host.nextRecoveryAt()) {
-          await this.#host.recover();
-          this.#backlog = true;
-        }
         // Up to `concurrency` attempts hold slots and up to about twice as many more wait for
         // one, leased ahead, so a slot handed on when a call answers starts the next attempt at
         // once: its `sending` write joins the group commit of the finished attempt's outcome. The
@@ -191,8 +190,17 @@ export class LeaseLoop {
           }
           for (const intent of leased) this.#host.deliver(intent);
         }
-        // Lease again at once only after a full lease that left room (the ramp at the start).
-        const idle = leased.length < limit || roomNow() < batch || !due;
+        // The periodic recovery pass, after the lease ([H25], C53): bounded (a page of the
+        // intents it may repair), continued at the next turn when cut off, so the first due
+        // message after a start is served before recovery walks the rest.
+        let recovered = false;
+        if (clock() >= this.#host.nextRecoveryAt()) {
+          recovered = await this.#host.recover();
+          this.#backlog = true;
+        }
+        // Lease again at once only after a full lease that left room (the ramp at the start),
+        // or a recovery pass that changed something or has more to do.
+        const idle = (leased.length < limit || roomNow() < batch || !due) && !recovered;
         if (idle && !this.#kicked) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(done, options.pollIntervalMs);

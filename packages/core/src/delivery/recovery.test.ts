@@ -3,9 +3,13 @@
  * `sending` intent left by a dead worker is scheduled with the settle delay of the adapter of
  * its account, not of whatever adapter the channel alone finds (none, with two accounts).
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMessageRuntime, type MessageRuntime } from "../runtime.ts";
 import { SqliteStateStore } from "../state/sqlite/SqliteStateStore.ts";
+import { bulkInsertSqliteIntents } from "../testing/bulkIntents.ts";
 import { createFakeAdapter, inProcessTransport } from "../testing/fakeAdapter.ts";
 import { FakePlatform } from "../testing/fakePlatform.ts";
 import { outboundMessage } from "../testing/fixtures.ts";
@@ -114,5 +118,50 @@ describe("recovery of what an earlier incarnation of this worker left leased", (
       await new Promise((r) => setTimeout(r, 10));
     }
     expect(await status()).toBe("sent");
+  });
+});
+
+describe("C53 · startup recovery in bounded passes", () => {
+  it("C53 start() runs one page, the loop serves due messages and continues the pass until every old lease is released", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "herald-recovery-"));
+    try {
+      const path = join(dir, "store.db");
+      await new SqliteStateStore({ path }).close();
+      // 600 intents an earlier incarnation leased for an hour (beyond one 200-row page), and
+      // 50 due ones nobody holds.
+      bulkInsertSqliteIntents(path, {
+        count: 600,
+        prefix: "old",
+        chats: 600,
+        leaseOwner: "bench:dead0001",
+        leaseExpiresAt: Date.now() + 3_600_000,
+      });
+      bulkInsertSqliteIntents(path, { count: 50, prefix: "due", chats: 50 });
+      const platform = new FakePlatform();
+      store = new SqliteStateStore({ path });
+      runtime = createMessageRuntime({
+        store,
+        adapters: [createFakeAdapter({ transport: inProcessTransport(platform) })],
+        delivery: { workerId: "bench", pollIntervalMs: 5, recoveryRowsPerPass: 100 },
+      });
+      const report = await runtime.start();
+      expect(report).toMatchObject({ released: 200, rowsRead: 200, complete: false });
+      await eventually(
+        () => platform.visible().length,
+        (n) => n === 650,
+        20_000,
+      );
+      // The platform shows a message before its `sent` row is written: wait for the rows.
+      const open = async () => {
+        const c = (await store?.countIntents()) ?? { pending: 1, sending: 0, committing: 0 };
+        return c.pending + c.sending + c.committing;
+      };
+      expect(await eventually(open, (n) => n === 0)).toBe(0);
+      expect((await store.countIntents()).sent).toBe(650);
+    } finally {
+      await runtime?.stop(500).catch(() => {});
+      runtime = undefined;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -10,9 +10,11 @@
 import { runSendHook } from "../adapter/hooks.ts";
 import {
   DeliveryCancelledError,
+  DeliveryExpiredError,
   DeliveryFailedError,
   DeliveryPendingError,
 } from "../delivery/errors.ts";
+import { maxAgeFor } from "../delivery/expiry.ts";
 import { within } from "../delivery/within.ts";
 import { failpoint } from "../failpoint.ts";
 import type { RenderedMessageBatch, RenderedMessageUnit } from "../message/batch.ts";
@@ -127,6 +129,18 @@ export async function findFinal(
 }
 
 /**
+ * The `maxAgeMs` of a live final ([H25], C55; `delivery/expiry.ts`): the runtime's (or its
+ * channel's) only when the session never showed a preview. A final whose preview is visible is
+ * finalised whatever its age — an edit in place, or a fresh final over previews the user
+ * already reads.
+ */
+function finalMaxAge(ref: LiveRef, operation: IntentOperation): { maxAgeMs?: number } {
+  if (operation.kind !== "send" || ref.record.previews.length > 0) return {};
+  const maxAgeMs = maxAgeFor(ref.env.deps, ref.base.channel, undefined);
+  return maxAgeMs === undefined ? {} : { maxAgeMs };
+}
+
+/**
  * Enqueues the final and waits for its receipt (the same contract as `runtime.send`). A key
  * that was already delivered returns its receipt without sending. The intent is written before
  * anything waits: a pending final is already stored when `DeliveryPendingError` is thrown.
@@ -166,6 +180,7 @@ export async function deliverFinal(
       batch: p.batch,
       ...(ref.turnId ? { turnId: ref.turnId } : {}),
       ...(p.notBefore !== undefined ? { nextAttemptAt: p.notBefore } : {}),
+      ...finalMaxAge(ref, p.operation),
       claim: { owner: worker.owner, now: deps.clock(), leaseMs: deps.options.leaseMs },
     },
   ]);
@@ -212,6 +227,7 @@ export async function deliverFinal(
     return final.receipt ?? { platformMessageIds: [], parts: [], sentAt: final.updatedAt };
   if (final.status === "failed") throw new DeliveryFailedError(final.failure, final.id);
   if (final.status === "cancelled") throw new DeliveryCancelledError(final.id);
+  if (final.status === "expired") throw new DeliveryExpiredError(final);
   throw new DeliveryPendingError(final, deps.clock() - waitStarted);
 }
 

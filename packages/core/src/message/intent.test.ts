@@ -16,6 +16,7 @@ const LEGAL = new Set<string>([
   "pending→sending",
   "pending→failed",
   "pending→cancelled",
+  "pending→expired",
   "sending→committing",
   "sending→pending",
   "sending→unknown_after_send",
@@ -29,6 +30,7 @@ const LEGAL = new Set<string>([
   "unknown_after_send→cancelled",
   "failed→pending",
   "failed→cancelled",
+  "expired→pending",
 ]);
 
 describe("intent status machine", () => {
@@ -84,8 +86,9 @@ describe("operator actions ([H28] C48)", () => {
       sent: [],
       failed: ["retry", "cancel"],
       cancelled: [],
+      expired: ["retry"],
     });
-    expect(statusesAllowing("retry")).toEqual(["unknown_after_send", "failed"]);
+    expect(statusesAllowing("retry")).toEqual(["unknown_after_send", "failed", "expired"]);
     expect(statusesAllowing("cancel")).toEqual(["pending", "unknown_after_send", "failed"]);
   });
 });

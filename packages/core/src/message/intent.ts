@@ -8,6 +8,7 @@
  *    │  not dispatched │  └─ maybe sent (crash, timeout, reset, 5xx) ─▶ unknown_after_send
  *    └─ retryable ◀────┘                                     reconcile: sent ─┘ | not_sent ─▶ pending
  * failed (terminal kind or attempts exhausted) · cancelled (operator / live supersede)
+ * pending ──older than maxAgeMs, nothing of it visible──▶ expired
  * ```
  *
  * @module
@@ -27,7 +28,8 @@ export type IntentStatus =
   | "unknown_after_send"
   | "sent"
   | "failed"
-  | "cancelled";
+  | "cancelled"
+  | "expired";
 
 /** Every {@link IntentStatus}. */
 export const INTENT_STATUSES: readonly IntentStatus[] = [
@@ -38,6 +40,7 @@ export const INTENT_STATUSES: readonly IntentStatus[] = [
   "sent",
   "failed",
   "cancelled",
+  "expired",
 ];
 
 /** Statuses in which an intent still blocks later intents with the same ordering key. */
@@ -49,7 +52,12 @@ export const UNSENT_STATUSES: readonly IntentStatus[] = [
 ];
 
 /** Terminal statuses: the intent is an idempotency tombstone until purged. */
-export const TERMINAL_STATUSES: readonly IntentStatus[] = ["sent", "failed", "cancelled"];
+export const TERMINAL_STATUSES: readonly IntentStatus[] = [
+  "sent",
+  "failed",
+  "cancelled",
+  "expired",
+];
 
 /**
  * `nextAttemptAt` of an `unknown_after_send` intent held for an operator (`unknownSendPolicy:
@@ -126,6 +134,11 @@ export type DurableSendIntent = {
   failure?: DeliveryFailure;
   /** Root turn id of the inbound turn that produced this message. */
   turnId?: string;
+  /**
+   * Epoch ms after which the intent is not sent: `createdAt + maxAgeMs` ([H25], C55). An attempt
+   * that finds it past this ends it `expired`, unless part of it is already visible.
+   */
+  expiresAt?: number;
   /** Epoch ms. */
   createdAt: number;
   /** Epoch ms. */
@@ -150,7 +163,8 @@ export class IllegalTransitionError extends HeraldError {
 
 const ALLOWED: Readonly<Record<IntentStatus, readonly IntentStatus[]>> = {
   // lease + write `sending` before I/O; a render failure or an operator cancel.
-  pending: ["sending", "failed", "cancelled"],
+  // an attempt found it older than its `maxAgeMs` with nothing of it visible ([H25], C55).
+  pending: ["sending", "failed", "cancelled", "expired"],
   // platform ok; not dispatched + retryable; maybe sent; terminal failure; live supersede.
   sending: ["committing", "pending", "unknown_after_send", "failed", "cancelled"],
   // receipt saved.
@@ -161,6 +175,8 @@ const ALLOWED: Readonly<Record<IntentStatus, readonly IntentStatus[]>> = {
   // operator retry (`herald queue retry`); an operator closes it for good (`queue cancel`).
   failed: ["pending", "cancelled"],
   cancelled: [],
+  // a reply that came too late is never sent; an operator may still send it (`queue retry`).
+  expired: ["pending"],
 };
 
 /**

@@ -14,9 +14,11 @@ import type { DeliveryWorker } from "../delivery/DeliveryWorker.ts";
 import type { DeliveryDeps } from "../delivery/deps.ts";
 import {
   DeliveryCancelledError,
+  DeliveryExpiredError,
   DeliveryFailedError,
   DeliveryPendingError,
 } from "../delivery/errors.ts";
+import { maxAgeFor } from "../delivery/expiry.ts";
 import { beginFolded, type FoldOutcome } from "../delivery/fold.ts";
 import { within } from "../delivery/within.ts";
 import { failpoint } from "../failpoint.ts";
@@ -63,6 +65,16 @@ export type SendOptions = {
   durability?: MessageDurabilityPolicy;
   /** Root turn id to stamp on the intent (turn scopes set it automatically). */
   turnId?: string;
+  /**
+   * Not sent once older than this (ms from when the intent was written): an attempt that
+   * finds it older ends it `expired` and `send` throws `DeliveryExpiredError` — a reply that
+   * waited behind an outage or a rate limit is not posted out of context ([H25], C55). Part
+   * of it already visible (a live preview, a landed part of a batch) is finished instead
+   * (`docs/concepts/sending.md`, "maxAgeMs").
+   * @defaultValue the channel's `delivery.channelMaxAgeMs`, else `delivery.maxAgeMs`, else none
+   * @throws RangeError (from `send`) when not a positive number
+   */
+  maxAgeMs?: number;
   /**
    * How long `send` waits for the receipt before throwing `DeliveryPendingError` (the message
    * stays queued and will still be delivered). @defaultValue 30_000
@@ -188,6 +200,7 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
         operation,
         ...(options.batch ? { batch: options.batch } : {}),
         ...(turnId ? { turnId } : {}),
+        ...maxAgeOf(message, operation, options),
         ...(claim
           ? { claim: { owner: worker.owner, now: deps.clock(), leaseMs: deps.options.leaseMs } }
           : {}),
@@ -215,8 +228,20 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
       message,
       batch: options.batch,
       turnId,
+      ...maxAgeOf(message, operation, options),
       waitsFirst: () => typingOpenFor(message),
     });
+  }
+
+  /** `{ maxAgeMs }` of a new send intent (`delivery/expiry.ts`), or nothing. */
+  function maxAgeOf(
+    message: ChannelMessage,
+    operation: IntentOperation,
+    options: SendOptions,
+  ): { maxAgeMs?: number } {
+    if (operation.kind !== "send") return {};
+    const maxAgeMs = maxAgeFor(deps, message.channel, options.maxAgeMs);
+    return maxAgeMs === undefined ? {} : { maxAgeMs };
   }
 
   /** An enqueue result of the fold that was not folded, checked as `begin` checks its own. */
@@ -318,6 +343,7 @@ export function createSendApi(deps: DeliveryDeps, worker: DeliveryWorker): SendA
       return final.receipt ?? { platformMessageIds: [], parts: [], sentAt: final.updatedAt };
     if (final.status === "failed") throw new DeliveryFailedError(final.failure, final.id);
     if (final.status === "cancelled") throw new DeliveryCancelledError(final.id);
+    if (final.status === "expired") throw new DeliveryExpiredError(final);
     throw new DeliveryPendingError(final, deps.clock() - waitStarted);
   }
 

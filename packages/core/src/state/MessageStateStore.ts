@@ -27,6 +27,7 @@ import type {
   NewLedgerEvent,
   NewSendIntent,
   ReceiptRecord,
+  RecoveryQuery,
   WatermarkKey,
 } from "./types.ts";
 
@@ -94,10 +95,16 @@ export interface MessageStateStore {
   ): Promise<DurableSendIntent>;
   /** Lists intents by filter, in `seq` order. */
   listIntents(query?: IntentQuery): Promise<DurableSendIntent[]>;
+  /**
+   * Reads one page of recovery candidates ([H25], {@link RecoveryQuery}): the leased unsent
+   * intents, or the `pending` ones scheduled beyond a bound, through indexes kept for it, so that
+   * a recovery pass costs the intents it may repair, not the pending backlog (DESIGN §12).
+   */
+  listRecoveryCandidates(query: RecoveryQuery): Promise<DurableSendIntent[]>;
   /** Counts intents per status (all statuses present, zero when none), optionally per channel. */
   countIntents(filter?: { channel?: string }): Promise<Record<IntentStatus, number>>;
   /**
-   * Deletes terminal intents (`sent`, `failed`, `cancelled`) last updated before `before`, at
+   * Deletes terminal intents (`sent`, `failed`, `cancelled`, `expired`) last updated before `before`, at
    * most `limit` per call, with their registry rows. Until purged they are idempotency tombstones.
    *
    * @returns how many intents were deleted.

@@ -45,6 +45,7 @@ export function patchColumns(
   if (patch.firstDispatchAt !== undefined) {
     cols[json.firstDispatchAt] = text(patch.firstDispatchAt);
   }
+  if (patch.expiresAt !== undefined) cols.expires_at = patch.expiresAt;
   if (patch.lease === "release") {
     cols.lease_owner = null;
     cols.lease_expires_at = null;

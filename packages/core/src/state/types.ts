@@ -26,6 +26,12 @@ export type NewSendIntent = {
   /** Epoch ms; absent = due now. */
   nextAttemptAt?: number;
   /**
+   * The intent is not sent once it is older than this (ms from its creation): an attempt that
+   * finds it past `createdAt + maxAgeMs` ends it `expired` instead ([H25], C55; the
+   * exceptions are in `delivery/expiry.ts`). Stored as `expiresAt`. Absent: no age limit.
+   */
+  maxAgeMs?: number;
+  /**
    * Lease the new intent to `owner` in the same transaction, but only when it is due and no
    * earlier unsent intent shares its ordering key (the inline fast path of `runtime.send`).
    * Ignored for an existing idempotency key.
@@ -49,6 +55,8 @@ export type IntentPatch = {
   batch?: RenderedMessageBatch | null;
   /** `release` clears the lease; an object sets it. Absent leaves it unchanged. */
   lease?: "release" | { owner: string; expiresAt: number };
+  /** Epoch ms after which the intent is not sent (`null`: no age limit, an operator retry). */
+  expiresAt?: number | null;
   /**
    * Platform message ids of this patch's `receipt` / `partialReceipt` that are messages another
    * intent of the channel and account already holds in the outbound registry, and that this
@@ -87,6 +95,20 @@ export type LeaseRequest = {
   /** Only this channel. */
   channel?: string;
 };
+
+/**
+ * What a recovery pass reads ([H25], `MessageStateStore.listRecoveryCandidates`): only intents
+ * it may have to repair, found through indexes kept for it, so that no pass walks the pending
+ * backlog. Each kind is one bounded page; `limit` rows at most.
+ * - `leased`: `pending` and `unknown_after_send` intents holding a lease (live or lapsed;
+ *   released leases are cleared), in `seq` order after `afterSeq`. A worker's attempts release
+ *   their lease when they end, so these are the intents leased right now, and those an earlier
+ *   process left leased.
+ * - `skewed`: `pending` intents due later than `dueAfter` (epoch ms), earliest due first.
+ */
+export type RecoveryQuery =
+  | { kind: "leased"; afterSeq?: number; limit: number }
+  | { kind: "skewed"; dueAfter: number; limit: number };
 
 /** Filter for listing intents (operators, recovery). */
 export type IntentQuery = {

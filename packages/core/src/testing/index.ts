@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+export * from "./bulkIntents.ts";
 export * from "./failingWrites.ts";
 export * from "./fakeAdapter.ts";
 export * from "./fakePlatform.ts";

@@ -13,6 +13,7 @@ import type { StateStoreHarness, StoreContext } from "./conformance/harness.ts";
 import { intentTests } from "./conformance/intents.ts";
 import { leaseTests } from "./conformance/leases.ts";
 import { miscTests } from "./conformance/misc.ts";
+import { recoveryTests } from "./conformance/recovery.ts";
 import { registryTests } from "./conformance/registry.ts";
 
 export type { StateStoreHarness } from "./conformance/harness.ts";
@@ -42,6 +43,7 @@ export function describeStateStoreConformance(harness: StateStoreHarness): void 
     };
     intentTests(ctx);
     leaseTests(ctx);
+    recoveryTests(ctx);
     registryTests(ctx);
     dedupeTests(ctx);
     miscTests(ctx, () => harness.create());

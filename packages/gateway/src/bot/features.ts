@@ -203,3 +203,28 @@ export async function sendDirect(
     { idempotencyKey: id },
   );
 }
+
+/**
+ * The root message of the turn a click or a reaction runs in (the ledger records it like a
+ * message's turn, and everything its handlers send carries the turn id): id
+ * `action:<click id>` / `reaction:<id>`, a body saying what happened.
+ */
+export function interactionRoot(i: InboundAction | InboundReaction): ChannelMessage {
+  return {
+    id: `${i.kind}:${i.id}`,
+    channel: i.channel,
+    ...(i.accountId === undefined ? {} : { accountId: i.accountId }),
+    direction: "inbound",
+    target: i.target,
+    sender: i.sender,
+    body: {
+      markdown:
+        i.kind === "action"
+          ? `[clicked ${i.actionId}]`
+          : `[${i.removed ? "removed" : "added"} reaction ${i.emoji}]`,
+      literal: true,
+    },
+    ...(i.messageId !== undefined ? { platformMessageId: i.messageId } : {}),
+    timestamp: i.timestamp,
+  };
+}

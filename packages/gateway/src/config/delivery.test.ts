@@ -20,3 +20,21 @@ it("SQLite: the worker id defaults to the gateway's stable one; a set one and Po
     deliveryOptionsOf(config({ store: { postgres: { urlEnv: "DATABASE_URL" } } })).workerId,
   ).toBeUndefined();
 });
+
+it("C55 maxAgeMs from the config: per gateway and per channel id, a bad one refused naming the field", () => {
+  expect(
+    deliveryOptionsOf(
+      config({
+        delivery: {
+          workerId: "w1",
+          maxAgeMs: 600_000,
+          channels: { telegram: { maxAgeMs: 60_000 } },
+        },
+      }),
+    ),
+  ).toEqual({ workerId: "w1", maxAgeMs: 600_000, channelMaxAgeMs: { telegram: 60_000 } });
+  expect(() => config({ delivery: { maxAgeMs: -5 } })).toThrow(/delivery\.maxAgeMs/);
+  expect(() => config({ delivery: { channels: { slack: { maxAge: 1 } } } })).toThrow(
+    /delivery\.channels\.slack/,
+  );
+});

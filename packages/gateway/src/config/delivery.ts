@@ -24,9 +24,16 @@ export const SQLITE_GATEWAY_WORKER_ID = "gateway";
  * unless `delivery.workerId` names one (then it must be unique per process).
  */
 export function deliveryOptionsOf(config: HeraldConfig): DeliveryOptions {
+  const { channels, ...rest } = config.delivery;
   const set = Object.fromEntries(
-    Object.entries(config.delivery).filter(([, v]) => v !== undefined),
+    Object.entries(rest).filter(([, v]) => v !== undefined),
   ) as DeliveryOptions;
+  const channelMaxAgeMs = Object.fromEntries(
+    Object.entries(channels ?? {}).flatMap(([channel, c]) =>
+      c.maxAgeMs === undefined ? [] : [[channel, c.maxAgeMs]],
+    ),
+  );
+  if (Object.keys(channelMaxAgeMs).length > 0) set.channelMaxAgeMs = channelMaxAgeMs;
   if (set.workerId === undefined && "sqlite" in config.store)
     return { ...set, workerId: SQLITE_GATEWAY_WORKER_ID };
   return set;

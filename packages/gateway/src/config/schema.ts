@@ -162,6 +162,19 @@ export const heraldConfigSchema = z
         workerId: z.string().min(1).optional(),
         concurrency: z.number().int().positive().optional(),
         leaseMs: z.number().int().positive().optional(),
+        /**
+         * Replies older than this (ms from when they were written) are not sent: they end
+         * `expired` ([H25], C55; docs/concepts/sending.md "maxAgeMs"). A send's own `maxAgeMs`
+         * and `delivery.channels.<id>.maxAgeMs` win. @defaultValue none (no age limit)
+         */
+        maxAgeMs: z.number().int().positive().optional(),
+        /** Per channel id: `{ "telegram": { "maxAgeMs": 60000 } }`. */
+        channels: z
+          .record(
+            z.string().min(1),
+            z.object({ maxAgeMs: z.number().int().positive().optional() }).strict(),
+          )
+          .optional(),
       })
       .strict()
       .default({}),

@@ -82,6 +82,7 @@ const AT_REST: readonly DurableSendIntent["status"][] = [
   "unknown_after_send",
   "failed",
   "cancelled",
+  "expired",
 ];
 
 /** The timeline of one intent, oldest first. */

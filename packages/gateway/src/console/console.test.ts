@@ -240,6 +240,50 @@ describe("web console access", () => {
     expect((await store.getIntent(id))?.status).toBe("cancelled");
   });
 
+  it("C55 shows an expired intent (status filter, counts, detail) and sends it with Retry, no age limit", async () => {
+    const [result] = await store.enqueueIntents([
+      {
+        idempotencyKey: "late",
+        maxAgeMs: 60_000,
+        message: {
+          id: "m-late",
+          channel: "qa",
+          accountId: "main",
+          direction: "outbound",
+          target: { kind: "direct", id: "c1" },
+          body: { markdown: "too late" },
+        },
+      },
+    ]);
+    const id = result?.intent.id ?? "";
+    await store.transitionIntents([{ id, from: "pending", to: "expired" }]);
+    const list = await (
+      await app().request("/console/queue?status=expired", { headers: signedIn })
+    ).text();
+    expect(list).toContain(id);
+    expect(list).toContain("status-expired");
+    const detail = await (
+      await app().request(`/console/queue/intents/${id}`, { headers: signedIn })
+    ).text();
+    expect(detail).toContain("expired");
+    expect(detail).toContain("older than its maxAgeMs");
+    expect(detail).toContain('data-action="retry"');
+    expect(detail).not.toContain('data-action="cancel"');
+    const done = await app().request(`${ORIGIN}/console/queue/intents/${id}/retry`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: ORIGIN,
+        ...signedIn,
+      },
+      body: form({ _csrf: csrfToken(TOKEN) }),
+    });
+    expect(done.status).toBe(303);
+    const after = await store.getIntent(id);
+    expect(after?.status).toBe("pending");
+    expect(after?.expiresAt).toBeUndefined();
+  });
+
   it("renders no secret: the failure reason and raw intent are redacted as in queue show", async () => {
     const id = await failedIntent();
     for (const path of ["/console/queue", `/console/queue/intents/${id}`, "/console/accounts"]) {

@@ -111,7 +111,9 @@ export function actionEffects(i: DurableSendIntent): { retry?: string; cancel?: 
   if (allowed.includes("retry"))
     effects.retry = held
       ? "Retry sends it again now. If the first attempt did reach the platform (the outcome is unknown), the message will show twice."
-      : "Retry puts it back in the queue, due now; the delivery worker sends it with a fresh attempt.";
+      : i.status === "expired"
+        ? "It was not sent: it was older than its maxAgeMs. Retry sends it now anyway (late), with no age limit."
+        : "Retry puts it back in the queue, due now; the delivery worker sends it with a fresh attempt.";
   if (allowed.includes("cancel"))
     effects.cancel = held
       ? "Cancel stops it for good: nothing more is sent. If the first attempt did reach the platform, that message stays; if it did not, it is never shown."

@@ -34,7 +34,7 @@ input, select, button { font: inherit; padding:4px 8px; border:1px solid var(--l
 button { cursor:pointer; }
 button.primary { background: var(--accent); color:#fff; border-color: var(--accent); }
 button.danger { background: #fff; color: var(--bad); border-color: var(--bad); }
-.status { font-weight:600; } .status-sent { color:var(--ok); } .status-failed, .status-cancelled { color:var(--bad); }
+.status { font-weight:600; } .status-sent { color:var(--ok); } .status-failed, .status-cancelled { color:var(--bad); } .status-expired { color:var(--muted, #888); }
 .status-unknown_after_send { color:var(--warn); }
 .card { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:12px 14px; margin: 10px 0; }
 .actions { display:flex; gap:12px; flex-wrap:wrap; align-items:flex-start; }

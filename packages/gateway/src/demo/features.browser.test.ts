@@ -52,14 +52,20 @@ describe.skipIf(!chromiumAvailable())("[H23] herald demo: reactions, buttons, fi
     await page.fill("#text", "hello bot");
     await page.press("#text", "Enter");
     await page.waitForSelector(".msg.user .reaction[data-emoji='👀']", wait);
+    const path = process.env.HERALD_H23_SCREENSHOT ?? join(outDir, "h23-demo.png");
+    mkdirSync(join(path, ".."), { recursive: true });
+    await page.screenshot({ path: path.replace(/\.png$/, "-working.png") }); // 👀 while it works
     await page.waitForSelector(".msg.user .reaction[data-emoji='✅']", wait);
 
     const approvals = await page.locator(".msg.bot .text", { hasText: "Approved by" }).count();
     expect(approvals).toBe(1);
+    // The click ran in a turn of its own: its reply carries the turn id, like a message's reply.
+    const intents = await demo.gateway.runtime.store.listIntents();
+    const answer = intents.find((i) => i.idempotencyKey.startsWith("action:"));
+    expect(answer?.status).toBe("sent");
+    expect(answer?.turnId).toEqual(expect.any(String));
     const file = await page.locator(".msg.bot .files a.file").first().textContent();
     expect(file).toContain("report.svg");
-    const path = process.env.HERALD_H23_SCREENSHOT ?? join(outDir, "h23-demo.png");
-    mkdirSync(join(path, ".."), { recursive: true });
     await page.screenshot({ path, fullPage: true });
   });
 });

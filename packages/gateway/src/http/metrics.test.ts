@@ -54,3 +54,30 @@ it("counts sends held for a receipt conflict (C40), per channel and account", as
   expect(body).toContain('herald_receipt_conflicts_total{channel="chat",account="A"} 1');
   expect(body).toContain('herald_queue_depth{status="unknown_after_send"} 1');
 });
+
+it("C55 counts replies not sent because they were older than their maxAgeMs, per channel and account", async () => {
+  const a = benchAccount("chat", "A");
+  const bench = benchGateway([a]);
+  close = bench.close;
+  await bench.gateway.start();
+  // Refused once (never reached the platform): the retry is due at the expiry, and expires.
+  a.platform.failNext({ type: "refuse" }, 1, "send");
+  const error = await bench.gateway.runtime
+    .send(
+      {
+        id: "m-late",
+        channel: "chat",
+        accountId: "A",
+        direction: "outbound",
+        body: { markdown: "late" },
+        target: { kind: "group", id: "room" },
+      },
+      { maxAgeMs: 50, waitMs: 10_000 },
+    )
+    .catch((e: unknown) => e);
+  expect((error as { code?: string }).code).toBe("HERALD_DELIVERY_EXPIRED");
+  const { body } = await bench.gateway.metrics.render();
+  expect(body).toContain('herald_intents_expired_total{channel="chat",account="A"} 1');
+  expect(body).toContain('herald_queue_depth{status="expired"} 1');
+  expect(a.platform.visible()).toEqual([]);
+});

@@ -18,6 +18,8 @@
  * - `herald_live_edits_total{channel}` — preview edits sent;
  * - `herald_reconcile_errors_total{channel,account}` — failed reconciliations of an in-doubt
  *   live preview (each also logged); a preview may stay visible until a later pass succeeds.
+ * - `herald_intents_expired_total{channel,account}` — intents that ended `expired`: older than
+ *   their `maxAgeMs`, not sent ([H25], C55);
  * - `herald_receipt_conflicts_total{channel,account}` — sends held because the platform answered
  *   a message id that is already another unit's receipt (`failure.reason` `receipt_conflict`);
  * - `herald_account_up{channel,account}` — 1 while the account's receiver is up, else 0;
@@ -50,6 +52,8 @@ export class GatewayMetrics {
   readonly liveEdits: Counter<"channel">;
   readonly reconcileErrors: Counter<"channel" | "account">;
   readonly receiptConflicts: Counter<"channel" | "account">;
+  /** Replies not sent because they were older than their `maxAgeMs` ([H25], C55). */
+  readonly expired: Counter<"channel" | "account">;
 
   /**
    * The store probe of `herald_store_up`: the readiness probe's (read the queue counts, write the
@@ -174,6 +178,12 @@ export class GatewayMetrics {
     this.receiptConflicts = new Counter({
       name: "herald_receipt_conflicts_total",
       help: "Sends held because the platform answered another unit's message id (receipt_conflict)",
+      labelNames: ["channel", "account"],
+      registers,
+    });
+    this.expired = new Counter({
+      name: "herald_intents_expired_total",
+      help: "Intents not sent because they were older than their maxAgeMs (status expired)",
       labelNames: ["channel", "account"],
       registers,
     });

@@ -36,6 +36,7 @@ const PATHS: Record<IntentStatus, IntentStatus[]> = {
   sent: ["sending", "committing", "sent"],
   failed: ["failed"],
   cancelled: ["cancelled"],
+  expired: ["expired"],
 };
 
 /** A stored intent in `status`, reached through legal transitions. */

@@ -70,7 +70,9 @@ export async function moveIntents(
             id,
             from: intent.status,
             to,
-            patch: to === "pending" ? { nextAttemptAt: null, lease: "release" } : {},
+            // An operator's retry sends it now, whatever its age (`expired` included).
+            patch:
+              to === "pending" ? { nextAttemptAt: null, lease: "release", expiresAt: null } : {},
           },
         ]);
         result.changed.push(id);

@@ -26,6 +26,7 @@ export const QUEUE_LEGEND = [
   '  live: finalized    the final was delivered; the session record itself ends as status cancelled ("live supersede"), nothing was lost',
   "  live: cancelled | kept | deleted    the session ended without a final (its previews were cancelled, kept or deleted)",
   "  (held)   unknown_after_send waiting for an operator: herald queue retry <id> | cancel <id>",
+  "  expired  not sent: older than its maxAgeMs when its turn came (herald queue retry <id> sends it anyway)",
 ].join("\n");
 
 function statusOf(i: DurableSendIntent): string {

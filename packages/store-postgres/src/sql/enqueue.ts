@@ -38,6 +38,8 @@ export type EnqueueRow = {
   live: string | null;
   claimOwner: string | null;
   claimExpires: number | null;
+  /** `maxAgeMs` of the intent (its `expires_at` is the statement's `now` plus it). */
+  maxAgeMs: number | null;
 };
 
 /**
@@ -65,6 +67,7 @@ export function enqueueRows(inputs: readonly NewSendIntent[]): EnqueueRow[] {
       live: toJson(input.liveState),
       claimOwner: claims ? claim.owner : null,
       claimExpires: claims ? claim.now + claim.leaseMs : null,
+      maxAgeMs: input.maxAgeMs ?? null,
     };
   });
 }
@@ -84,11 +87,13 @@ export async function enqueueCalls(
   if (rows.length === 0) return calls.map(() => []);
   const now = ctx.clock();
   const col = <K extends keyof EnqueueRow>(k: K) => rows.map((r) => r[k]);
+  // Only an enqueue with a `maxAgeMs` takes the function that also sets `expires_at`.
+  const expiring = rows.some((r) => r.maxAgeMs !== null);
   const { rows: out } = await ctx.db.query<Row>(
-    `SELECT f.r_idx, f.r_created, (f.r_row).* FROM ${ctx.t.enqueueFn}(
+    `SELECT f.r_idx, f.r_created, (f.r_row).* FROM ${expiring ? ctx.t.enqueueExpiringFn : ctx.t.enqueueFn}(
        $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
        $8::text[], $9::json[], $10::json[], $11::json[], $12::json[], $13::text[], $14::bigint[],
-       $15::bigint) AS f`,
+       $15::bigint${expiring ? ", $16::bigint[]" : ""}) AS f`,
     [
       col("id"),
       col("key"),
@@ -105,6 +110,7 @@ export async function enqueueCalls(
       col("claimOwner"),
       col("claimExpires"),
       now,
+      ...(expiring ? [rows.map((r) => (r.maxAgeMs === null ? null : now + r.maxAgeMs))] : []),
     ],
   );
   const results: EnqueueResult[] = new Array(rows.length);

@@ -12,6 +12,7 @@ import {
   type IntentStatusRow,
   type MessageReceipt,
   type ReceiptRecord,
+  type RecoveryQuery,
 } from "@herald/core";
 import { compact, int, intentFromRow, type Row } from "../rows.ts";
 import type { Ctx } from "./context.ts";
@@ -85,6 +86,28 @@ export async function listIntents(ctx: Ctx, query: IntentQuery): Promise<Durable
     sql = `SELECT * FROM ${ctx.t.intents} WHERE ${where.join(" AND ")} ORDER BY seq LIMIT $2`;
   }
   const { rows } = await ctx.db.query<Row>(sql, values);
+  return rows.map(intentFromRow);
+}
+
+/**
+ * One page of recovery candidates ([H25], `RecoveryQuery`): the leased unsent intents through
+ * the partial `intents_leased` index, the skewed ones through `intents_due` from the bound, each
+ * by a function of migration 11 planned to walk its index; neither walks the backlog.
+ */
+export async function listRecoveryCandidates(
+  ctx: Ctx,
+  query: RecoveryQuery,
+): Promise<DurableSendIntent[]> {
+  const { rows } =
+    query.kind === "leased"
+      ? await ctx.db.query<Row>(`SELECT * FROM ${ctx.t.recoveryLeasedFn}($1, $2)`, [
+          query.afterSeq ?? 0,
+          query.limit,
+        ])
+      : await ctx.db.query<Row>(`SELECT * FROM ${ctx.t.recoverySkewedFn}($1, $2)`, [
+          query.dueAfter,
+          query.limit,
+        ]);
   return rows.map(intentFromRow);
 }
 

@@ -34,6 +34,7 @@ export const COLUMN_TYPES: Record<string, string> = {
   next_attempt_at: "bigint",
   lease_owner: "text",
   lease_expires_at: "bigint",
+  expires_at: "bigint",
   ...Object.fromEntries([...JSON_COLUMNS].map((c) => [c, "json"])),
 };
 

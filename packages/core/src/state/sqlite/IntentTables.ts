@@ -29,6 +29,7 @@ import type {
   LeaseRequest,
   NewSendIntent,
   ReceiptRecord,
+  RecoveryQuery,
 } from "../types.ts";
 import type { SqliteDb } from "./InboundTables.ts";
 import { leaseRows } from "./leaseQuery.ts";
@@ -103,6 +104,17 @@ export function listSql(query: IntentQuery): {
   return { sql: `SELECT * FROM intents WHERE ${where.join(" AND ")} ${limit}`, params };
 }
 
+/**
+ * Recovery's reads ([H25], `RecoveryQuery`): the leased unsent intents through the partial
+ * `intents_leased` index (its predicate repeated word for word, so that the planner may use
+ * it), the skewed ones through `intents_due` from the bound. Neither walks the backlog.
+ */
+const LEASED_SQL = `SELECT * FROM intents INDEXED BY intents_leased
+  WHERE lease_owner IS NOT NULL AND status IN ('pending','unknown_after_send') AND seq > ?
+  ORDER BY seq LIMIT CAST(? AS INTEGER)`;
+const SKEWED_SQL = `SELECT * FROM intents INDEXED BY intents_due
+  WHERE status = 'pending' AND due_at > ? ORDER BY due_at, seq LIMIT CAST(? AS INTEGER)`;
+
 /** A row read or written in the current transaction, and its mapping. */
 type Written = { row: Row; intent: DurableSendIntent };
 
@@ -162,6 +174,7 @@ export class IntentTables {
           partial_receipt_json: null,
           failure_json: null,
           first_dispatch_json: null,
+          expires_at: input.maxAgeMs === undefined ? null : now + input.maxAgeMs,
           created_at: now,
           updated_at: now,
         };
@@ -169,10 +182,10 @@ export class IntentTables {
           .stmt(
             `INSERT INTO intents (id, seq, idempotency_key, channel, account_id, ordering_key, status,
              attempt, next_attempt_at, due_at, turn_id, message_json, operation_json, batch_json,
-             live_state_json, created_at, updated_at)
+             live_state_json, expires_at, created_at, updated_at)
            VALUES (:id, :seq, :idempotency_key, :channel, :account_id, :ordering_key, 'pending', 0,
              :next_attempt_at, :due_at, :turn_id, :message_json, :operation_json, :batch_json,
-             :live_state_json, :created_at, :updated_at)`,
+             :live_state_json, :expires_at, :created_at, :updated_at)`,
           )
           .run({
             id: row.id as string,
@@ -188,6 +201,7 @@ export class IntentTables {
             operation_json: row.operation_json as string,
             batch_json: row.batch_json as string | null,
             live_state_json: row.live_state_json as string | null,
+            expires_at: row.expires_at as number | null,
             created_at: now,
             updated_at: now,
           });
@@ -446,6 +460,14 @@ export class IntentTables {
     const { sql, params } = listSql(query);
     const rows = this.#db.prepare(sql).all(params) as Row[];
     return rows.map((row) => intentFromRow(row));
+  }
+
+  listRecoveryCandidates(query: RecoveryQuery): DurableSendIntent[] {
+    const rows =
+      query.kind === "leased"
+        ? this.#db.stmt(LEASED_SQL).all(query.afterSeq ?? 0, query.limit)
+        : this.#db.stmt(SKEWED_SQL).all(query.dueAfter, query.limit);
+    return (rows as Row[]).map((row) => intentFromRow(row));
   }
 
   countIntents(filter: { channel?: string } = {}): Record<IntentStatus, number> {

@@ -32,6 +32,7 @@ import type {
   NewLedgerEvent,
   NewSendIntent,
   ReceiptRecord,
+  RecoveryQuery,
   WatermarkKey,
 } from "../types.ts";
 import { GroupCommit, isBusy } from "./GroupCommit.ts";
@@ -264,6 +265,10 @@ export class SqliteStateStore implements MessageStateStore {
 
   listIntents(query: IntentQuery = {}): Promise<DurableSendIntent[]> {
     return this.#run("listIntents", () => this.#intents.listIntents(query));
+  }
+
+  listRecoveryCandidates(query: RecoveryQuery): Promise<DurableSendIntent[]> {
+    return this.#run("listRecoveryCandidates", () => this.#intents.listRecoveryCandidates(query));
   }
 
   countIntents(filter: { channel?: string } = {}): Promise<Record<IntentStatus, number>> {

@@ -118,6 +118,21 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ALTER TABLE intents ADD COLUMN first_dispatch_json TEXT;
     `,
   },
+  {
+    version: 4,
+    description: "expired intents (maxAgeMs), recovery that reads only what it may repair",
+    // [H25]: 'expired' is terminal: the terminal index (purge, rate-limit seed) lists it. The
+    // recovery pass reads leased unsent intents through intents_leased (only the intents
+    // leased right now, not the backlog) and skewed ones through intents_due.
+    sql: `
+      ALTER TABLE intents ADD COLUMN expires_at INTEGER;
+      DROP INDEX intents_terminal_updated;
+      CREATE INDEX intents_terminal_updated ON intents(updated_at)
+        WHERE status IN ('sent','failed','cancelled','expired');
+      CREATE INDEX intents_leased ON intents(seq)
+        WHERE lease_owner IS NOT NULL AND status IN ('pending','unknown_after_send');
+    `,
+  },
 ];
 
 /** The newest schema version this build knows. */

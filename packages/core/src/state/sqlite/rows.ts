@@ -77,6 +77,7 @@ export function intentFromRow(
     firstDispatchAt: json("first_dispatch_json", "firstDispatchAt"),
     failure: json("failure_json", "failure"),
     turnId: str(row.turn_id),
+    expiresAt: num(row.expires_at),
   };
   // Every field of the intent is mapped (a compile error names the one that is not).
   const covered: Exclude<

@@ -112,4 +112,27 @@ describe("herald queue", () => {
     expect(JSON.parse(out.text)).toMatchObject({ id: idb, status: "cancelled" });
     await store.close();
   });
+
+  it("C55 lists, shows and retries an expired intent (sent late, with no age limit)", async () => {
+    const store = new SqliteStateStore({ path: ":memory:" });
+    const [a] = await store.enqueueIntents([
+      newIntent(outboundMessage("too late"), { maxAgeMs: 60_000 }),
+    ]);
+    const id = a?.intent.id ?? "";
+    await store.transitionIntents([{ id, from: "pending", to: "expired" }]);
+    const out = sink();
+    await queueList(store, { status: ["expired"] }, out);
+    expect(out.text).toContain("expired: 1");
+    expect(out.text).toContain("too late");
+    expect(out.text).toContain("older than its maxAgeMs"); // the legend says what it means
+    const shown = sink();
+    expect(await queueShow(store, id, (t) => t, shown)).toBe(true);
+    expect(JSON.parse(shown.text)).toMatchObject({ id, status: "expired" });
+    const retried = await queueAct(store, "retry", [id]);
+    expect(retried.changed).toEqual([id]);
+    const after = await store.getIntent(id);
+    expect(after?.status).toBe("pending");
+    expect(after?.expiresAt).toBeUndefined();
+    await store.close();
+  });
 });

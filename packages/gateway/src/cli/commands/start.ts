@@ -14,6 +14,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { HeraldError } from "@herald/core";
 import type { AccountHealth } from "../../accounts/AccountSupervisor.ts";
+import type { BotActionHandler, BotReactionHandler } from "../../bot/features.ts";
 import { ConfigError, type ConfigIssue } from "../../config/errors.ts";
 import { loadConfig } from "../../config/load.ts";
 import type { HeraldConfig } from "../../config/schema.ts";
@@ -53,6 +54,30 @@ export async function importHandler(dir: string, path: string): Promise<BotHandl
     ]);
   }
   return handler as BotHandler;
+}
+
+/**
+ * The click and reaction handlers a handler module may export besides its message handler
+ * ([H23]): `export async function onAction(action) {…}`, `export async function onReaction(r) {…}`.
+ *
+ * @throws ConfigError when one is exported but is not a function.
+ */
+export async function importHandlerHooks(
+  dir: string,
+  path: string,
+): Promise<{ onAction?: BotActionHandler; onReaction?: BotReactionHandler }> {
+  const mod = (await import(pathToFileURL(resolve(dir, path)).href)) as Record<string, unknown>;
+  const hooks: { onAction?: BotActionHandler; onReaction?: BotReactionHandler } = {};
+  for (const name of ["onAction", "onReaction"] as const) {
+    const fn = mod[name];
+    if (fn === undefined) continue;
+    if (typeof fn !== "function")
+      throw new ConfigError("config", [
+        { path: "handler", message: `${path} exports ${name}, but it is not a function` },
+      ]);
+    hooks[name] = fn as never;
+  }
+  return hooks;
 }
 
 /** The handler of `herald start --echo`: answers every message with its own text. */
@@ -168,6 +193,7 @@ async function runGateway(
 ): Promise<void> {
   await letRequestsIn();
   const handler = first.handler ? await importHandler(dir, first.handler) : echoHandler;
+  const hooks = first.handler ? await importHandlerHooks(dir, first.handler) : {};
   await letRequestsIn();
   const { createGateway } = await import("../../gateway.ts");
   const { gatewayOptionsOf } = await import("../../config/gatewayOptions.ts");
@@ -194,6 +220,8 @@ async function runGateway(
       logger: ctx.logger,
       redact: (text) => ctx.secrets.redact(text),
     });
+    if (hooks.onAction) gateway.onAction(hooks.onAction);
+    if (hooks.onReaction) gateway.onReaction(hooks.onReaction);
     gateway.handleSignals();
     try {
       await gateway.start();

@@ -94,7 +94,12 @@ export function registerWebApi(platform: QaPlatformCore): void {
       });
       try {
         const messages = platform.state.messages({ chat }).map((m) => platform.toWire(m));
-        await stream.writeSSE({ event: "snapshot", data: JSON.stringify({ chat, messages }) });
+        // Ephemeral messages go along; the page shows only its own user's.
+        const ephemerals = platform.extras.ephemerals(chat);
+        await stream.writeSSE({
+          event: "snapshot",
+          data: JSON.stringify({ chat, messages, ephemerals }),
+        });
         while (open) {
           const next = queue.shift();
           if (next !== undefined) {

@@ -166,7 +166,9 @@ function stopTyping(id) {
 const events = new EventSource("/ui/events?chat=" + encodeURIComponent(chat));
 events.addEventListener("snapshot", (e) => {
   log.replaceChildren();
-  for (const m of JSON.parse(e.data).messages) show(m);
+  const snapshot = JSON.parse(e.data);
+  for (const m of snapshot.messages) show(m);
+  for (const eph of snapshot.ephemerals || []) showEphemeral(eph);
   document.body.dataset.ready = "true";
 });
 events.addEventListener("change", (e) => {

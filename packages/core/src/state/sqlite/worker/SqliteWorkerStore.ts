@@ -51,6 +51,7 @@ import type {
   NewLedgerEvent,
   NewSendIntent,
   ReceiptRecord,
+  RecoveryQuery,
   WatermarkKey,
 } from "../../types.ts";
 import { wireArgs } from "./args.ts";
@@ -200,6 +201,9 @@ export class SqliteWorkerStore implements MessageStateStore {
   }
   listIntents(query?: IntentQuery): Promise<DurableSendIntent[]> {
     return this.#call("listIntents", query === undefined ? [] : [query]);
+  }
+  listRecoveryCandidates(query: RecoveryQuery): Promise<DurableSendIntent[]> {
+    return this.#call("listRecoveryCandidates", [query]);
   }
   countIntents(filter?: { channel?: string }): Promise<Record<IntentStatus, number>> {
     return this.#call("countIntents", filter === undefined ? [] : [filter]);
