@@ -71,7 +71,7 @@ export function registerMedia(fake: FakeHomeserverCore, media: FakeMedia): void 
     const relType = c.req.param("relType");
     const eventType = c.req.param("eventType");
     const room = fake.rooms.rooms.get(roomId as string);
-    if (!room || !room.members.has(user.userId)) {
+    if (!room?.members.has(user.userId)) {
       return s.error({ status: 404, code: "M_NOT_FOUND", description: "Event not found" });
     }
     const related = fake.rooms.events.filter((e) => {
