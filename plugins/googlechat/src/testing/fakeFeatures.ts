@@ -25,15 +25,15 @@ export const fakeFiles = new WeakMap<FakeChatStore, Map<string, FakeChatFile>>()
 
 /** The DM map of a store (created on first use). */
 export function directSpacesOf(store: FakeChatStore): Map<string, string> {
-  let map = fakeDirectSpaces.get(store);
-  if (!map) fakeDirectSpaces.set(store, (map = new Map()));
+  const map = fakeDirectSpaces.get(store) ?? new Map<string, string>();
+  fakeDirectSpaces.set(store, map);
   return map;
 }
 
 /** The file map of a store (created on first use). */
 export function filesOf(store: FakeChatStore): Map<string, FakeChatFile> {
-  let map = fakeFiles.get(store);
-  if (!map) fakeFiles.set(store, (map = new Map()));
+  const map = fakeFiles.get(store) ?? new Map<string, FakeChatFile>();
+  fakeFiles.set(store, map);
   return map;
 }
 
