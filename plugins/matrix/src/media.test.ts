@@ -26,7 +26,7 @@ const botEvents = (b: Awaited<ReturnType<typeof openBench>>, roomId: string) =>
   );
 
 describe("H23 · Matrix files out", () => {
-  it("H23 files: text then an uploaded m.image, each its own event and receipt part; the upload holds the file's bytes", async () => {
+  it("H23 files: an uploaded m.image then the text, each its own event and receipt part; the upload holds the file's bytes", async () => {
     const b = await openBench();
     const { roomId, target } = b.room();
     const path = fileOf("chart.png", new Uint8Array([137, 80, 78, 71, 1, 2, 3]));
@@ -35,8 +35,8 @@ describe("H23 · Matrix files out", () => {
         attachments: [{ kind: "image", path, mimeType: "image/png", sizeBytes: 7 }],
       }),
     );
-    expect(receipt.parts.map((p) => p.kind)).toEqual(["text", "media"]);
-    const [text, image] = botEvents(b, roomId);
+    expect(receipt.parts.map((p) => p.kind)).toEqual(["media", "text"]);
+    const [image, text] = botEvents(b, roomId);
     expect(text?.content.body).toBe("the chart");
     expect(image?.content).toMatchObject({
       msgtype: "m.image",
@@ -46,7 +46,7 @@ describe("H23 · Matrix files out", () => {
     const upload = b.fake.media.uploads.get(String(image?.content.url));
     expect(upload?.contentType).toBe("image/png");
     expect([...(upload?.bytes ?? [])]).toEqual([137, 80, 78, 71, 1, 2, 3]);
-    expect(receipt.parts[1]?.platformMessageId).toContain(String(image?.event_id));
+    expect(receipt.parts[0]?.platformMessageId).toContain(String(image?.event_id));
   });
 
   it("H23 files: a file alone is one m.file event; an mxc:// platformFileId is sent again without uploading", async () => {
@@ -69,7 +69,7 @@ describe("H23 · Matrix files out", () => {
       }),
     );
     expect(b.fake.media.uploads.size).toBe(1);
-    expect(botEvents(b, roomId).at(-1)?.content.url).toBe(file?.content.url);
+    expect(botEvents(b, roomId).at(-2)?.content.url).toBe(file?.content.url);
   });
 
   it("H23 files replay: the file event's answer is lost (reset after accept); the retry with the same txnId shows it once", async () => {

@@ -1,6 +1,7 @@
 /**
  * Files out on Matrix ([H23]): every outbound file is its own unit — its own event with its own
  * transaction id — sent as `m.image` / `m.file` / `m.audio` / `m.video` with an `mxc://` URI.
+ * Files come before the text (the caption), as on every channel.
  * A local file (`path`) is uploaded first (`POST /_matrix/media/v3/upload`, streamed from disk);
  * a `platformFileId` must already be an `mxc://` URI (sent again without uploading). A replay
  * after a crash between the upload and the event uploads again (an unreferenced upload, never

@@ -12,7 +12,7 @@
  * boundary is closed and re-opened.
  *
  * Attachments: a remote-URL attachment is sent as a link line; a local file (`path`) or an
- * `mxc://` `platformFileId` is its own file unit after the text (`media.ts`); captions join the
+ * `mxc://` `platformFileId` is its own file unit before the text (`media.ts`); captions join the
  * text. Anything else throws `NotImplementedError` (docs/channels/matrix.md).
  *
  * Source: https://spec.matrix.org/latest/client-server-api/#mroommessage-msgtypes,
@@ -165,7 +165,8 @@ export function createRender(limits: RenderLimits): MessageRenderAdapter {
         // A message of files only has no text unit.
         if (!(error instanceof MatrixRenderError && files.length > 0)) throw error;
       }
-      const payloads: Array<MatrixUnitPayload | MatrixMediaPayload> = [...texts, ...files];
+      // Files first, then the text (the caption), as on every channel ([H23]).
+      const payloads: Array<MatrixUnitPayload | MatrixMediaPayload> = [...files, ...texts];
       const units: RenderedMessageUnit[] = payloads.map((payload, index) => ({
         index,
         kind: payload.type === "media" ? "media" : "text",
