@@ -23,7 +23,7 @@ describe("H23 · Matrix reactions", () => {
     const b = await openBench();
     const { roomId, target } = b.room();
     const question = b.fake.post({ room: roomId, sender: ALICE.userId, body: "deploy?" });
-    b.fake.server.faults.failNext({ kind: "reset_after_accept" }, { op: "send" });
+    b.fake.server.faults.failNext({ kind: "reset_after_accept" }, { op: "react" });
     await b.runtime.react({
       channel: "matrix",
       accountId: "main",
@@ -34,6 +34,11 @@ describe("H23 · Matrix reactions", () => {
     });
     const reactions = reactionsOf(b, question.event_id);
     expect(reactions).toHaveLength(1);
+    // The fault hit the reaction (its answer was lost), and the replay did not add a second one.
+    expect(b.fake.server.calls.map((c) => [c.op, c.outcome])).toContainEqual([
+      "react",
+      "reset_after_accept",
+    ]);
     expect(reactions[0]?.content["m.relates_to"]).toEqual({
       rel_type: "m.annotation",
       event_id: question.event_id,
