@@ -263,7 +263,17 @@ export class OpenApiDescription {
     const base = ["paths", op.template];
     const list = (owner: Json, at: string[]) =>
       ((owner.parameters ?? []) as unknown[]).forEach((p, i) => {
-        out.push({ param: this.#deref(p) as Json, at: [...at, "parameters", String(i)] });
+        // A `$ref` parameter (Matrix `#/components/parameters/filename`): its schema lives at the
+        // ref's target, not under the reference.
+        const ref = (p as { $ref?: unknown }).$ref;
+        const target =
+          typeof ref === "string" && ref.startsWith("#/")
+            ? ref
+                .slice(2)
+                .split("/")
+                .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+            : undefined;
+        out.push({ param: this.#deref(p) as Json, at: target ?? [...at, "parameters", String(i)] });
       });
     list(op.pathItem, base);
     list(op.operation, [...base, op.method]);

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { Readable } from "node:stream";
 import { chat, type chat_v1 } from "@googleapis/chat";
 import type { OAuth2Client } from "google-auth-library";
 import { toGoogleChatError } from "./errors.ts";
@@ -66,6 +67,16 @@ export type ChatApi = {
     params: { filter: string; pageSize: number; pageToken?: string | undefined },
     signal?: AbortSignal,
   ): Promise<chat_v1.Schema$ListMessagesResponse>;
+  /** `spaces.findDirectMessage` ([H23]): the DM space of `user` (`users/U`) and the app. */
+  findDirectMessage(user: string, signal?: AbortSignal): Promise<chat_v1.Schema$Space>;
+  /**
+   * `media.download` ([H23]) of an attachment's `attachmentDataRef.resourceName`, as a stream
+   * (never buffered whole) with its declared length when the server sent one.
+   */
+  download(
+    resourceName: string,
+    signal?: AbortSignal,
+  ): Promise<{ body: ReadableStream<Uint8Array>; length?: number }>;
 };
 
 /** Builds the Chat API face of one account. */
@@ -108,6 +119,20 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
       call("spaces.list", () =>
         client.spaces.list({ pageSize: 100, ...(pageToken ? { pageToken } : {}) }, opts(signal)),
       ),
+    findDirectMessage: (user, signal) =>
+      call("spaces.findDirectMessage", () =>
+        client.spaces.findDirectMessage({ name: user }, opts(signal)),
+      ),
+    download: async (resourceName, signal) => {
+      const response = await call("media.download", () =>
+        client.media.download(
+          { resourceName, alt: "media" },
+          { ...opts(signal), responseType: "stream" },
+        ),
+      );
+      const stream = response as unknown as Readable;
+      return { body: Readable.toWeb(stream) as ReadableStream<Uint8Array> };
+    },
     listMessages: (space, params, signal) =>
       call("spaces.messages.list", () =>
         messages.list(

@@ -48,6 +48,18 @@ export const messageSchema = z
       .optional(),
     threadReply: z.boolean().optional(),
     space: spaceSchema.optional(),
+    /** [H23] files the user attached (`attachmentDataRef` for uploads, `driveDataRef` for Drive). */
+    attachment: z
+      .array(
+        z.looseObject({
+          name: z.string().optional(),
+          contentName: z.string().optional(),
+          contentType: z.string().optional(),
+          attachmentDataRef: z.looseObject({ resourceName: z.string().min(1) }).optional(),
+          driveDataRef: z.looseObject({ driveFileId: z.string().optional() }).optional(),
+        }),
+      )
+      .optional(),
   })
   .superRefine((m, ctx) => {
     const space = spaceOfMessage(m.name);

@@ -24,16 +24,24 @@ import {
   defineChannelPlugin,
   type MessageCapabilities,
 } from "@herald/plugin-sdk/channel-message";
+import { GOOGLE_CHAT_MAX_BUTTONS } from "./actions.ts";
 import { credentialsOf, type GoogleChatCredentials } from "./auth.ts";
 import { createGoogleChatCatchUpReceiver } from "./catchup.ts";
 import { createChatApi } from "./client.ts";
 import { type GoogleChatConfig, googleChatConfigSchema } from "./config.ts";
 import { classifyError } from "./errors.ts";
+import { createDirect, createFetchAttachment, createSendEphemeral } from "./features.ts";
 import { APP_USER_ALIAS, createReceive } from "./receive.ts";
 import { createRender } from "./render.ts";
 import { createSend } from "./send.ts";
 import { createWebhookReceiver } from "./webhook.ts";
 
+export {
+  actionOf,
+  cardClickedSchema,
+  cardWithActions,
+  GOOGLE_CHAT_MAX_BUTTONS,
+} from "./actions.ts";
 export { accessTokenCredentials, credentialsOf, type GoogleChatCredentials } from "./auth.ts";
 export {
   createGoogleChatCatchUpReceiver,
@@ -68,6 +76,7 @@ export {
   type GoogleChatMessageEvent,
   messageEventSchema,
 } from "./events.ts";
+export { createDirect, createFetchAttachment, createSendEphemeral } from "./features.ts";
 export {
   isMessageName,
   isSpaceName,
@@ -111,6 +120,21 @@ export function googleChatCapabilities(config: GoogleChatConfig): MessageCapabil
       freshSendOnEditNotFound: true,
     },
     cards: config.cards,
+    // [H23] cardsV2 buttons and CARD_CLICKED (app auth); text fallback with cards off.
+    actions: {
+      buttons: config.cards,
+      receive: config.cards,
+      maxButtons: GOOGLE_CHAT_MAX_BUTTONS,
+    },
+    // Uploads (media.upload), reactions (spaces.messages.reactions.*), spaces.setup and
+    // spaces.messages.list need user authentication (no chat.bot scope in the API's discovery
+    // document); herald authenticates as the app.
+    attachments: { upload: false, remoteUrl: true, receive: true },
+    // findDirectMessage only: an app cannot create a DM (spaces.setup is user auth).
+    directMessages: { open: true, requiresUserFirst: true },
+    // privateMessageViewer (app authentication only).
+    ephemeral: true,
+    reactions: { add: false, remove: false, receive: false, repeat: "idempotent" },
     rateLimits: [
       { id: "space-second", scope: "chat", limit: limits.perSpacePerSecond, intervalMs: 1_000 },
       { id: "space-minute", scope: "chat", limit: limits.perSpacePerMinute, intervalMs: 60_000 },
@@ -143,8 +167,15 @@ export function createGoogleChatAdapter(
     id: GOOGLE_CHAT_CHANNEL_ID,
     capabilities: googleChatCapabilities(config),
     render: createRender(config),
-    send: createSend({ api, secrets: credentials.secrets }),
-    receive: createReceive(config.appUser ? [config.appUser] : []),
+    send: {
+      ...createSend({ api, secrets: credentials.secrets }),
+      sendEphemeral: createSendEphemeral(api),
+    },
+    directMessages: createDirect(api),
+    receive: {
+      ...createReceive(config.appUser ? [config.appUser] : []),
+      fetchAttachment: createFetchAttachment(api),
+    },
   });
 }
 

@@ -105,8 +105,8 @@ describe("normalize", () => {
   it("other event types are ignored with the reason; malformed ones throw with the field path", async () => {
     const receive = createReceive();
     expect(
-      await receive.normalize({ type: "CARD_CLICKED", space: { name: "spaces/A" } }, ctx),
-    ).toMatchObject({ kind: "ignore", reason: "event_type", detail: "CARD_CLICKED" });
+      await receive.normalize({ type: "WIDGET_UPDATED", space: { name: "spaces/A" } }, ctx),
+    ).toMatchObject({ kind: "ignore", reason: "event_type", detail: "WIDGET_UPDATED" });
     const bad = async (raw: unknown) => {
       try {
         await receive.normalize(raw, ctx);
@@ -115,6 +115,14 @@ describe("normalize", () => {
       }
       return undefined;
     };
+    // [H23] a card click is an InboundAction (actions.test.ts); one without a function is malformed.
+    const noFunction = await bad({
+      type: "CARD_CLICKED",
+      space: { name: "spaces/A" },
+      user: { name: "users/1" },
+    });
+    expect(noFunction).toBeInstanceOf(ReceiveValidationError);
+    expect(String((noFunction as Error).message)).toContain("action");
     const noMessage = await bad({ type: "MESSAGE", space: { name: "spaces/A" } });
     expect(noMessage).toBeInstanceOf(ReceiveValidationError);
     expect(String((noMessage as Error).message)).toContain("message");

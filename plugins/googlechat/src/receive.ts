@@ -11,7 +11,8 @@
  *   (the app is the member; the user who added or removed it is the actor). An `ADDED_TO_SPACE`
  *   carrying the @mention that added the app is also handed over as that `MESSAGE` by the
  *   webhook (`splitAddedWithMessage`).
- * - Anything else (card clicks, widget updates) → `ignore("event_type")`.
+ * - `CARD_CLICKED` → an `InboundAction` (a button click, `actions.ts`).
+ * - Anything else (widget updates) → `ignore("event_type")`.
  *
  * Over HTTP, Chat sends an app only what mentions it in a space (or anything in a DM), so every
  * message counts as mentioning the app. The app's own messages never arrive as events; if one
@@ -23,10 +24,12 @@ import {
   type ChannelMessage,
   type InboundEvent,
   ignore,
+  type MessageAttachment,
   type MessageReceiveAdapter,
   type MessageTarget,
   parseInbound,
 } from "@herald/plugin-sdk/channel-message";
+import { actionOf } from "./actions.ts";
 import {
   eventSchema,
   type GoogleChatEvent,
@@ -59,6 +62,19 @@ function messageOf(
       ? { kind: "thread", id: space, parentId: space, threadId: thread }
       : { kind: "group", id: space };
   const text = m.argumentText?.trim() ? m.argumentText.trim() : (m.text ?? "");
+  // [H23] uploaded files: fetchable through media.download (features.ts); Drive files are not.
+  const attachments: MessageAttachment[] = (m.attachment ?? []).flatMap((a) =>
+    a.attachmentDataRef
+      ? [
+          {
+            kind: a.contentType?.startsWith("image/") ? ("image" as const) : ("file" as const),
+            platformFileId: a.attachmentDataRef.resourceName,
+            ...(a.contentName ? { name: a.contentName } : {}),
+            ...(a.contentType ? { mimeType: a.contentType } : {}),
+          },
+        ]
+      : [],
+  );
   const at = m.createTime ? Date.parse(m.createTime) : Number.NaN;
   return {
     id: `${channel}:${m.name}`,
@@ -72,6 +88,7 @@ function messageOf(
       isBot: m.sender.type === "BOT",
     },
     body: { markdown: text },
+    ...(attachments.length ? { attachments } : {}),
     platformMessageId: m.name,
     ...(Number.isFinite(at) ? { timestamp: at } : {}),
     ...(!dm && thread ? { threadAnchor: { threadId: thread } } : {}),
@@ -136,6 +153,8 @@ export function createReceive(selfIds: readonly string[] = []): MessageReceiveAd
           return membershipOf(event, "member_joined", ctx.channel, ctx.accountId);
         case "REMOVED_FROM_SPACE":
           return membershipOf(event, "member_left", ctx.channel, ctx.accountId);
+        case "CARD_CLICKED":
+          return actionOf(raw, ctx.channel, ctx.accountId, isDirectSpace(event.space));
         default:
           return ignore("event_type", event.type);
       }

@@ -7,7 +7,8 @@
  * unit: `cardsV2` from the SDK's neutral card, with the card's fallback as `fallbackText` (what
  * notifications and clients without cards show); with `cards: false` the fallback markdown is
  * appended to the body instead (the SDK's `withCardFallback`, applied by
- * `defineChannelMessageAdapter` when `capabilities.cards` is false). Attachments are sent as link lines (the
+ * `defineChannelMessageAdapter` when `capabilities.cards` is false). The message's `actions`
+ * ([H23]) join that card's buttons (or make a card of their own, `actions.ts`). Attachments are sent as link lines (the
  * Chat API uploads need user authentication).
  *
  * Source: https://developers.google.com/workspace/chat/format-messages,
@@ -29,6 +30,7 @@ import {
   renderGoogleChat,
   renderPlainText,
 } from "@herald/plugin-sdk/channel-message";
+import { cardWithActions } from "./actions.ts";
 import type { GoogleChatConfig } from "./config.ts";
 import { GoogleChatRenderError } from "./errors.ts";
 
@@ -79,7 +81,6 @@ export function cardV2Of(card: MessageCard, cardId: string): chat_v1.Schema$Card
                   : {}),
               },
             },
-            ...(a.style === "primary" ? { type: "FILLED" } : {}),
           },
   );
   if (buttons.length) widgets.push({ buttonList: { buttons } });
@@ -117,10 +118,11 @@ export function createRender(config: GoogleChatConfig): MessageRenderAdapter {
         .flatMap((tree) => chunkMarkdown(tree, { maxLength, serialize }).map((c) => c.text))
         .filter((t) => t.trim() !== "");
       const payloads: GoogleChatUnitPayload[] = texts.map((text) => ({ text }));
-      if (message.card) {
+      const card = cardWithActions(message);
+      if (card) {
         payloads.push({
-          cardsV2: [cardV2Of(message.card, "herald-card")],
-          fallbackText: cardText(cardFallbackMarkdown(message.card)),
+          cardsV2: [cardV2Of(card, "herald-card")],
+          fallbackText: cardText(cardFallbackMarkdown(card)),
         });
       }
       if (payloads.length === 0) {

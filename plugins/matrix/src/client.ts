@@ -154,6 +154,50 @@ export class MatrixHttp {
       throw new MatrixNetworkError(call, slot.error ?? error);
     }
   }
+  /**
+   * Uploads one file to the content repository (`POST /_matrix/media/v3/upload`, spec
+   * "Content repository"), with the SDK's `uploadContent`. `file` is a `Blob` (from
+   * `fs.openAsBlob`: read from disk as it is sent, never buffered whole).
+   *
+   * @returns the `mxc://` URI of the upload.
+   * @throws MatrixApiError when the homeserver refused it (`M_TOO_LARGE` 413, quota).
+   * @throws MatrixNetworkError when it did not answer (timeout, reset, aborted).
+   */
+  async upload(
+    file: Blob,
+    options: { name: string; mimeType?: string | undefined; signal?: AbortSignal | undefined },
+  ): Promise<string> {
+    const call = "POST /_matrix/media/v3/upload";
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const abortController = new AbortController();
+    const onAbort = () => abortController.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const slot: { error?: unknown } = {};
+    try {
+      const answer = await lastFetchError.run(slot, () =>
+        this.client.uploadContent(file, {
+          name: options.name,
+          ...(options.mimeType !== undefined ? { type: options.mimeType } : {}),
+          abortController,
+        }),
+      );
+      const uri = (answer as { content_uri?: unknown }).content_uri;
+      if (typeof uri !== "string" || !uri.startsWith("mxc://")) {
+        throw new MatrixNetworkError(call, new SyntaxError(`${call} answered without content_uri`));
+      }
+      return uri;
+    } catch (error) {
+      if (error instanceof MatrixApiError || error instanceof MatrixNetworkError) throw error;
+      if (error instanceof MatrixError) throw apiErrorOf(call, error);
+      const httpStatus = (error as { httpStatus?: unknown }).httpStatus;
+      if (typeof httpStatus === "number")
+        throw new MatrixApiError(call, httpStatus, {}, undefined, { cause: error });
+      throw new MatrixNetworkError(call, slot.error ?? error);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
 }
 
 const METHOD = { GET: Method.Get, PUT: Method.Put, POST: Method.Post, DELETE: Method.Delete };

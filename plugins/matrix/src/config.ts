@@ -176,6 +176,12 @@ export const matrixConfigSchema = z.strictObject({
    */
   maxContentBytes: z.number().int().min(1_000).max(64_000).default(60_000),
   /**
+   * Largest file the bot uploads, in bytes: the homeserver's `m.upload.size`
+   * (`GET /_matrix/client/v1/media/config`; Synapse's `max_upload_size`, 50 MiB by default).
+   * A larger file fails with `AttachmentTooLargeError` before any upload. @defaultValue 52_428_800
+   */
+  maxUploadBytes: z.number().int().min(1).default(52_428_800),
+  /**
    * `msgtype` of the bot's messages: `m.notice` (the spec's choice for bots; other bots should
    * not answer it) or `m.text`. @defaultValue "m.notice"
    */

@@ -35,9 +35,13 @@ import {
   matrixSecrets,
   txnRetentionMsOf,
 } from "./config.ts";
+import { createDirect } from "./direct.ts";
 import { closeE2ee, lazyE2ee, openE2ee } from "./e2ee.ts";
+import { createHistory, MATRIX_HISTORY_MAX_LIMIT } from "./history.ts";
 import { createLive } from "./live.ts";
+import { createFetchAttachment } from "./media.ts";
 import { matrixOrigin } from "./origin.ts";
+import { createReact } from "./reactions.ts";
 import { createReceive } from "./receive.ts";
 import { createSyncReceiver, type MatrixSyncReceiver } from "./receiver.ts";
 import { createRender } from "./render.ts";
@@ -69,6 +73,7 @@ export {
   txnRetentionMsOf,
 } from "./config.ts";
 export { CRYPTO_STORE_FILE } from "./cryptoStore.ts";
+export { createDirect } from "./direct.ts";
 export {
   type DecryptResult,
   type E2eeOptions,
@@ -86,6 +91,16 @@ export {
   MatrixNetworkError,
   MatrixRenderError,
 } from "./errors.ts";
+export { createHistory, MATRIX_HISTORY_MAX_LIMIT } from "./history.ts";
+export {
+  createFetchAttachment,
+  FILE_MSGTYPES,
+  inboundAttachmentOf,
+  isFileAttachment,
+  MATRIX_DEFAULT_MAX_UPLOAD_BYTES,
+  type MatrixMediaPayload,
+  mediaPayloadOf,
+} from "./media.ts";
 export {
   decodeOrigin,
   encodeOrigin,
@@ -93,6 +108,7 @@ export {
   SENT_CONTENT_KEY,
 } from "./origin.ts";
 export { findOwnEvents, type OwnEventsFound, type OwnEventsQuery } from "./ownEvents.ts";
+export { createReact, ownReactions } from "./reactions.ts";
 export {
   createReceive,
   type MatrixInbound,
@@ -160,6 +176,23 @@ export function matrixCapabilities(config: MatrixConfig): MessageCapabilities {
       receiptRequired: true,
       freshSendOnEditNotFound: true,
     },
+    // Files out: uploaded to mxc:// and sent as their own events (media.ts); not in encrypted rooms.
+    attachments: {
+      upload: true,
+      remoteUrl: true,
+      maxUploadBytes: config.maxUploadBytes,
+      // Inbound m.image/m.file/… carry their mxc:// URI; fetched through authenticated media.
+      receive: true,
+    },
+    // /rooms/{r}/messages and the m.thread relations (history.ts).
+    history: { conversation: true, thread: true, maxLimit: MATRIX_HISTORY_MAX_LIMIT },
+    // m.reaction by txnId; remove = redact the bot's reaction (reactions.ts); others' m.reaction in.
+    reactions: { add: true, remove: true, receive: true, repeat: "idempotent" },
+    // No buttons on Matrix: the core's text fallback ("Reply with: …").
+    actions: { buttons: false, receive: false },
+    ephemeral: false,
+    // createRoom is_direct + invite, reused through m.direct account data (direct.ts).
+    directMessages: { open: true },
     rateLimits: [
       // One bucket per room for every operation (no `operations` filter): sends, edits, redactions.
       {
@@ -247,18 +280,26 @@ export function createMatrixAdapter(
     id: MATRIX_CHANNEL_ID,
     capabilities: matrixCapabilities(config),
     render: createRender(config),
-    send: createSend({
-      http,
-      rooms,
-      maxContentBytes: config.maxContentBytes,
-      accessToken,
-      userId,
-      lookupMaxPages: config.homeserver.lookupMaxPages,
-      e2ee,
-    }),
+    send: {
+      ...createSend({
+        http,
+        rooms,
+        maxContentBytes: config.maxContentBytes,
+        accessToken,
+        userId,
+        lookupMaxPages: config.homeserver.lookupMaxPages,
+        e2ee,
+      }),
+      react: createReact(http, userId),
+    },
     origin: matrixOrigin,
+    directMessages: createDirect(http, userId),
     live: createLive(http, config, userId),
-    receive: createReceive({ userId }),
+    receive: {
+      ...createReceive({ userId }),
+      fetchAttachment: createFetchAttachment(config.homeserverUrl, accessToken),
+    },
+    history: createHistory(http, userId),
     // Sends, edits and redactions of one room share one route: a 429 pauses the whole room.
     rateLimitRoute: (call) => `room:${roomIdOf(call.target)}`,
   });

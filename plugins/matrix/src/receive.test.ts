@@ -89,14 +89,19 @@ describe("normalize", () => {
     ).toMatchObject({ type: "member_joined", members: [{ id: "@bob:fake.test" }] });
   });
 
-  it("an encrypted event throws MatrixEncryptedRoomError; a reaction is ignored; a malformed one names the field", async () => {
+  it("an encrypted event throws MatrixEncryptedRoomError; a reaction without an annotation is ignored ([H23]: reactions in, reactions.test.ts); a malformed one names the field", async () => {
     expect(() => receive.normalize(event("m.room.encrypted", { ciphertext: "x" }), ctx)).toThrow(
       MatrixEncryptedRoomError,
     );
     expect(await receive.normalize(event("m.reaction", {}), ctx)).toEqual({
       kind: "ignore",
+      reason: "malformed",
+      detail: "m.reaction without an m.annotation relation",
+    });
+    expect(await receive.normalize(event("m.sticker", {}), ctx)).toEqual({
+      kind: "ignore",
       reason: "not_a_message",
-      detail: "m.reaction",
+      detail: "m.sticker",
     });
     let error: unknown;
     try {

@@ -3,11 +3,14 @@
  * over each timeline event as a {@link MatrixInbound}: the client-format event plus its room id
  * (sync leaves it out) and the room's joined-member count.
  *
- * - `m.room.message` (`m.text`, `m.notice`, `m.emote`) → an inbound message: the plain `body`
+ * - `m.room.message` (`m.text`, `m.notice`, `m.emote`; `m.image` / `m.file` / `m.audio` /
+ *   `m.video` with the file as an attachment, [H23]) → an inbound message: the plain `body`
  *   (a legacy reply fallback `> <@user> …` stripped), the sender, the room (a thread when the
  *   event is in an `m.thread`), `threadAnchor` (the thread root, else the event itself),
  *   `mentions.self` from `m.mentions.user_ids` (or, without `m.mentions`, the user id in the
  *   body); `m.notice` marks a bot author (the spec's convention for bots).
+ * - `m.reaction` (`m.annotation` with a `key`) of someone else → an `InboundReaction` on the
+ *   annotated event ([H23]; a removal is the redaction of the reaction: `message_deleted`).
  * - an `m.replace` edit → `message_edited`; `m.room.redaction` → `message_deleted`;
  *   `m.room.member` joins and leaves → `member_joined` / `member_left`.
  * - encrypted events arrive decrypted (the receiver's hydration, `hydrate.ts`): the clear type and
@@ -26,9 +29,11 @@
  *
  * @module
  */
+
 import {
   type ChannelMessage,
   type InboundEvent,
+  type InboundReaction,
   ignore,
   type MessageEventClass,
   type MessageReceiveAdapter,
@@ -39,6 +44,7 @@ import {
 } from "@herald/plugin-sdk/channel-message";
 import { MATRIX_CHANNEL_ID } from "./account.ts";
 import { MatrixDecryptionError, MatrixEncryptedRoomError } from "./errors.ts";
+import { FILE_MSGTYPES, inboundAttachmentOf } from "./media.ts";
 import { eventRef } from "./send.ts";
 import { syncFragmentSchema } from "./syncShape.ts";
 
@@ -102,7 +108,7 @@ export type ReceiveIdentity = {
   userId: string | undefined;
 };
 
-const MESSAGE_TYPES = new Set(["m.text", "m.notice", "m.emote"]);
+const MESSAGE_TYPES = new Set(["m.text", "m.notice", "m.emote", ...FILE_MSGTYPES]);
 
 function targetOf(input: MatrixInbound): MessageTarget {
   const room = input.room_id;
@@ -134,6 +140,7 @@ function messageOf(
   const ref = eventRef(input.room_id, event.event_id);
   const root = threadRootOfEvent(event.content);
   const isSelf = identity.userId !== undefined && event.sender === identity.userId;
+  const file = inboundAttachmentOf(content);
   return {
     id: `matrix:${ref}`,
     channel: MATRIX_CHANNEL_ID,
@@ -145,7 +152,12 @@ function messageOf(
       isBot: content.msgtype === "m.notice",
       ...(isSelf ? { isSelf: true } : {}),
     },
-    body: { markdown: content.msgtype === "m.emote" ? `* ${body}` : body, literal: true },
+    // A file's body is its name (the spec's fallback text): the file is the attachment.
+    body: {
+      markdown: file ? "" : content.msgtype === "m.emote" ? `* ${body}` : body,
+      literal: true,
+    },
+    ...(file ? { attachments: [file] } : {}),
     timestamp: event.origin_server_ts,
     platformMessageId: ref,
     threadAnchor: { threadId: root ?? event.event_id },
@@ -158,7 +170,7 @@ function normalizeEvent(
   input: MatrixInbound,
   identity: ReceiveIdentity,
   accountId: string | undefined,
-): ChannelMessage | InboundEvent | ReturnType<typeof ignore> {
+): ChannelMessage | InboundEvent | InboundReaction | ReturnType<typeof ignore> {
   const { event } = input;
   const room = input.room_id;
   const base = {
@@ -190,6 +202,32 @@ function normalizeEvent(
         id: `deleted:${eventRef(room, event.event_id)}`,
         platformMessageId: eventRef(room, redacts),
       };
+    }
+    case "m.reaction": {
+      // [H23] an annotation → InboundReaction (its removal arrives as a redaction of the
+      // reaction event: `message_deleted` naming that event).
+      const rel = event.content["m.relates_to"] as
+        | { rel_type?: unknown; event_id?: unknown; key?: unknown }
+        | undefined;
+      if (rel?.rel_type !== "m.annotation" || typeof rel.event_id !== "string")
+        return ignore("malformed", "m.reaction without an m.annotation relation");
+      if (typeof rel.key !== "string" || rel.key === "")
+        return ignore("malformed", "m.reaction without a key");
+      if (identity.userId !== undefined && event.sender === identity.userId)
+        return ignore("own_event", "the bot's own reaction");
+      return {
+        kind: "reaction",
+        id: `reaction:${eventRef(room, event.event_id)}`,
+        channel: MATRIX_CHANNEL_ID,
+        ...(accountId !== undefined ? { accountId } : {}),
+        target: targetOf(input),
+        sender: { id: event.sender },
+        messageId: eventRef(room, rel.event_id),
+        emoji: rel.key,
+        removed: false,
+        timestamp: event.origin_server_ts,
+        raw: input,
+      } satisfies InboundReaction;
     }
     case "m.room.member": {
       const membership = event.content.membership;

@@ -11,8 +11,9 @@
  * inline-aware chunker measures both on the serialized output, so a mark or fence cut by a
  * boundary is closed and re-opened.
  *
- * Attachments: uploads (`mxc://`) are not implemented; a remote-URL attachment is sent as a link
- * line, anything else throws `NotImplementedError` (docs/channels/matrix.md).
+ * Attachments: a remote-URL attachment is sent as a link line; a local file (`path`) or an
+ * `mxc://` `platformFileId` is its own file unit before the text (`media.ts`); captions join the
+ * text. Anything else throws `NotImplementedError` (docs/channels/matrix.md).
  *
  * Source: https://spec.matrix.org/latest/client-server-api/#mroommessage-msgtypes,
  * https://spec.matrix.org/latest/client-server-api/#user-and-room-mentions
@@ -38,6 +39,7 @@ import {
 } from "@herald/plugin-sdk/channel-message";
 import type { MatrixConfig } from "./config.ts";
 import { MatrixRenderError } from "./errors.ts";
+import { isFileAttachment, type MatrixMediaPayload, mediaPayloadOf } from "./media.ts";
 
 /**
  * Bytes kept free in every unit's budget for what send adds to the content: reply or thread
@@ -86,16 +88,18 @@ export type RenderLimits = Pick<MatrixConfig, "maxTextLength" | "maxContentBytes
 function treeOf(message: ChannelMessage): MdastRoot {
   const links: string[] = [];
   for (const a of message.attachments ?? []) {
-    if (a.url && (a.kind === "link" || /^https?:/i.test(a.url))) links.push(a.url);
+    if (isFileAttachment(a)) {
+      if (a.caption?.trim()) links.push(a.caption);
+    } else if (a.url && (a.kind === "link" || /^https?:/i.test(a.url))) links.push(`<${a.url}>`);
     else
       throw new NotImplementedError(
         "Matrix media upload",
-        "only remote-URL attachments are sent (as links); uploads to mxc:// are not built yet",
+        "an attachment needs a path (uploaded), an mxc:// platformFileId or an http(s) url (sent as a link)",
       );
   }
   const tree = bodyTree(message.body);
   if (links.length > 0) {
-    tree.children.push(...parseMarkdown(links.map((l) => `<${l}>`).join("\n\n")).children);
+    tree.children.push(...parseMarkdown(links.join("\n\n")).children);
   }
   return extractMentions(tree, matrixUserMentions);
 }
@@ -151,9 +155,24 @@ export function renderPayloads(message: ChannelMessage, limits: RenderLimits): M
 export function createRender(limits: RenderLimits): MessageRenderAdapter {
   return {
     render(message, ctx) {
-      const units: RenderedMessageUnit[] = renderPayloads(message, limits).map(
-        (payload, index) => ({ index, kind: "text", payload, required: true }),
+      const files = (message.attachments ?? []).flatMap((a, i) =>
+        isFileAttachment(a) ? [mediaPayloadOf(a, `attachments[${i}]`)] : [],
       );
+      let texts: MatrixUnitPayload[] = [];
+      try {
+        texts = renderPayloads(message, limits);
+      } catch (error) {
+        // A message of files only has no text unit.
+        if (!(error instanceof MatrixRenderError && files.length > 0)) throw error;
+      }
+      // Files first, then the text (the caption), as on every channel ([H23]).
+      const payloads: Array<MatrixUnitPayload | MatrixMediaPayload> = [...files, ...texts];
+      const units: RenderedMessageUnit[] = payloads.map((payload, index) => ({
+        index,
+        kind: payload.type === "media" ? "media" : "text",
+        payload,
+        required: true,
+      }));
       return { idempotencyKey: ctx.idempotencyKey, atomicity: "all_or_retry_remaining", units };
     },
   };

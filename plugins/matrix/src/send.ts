@@ -22,7 +22,8 @@
  * crypto right before each attempt (a retry encrypts again; the same txnId still answers the
  * first event). The txnId and `unsigned.transaction_id` stay outside the ciphertext, so the
  * exactly-once rules above are unchanged; an edit's check reads the shown edit decrypted.
- * Redactions are never encrypted. Files in encrypted rooms throw `NotImplementedError`.
+ * Redactions are never encrypted. Files in encrypted rooms throw `NotImplementedError`;
+ * files elsewhere are uploaded and sent as their own events (`media.ts`).
  *
  * Event ids need their room: herald names an event with the ref `<roomId>:<eventId>`
  * (`composeRef`, colons inside the ids escaped).
@@ -59,6 +60,7 @@ import {
   MatrixNetworkError,
   MatrixRenderError,
 } from "./errors.ts";
+import { type MatrixMediaPayload, mediaContent } from "./media.ts";
 import { encodeOrigin, SENT_CONTENT_KEY } from "./origin.ts";
 import { findOwnEvents } from "./ownEvents.ts";
 import type { MatrixUnitPayload } from "./render.ts";
@@ -423,7 +425,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
   return {
     async send(ctx, unit) {
       const room = roomIdOf(ctx.message.target);
-      const payload = unit.payload as MatrixUnitPayload;
+      const payload = unit.payload as MatrixUnitPayload | MatrixMediaPayload;
       const thread = threadRootOf(ctx, room);
       const replyTo = replyToOf(ctx, room);
       const e2ee = await crypto.forRoom(ctx, room);
@@ -437,8 +439,12 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
       }
       const latest = thread ? latestInThreadOf(ctx, room, thread, unit.index) : undefined;
       const relation = relationOf(thread, replyTo, unit.index, latest);
+      const body =
+        payload.type === "media"
+          ? await mediaContent(http, ctx, room, payload, e2ee !== undefined)
+          : payload.content;
       const content: Record<string, unknown> = {
-        ...payload.content,
+        ...body,
         "m.mentions": { user_ids: payload.mentions },
         ...(relation ? { "m.relates_to": relation } : {}),
         ...encodeOrigin(ctx.message.origin),

@@ -22,6 +22,7 @@
  * @module
  */
 import type { Context, FakePlatformEnv, FakePlatformServer } from "@herald/plugin-sdk/testing";
+import { registerFeatureRoutes } from "./fakeFeatures.ts";
 import { registerListRoutes } from "./fakeLists.ts";
 import type { FakeChatStore, FakeChatUser, FakeStoredMessage } from "./fakeStore.ts";
 import { googleError } from "./fakeWire.ts";
@@ -195,6 +196,13 @@ export function registerChatRoutes(server: FakePlatformServer, deps: FakeRouteDe
         return googleError(400, "A message reply can only be quoted within its own thread.");
       }
     }
+    // [H23] privateMessageViewer: app authentication only (the fake's callers are apps), and
+    // not in a DM-less context check here; the viewer must be a user name.
+    const viewer = (body.privateMessageViewer as { name?: unknown } | undefined)?.name;
+    if (viewer !== undefined && (typeof viewer !== "string" || !/^users\/[^/]+$/.test(viewer))) {
+      return googleError(400, `Invalid privateMessageViewer.name: ${String(viewer)}`);
+    }
+    const privateViewer = viewer as string | undefined;
     if (!admit(space)) return exhausted(space);
     if (requestId) requestSeen.set(`${space}\n${requestId}`, deps.clock());
     const stored = store.add({
@@ -208,6 +216,7 @@ export function registerChatRoutes(server: FakePlatformServer, deps: FakeRouteDe
       ...(typeof body.fallbackText === "string" ? { fallbackText: body.fallbackText } : {}),
       ...(typeof body.markupSyntax === "string" ? { markupSyntax: body.markupSyntax } : {}),
       ...(quoted ? { quoted: quoted.name } : {}),
+      ...(privateViewer ? { privateViewer } : {}),
     });
     const late = deps.takeAfterStore();
     if (late) return googleError(late.status, late.message ?? "Internal error encountered.");
@@ -268,4 +277,5 @@ export function registerChatRoutes(server: FakePlatformServer, deps: FakeRouteDe
   });
 
   registerListRoutes(server, { store, appOf });
+  registerFeatureRoutes(server, { store, appOf });
 }

@@ -47,6 +47,8 @@ export type FakeStoredMessage = {
   quoted?: string;
   /** Users and apps it @mentions (its `annotations`). */
   mentions?: FakeChatUser[];
+  /** The only user who sees it (`privateMessageViewer`, [H23] ephemeral). */
+  privateViewer?: string;
 };
 
 /** Spaces, threads and messages of one fake. */
@@ -111,6 +113,7 @@ export class FakeChatStore {
     /** When it was written (epoch ms), for history from a past outage. @defaultValue now */
     atMs?: number;
     mentions?: FakeChatUser[];
+    privateViewer?: string;
   }): FakeStoredMessage {
     const root = !this.messages({ space: input.space, includeDeleted: true }).some(
       (m) => m.thread === input.thread,
@@ -145,6 +148,7 @@ export class FakeChatStore {
       ...(input.fallbackText ? { fallbackText: input.fallbackText } : {}),
       ...(input.markupSyntax ? { markupSyntax: input.markupSyntax } : {}),
       ...(input.quoted ? { quoted: input.quoted } : {}),
+      ...(input.privateViewer ? { privateViewer: input.privateViewer } : {}),
     };
     this.#byName.set(stored.name, stored);
     if (stored.clientAssignedMessageId) {
@@ -238,6 +242,7 @@ export class FakeChatStore {
       ...(m.cardsV2 ? { cardsV2: m.cardsV2 } : {}),
       ...(m.fallbackText ? { fallbackText: m.fallbackText } : {}),
       ...(m.quoted ? { quotedMessageMetadata: { name: m.quoted } } : {}),
+      ...(m.privateViewer ? { privateMessageViewer: { name: m.privateViewer } } : {}),
     };
   }
 }

@@ -10,6 +10,7 @@
  *
  * @module
  */
+
 import { parseMarkdown, renderPlainText } from "@herald/plugin-sdk/channel-message";
 import type {
   ContractAuthor,
@@ -37,6 +38,7 @@ import {
   SECOND_ACCESS_TOKEN,
   SECOND_APP,
 } from "./FakeGoogleChat.ts";
+import { directSpacesOf } from "./fakeFeatures.ts";
 import type { FakeChatUser, FakeStoredMessage } from "./fakeStore.ts";
 import { FakeSigningKey } from "./fakeTokens.ts";
 
@@ -112,11 +114,31 @@ const AUTHORS: Record<ContractAuthor, FakeChatUser> = {
   second_self: SECOND_APP,
 };
 
+/** The `onClick.action` of the button calling `fn` on a message's cards, if any. */
+function buttonOf(
+  cards: unknown[],
+  fn: string,
+): { function: string; parameters?: Array<{ key: string; value: string }> } | undefined {
+  for (const card of cards as Array<{ card?: { sections?: Array<{ widgets?: unknown[] }> } }>) {
+    for (const section of card.card?.sections ?? []) {
+      for (const widget of (section.widgets ?? []) as Array<{
+        buttonList?: { buttons?: Array<{ onClick?: { action?: { function: string } } }> };
+      }>) {
+        for (const button of widget.buttonList?.buttons ?? []) {
+          if (button.onClick?.action?.function === fn) return button.onClick.action;
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Wraps a running fake in the suite's platform-neutral face. */
 export function googleChatContractPlatform(
   fake: FakeGoogleChat,
   connection: GoogleChatConnection,
 ): GoogleChatContractPlatform {
+  directSpacesOf(fake.store).set(ALICE.name, fake.createSpace("DIRECT_MESSAGE").name);
   return {
     connection,
     fake,
@@ -180,6 +202,34 @@ export function googleChatContractPlatform(
         return fake.post(event, { claims: { iat: past, exp: past + 3_600 } });
       },
       forgeKinds: ["forged", "missing", "stale"] as const,
+    },
+    features: {
+      // [H23] Alice clicks a button of a bot message: the CARD_CLICKED event Chat would POST.
+      click(target, platformMessageId, actionId) {
+        // The button is on the message's card (a card unit follows the text in the same
+        // space): Chat sends the button's own parameters back.
+        const carrier = fake.store
+          .messages({ space: target.id })
+          .filter((m) => m.cardsV2 && buttonOf(m.cardsV2, actionId))
+          .at(-1);
+        const message = carrier ?? fake.store.find(platformMessageId);
+        const parameters = carrier
+          ? buttonOf(carrier.cardsV2 ?? [], actionId)?.parameters
+          : undefined;
+        return {
+          type: "CARD_CLICKED",
+          eventTime: new Date().toISOString(),
+          space: fake.store.spaceJson(target.id),
+          ...(message ? { message: fake.store.toJson(message) } : {}),
+          user: ALICE,
+          action: {
+            actionMethodName: actionId,
+            ...(parameters ? { parameters } : {}),
+          },
+        };
+      },
+      // Alice's DM with the app exists (an app can only find a DM, not create one).
+      dmUserId: ALICE.name,
     },
     secondAccount: {
       accountId: "second",

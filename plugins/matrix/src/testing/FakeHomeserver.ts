@@ -36,7 +36,9 @@ import {
   type FaultTarget,
   type PlatformFault,
 } from "@herald/plugin-sdk/testing";
+import { registerDirect } from "./fakeDirect.ts";
 import { FakeKeys, registerKeys } from "./fakeKeys.ts";
+import { FakeMedia, registerMedia } from "./fakeMedia.ts";
 import { FakeRooms, replyOf, threadOf } from "./fakeRooms.ts";
 import { registerRoutes } from "./fakeRoutes.ts";
 import { registerSync } from "./fakeSync.ts";
@@ -140,6 +142,10 @@ export class FakeHomeserver implements FakeHomeserverCore {
   readonly afterApply: AfterApplyFault[] = [];
   /** Device keys, one-time keys and to-device messages relayed for encryption (`fakeKeys.ts`). */
   readonly keys = new FakeKeys();
+  /** The content repository (uploads) ([H23], `fakeMedia.ts`). */
+  readonly media = new FakeMedia();
+  /** Account data by user and type (`m.direct`) ([H23], `fakeDirect.ts`). */
+  readonly accountData = new Map<string, Record<string, unknown>>();
   readonly #clock: () => number;
 
   constructor(options: FakeHomeserverOptions = {}) {
@@ -158,6 +164,8 @@ export class FakeHomeserver implements FakeHomeserverCore {
     registerRoutes(this, this.#clock, options);
     registerSync(this);
     registerKeys(this);
+    registerMedia(this, this.media);
+    registerDirect(this, this.rooms, this.accountData);
   }
 
   /** Starts a fake homeserver on a free port. */

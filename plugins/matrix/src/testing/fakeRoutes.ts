@@ -63,9 +63,16 @@ export function registerRoutes(
       .json()
       .catch(() => ({}))) as Record<string, unknown>;
     const rel = body["m.relates_to"] as { rel_type?: string } | undefined;
-    if (rel?.rel_type !== "m.replace") return next();
+    // [H23] a reaction gets the op "react" (faults can target reactions).
+    const op =
+      rel?.rel_type === "m.replace"
+        ? "edit"
+        : rel?.rel_type === "m.annotation"
+          ? "react"
+          : undefined;
+    if (op === undefined) return next();
     const url = new URL(c.req.url);
-    url.pathname = `/_fake/edit${url.pathname}`;
+    url.pathname = `/_fake/${op}${url.pathname}`;
     return s.app.fetch(new Request(url, c.req.raw), c.env);
   });
 
@@ -139,6 +146,7 @@ export function registerRoutes(
   };
   s.route("PUT", `${v3}/rooms/:roomId/send/:type/:txnId`, "send", send);
   s.route("PUT", `/_fake/edit${v3}/rooms/:roomId/send/:type/:txnId`, "edit", send);
+  s.route("PUT", `/_fake/react${v3}/rooms/:roomId/send/:type/:txnId`, "react", send);
 
   s.route("PUT", `${v3}/rooms/:roomId/redact/:eventId/:txnId`, "delete", async (c) => {
     const user = auth(c.req.header("authorization"));

@@ -107,7 +107,8 @@ export function visibleMessages(fake: FakeHomeserver, target: MessageTarget): Vi
   return fake.visible(room, { thread: target.threadId ?? null }).map((m) => ({
     id: eventRef(room, m.id),
     chat: room,
-    text: m.text,
+    // A file event's body is its name (fallback text): the file is shown, not text ([H23]).
+    text: typeof m.content.url === "string" ? "" : m.text,
     author: m.author,
     history: m.history,
     deleted: false,
@@ -169,6 +170,40 @@ export function matrixContractPlatform(
       },
       async redeliver(platformMessageId) {
         fake.rooms.redeliver(platformMessageId.slice(platformMessageId.lastIndexOf(":") + 1));
+      },
+    },
+    features: {
+      botReactions: (_target, platformMessageId) => {
+        const id = platformMessageId.slice(platformMessageId.lastIndexOf(":") + 1);
+        return fake.rooms.events
+          .filter((e) => {
+            const rel = e.content["m.relates_to"] as { event_id?: string } | undefined;
+            return (
+              e.type === "m.reaction" &&
+              e.sender === FAKE_BOT.userId &&
+              !e.redactedBy &&
+              rel?.event_id === id
+            );
+          })
+          .map((e) => String((e.content["m.relates_to"] as { key?: unknown }).key));
+      },
+      filesOf(message) {
+        const event = fake.rooms.get(message.id.slice(message.id.lastIndexOf(":") + 1));
+        const url = event?.content.url;
+        const upload = typeof url === "string" ? fake.media.uploads.get(url) : undefined;
+        if (!event || !upload) return [];
+        return [{ name: String(event.content.body), sizeBytes: upload.bytes.byteLength }];
+      },
+      uploads: () => fake.media.uploads.size,
+      dmUserId: ALICE.userId,
+      post(target, text) {
+        const event = fake.post({
+          room: target.id,
+          sender: ALICE.userId,
+          body: text,
+          ...(target.threadId !== undefined ? { thread: target.threadId } : {}),
+        });
+        return eventRef(target.id, event.event_id);
       },
     },
     secondAccount: {
