@@ -250,8 +250,17 @@ export class FakeHttpChat {
    * under a new event id (at-least-once across the API's own restarts).
    */
   redeliver(id: string, options: { newEventId?: boolean } = {}): void {
+    // A message a bot posted through the API has no event yet: the API posts one to every
+    // other bot's webhook in the chat, under a new event id (as for a user's message).
+    const posted = this.#events.has(id) ? undefined : this.state.get(id);
+    if (posted)
+      this.#events.set(id, {
+        event_id: `e${++this.#seq}`,
+        type: "message.created",
+        message: this.wire(posted),
+      });
     const event = this.#events.get(id);
-    if (!event) throw new Error(`FakeHttpChat: no event for message ${id}`);
+    if (!event) throw new Error(`FakeHttpChat: no message ${id}`);
     this.#deliver(options.newEventId ? { ...event, event_id: `e${++this.#seq}` } : event);
   }
 

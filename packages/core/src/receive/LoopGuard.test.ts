@@ -59,6 +59,9 @@ describe("C11 · two bots ping-pong (Discord)", () => {
       receiveBench([createFakeDiscordAdapter({ botId: id })], {
         clock,
         allowBots: true,
+        // The registry's second look for a bot's room message (no native origin on the fake
+        // Discord) waits real time; these bots share no store, so nothing is settling.
+        echoSettleMs: 0,
         loopGuard,
         handler: (ctx) =>
           post({ id, bot: true }, `bot ${id} answers: ${ctx.input.body?.markdown}`.slice(0, 80)),
@@ -112,6 +115,9 @@ describe("C11 · two bots ping-pong (Discord)", () => {
       receiveBench([createFakeDiscordAdapter({ botId: id })], {
         clock,
         allowBots: true,
+        // The registry's second look for a bot's room message (no native origin on the fake
+        // Discord) waits real time; these bots share no store, so nothing is settling.
+        echoSettleMs: 0,
         loopGuard: false,
         handler: () => {
           posts += 1;
