@@ -465,7 +465,9 @@ export const RECONCILE_MUTANTS: readonly Mutant[] = [
     adapter: (a) => {
       const send = a.send;
       const reconcile = send.reconcileUnknownSend;
-      if (!reconcile) return a;
+      // A platform that deduplicates by key replays the lost part with its key: no lookup is
+      // asked, so this mutant has nothing to break there (not applicable).
+      if (!reconcile || a.capabilities.delivery?.idempotencyKey) return a;
       return {
         ...a,
         send: {
