@@ -2,7 +2,9 @@
  * Dependency-boundary rules of DESIGN §1, as a pure function over a package's imports:
  * - plugins (`plugins/*`, and the example plugins under `examples/*`) import only
  *   `@herald/plugin-sdk[/*]`, `node:` builtins and the platform SDKs they list in
- *   `package.json` → `herald.platformSdk` (tests and `src/testing/` may also import their
+ *   `package.json` → `herald.platformSdk` — the SDK and what it needs to run on the platform's
+ *   terms (Matrix's Rust crypto needs an IndexedDB in Node: `fake-indexeddb`; Slack names emoji
+ *   by its own short codes: `node-emoji`) — (tests and `src/testing/` may also import their
  *   devDependencies, the shared contract suite `@herald/plugin-qa-channel` included — what
  *   docs/plugin-authoring.md "Testing your plugin" tells third parties to do);
  * - `@herald/plugin-sdk` builds on `@herald/core` only (plus its own dependencies);
