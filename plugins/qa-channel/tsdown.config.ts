@@ -8,6 +8,7 @@ export default defineConfig({
     "contract/crashChild": "src/testing/contract/crashChild.ts",
     "contract/receiveCrashChild": "src/testing/contract/receiveCrashChild.ts",
     "contract/liveCrashChild": "src/testing/contract/liveCrashChild.ts",
+    "contract/featureCrashChild": "src/testing/contract/featureCrashChild.ts",
     "testing/index": "src/testing/index.ts",
   },
   format: "esm",

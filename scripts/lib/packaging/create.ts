@@ -32,9 +32,16 @@ export async function createScenario(options: {
   writeFileSync(npmrc, `@herald:registry=${options.registryUrl}/\n`);
   const env = { ...process.env, npm_config_yes: "true", npm_config_update_notifier: "false" };
   const t0 = Date.now();
+  // The create package runs from a cache of its own: npx and `pnpm dlx` reuse a cached
+  // `@herald/create-plugin` of the same version (an earlier build's template) without asking
+  // the registry.
   const created = await run(manager, ["create", "@herald/plugin", CREATED_PLUGIN], {
     cwd: parent,
-    env,
+    env: {
+      ...env,
+      npm_config_cache: join(parent, ".create-cache"),
+      npm_config_cache_dir: join(parent, ".create-cache"),
+    },
     timeoutMs: 180_000,
   });
   expectOutput(
