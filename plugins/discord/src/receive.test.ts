@@ -592,24 +592,29 @@ describe("dispatch kinds", () => {
     expect(t.receive.preflight?.(m, t.classify(inbound))).toEqual({ action: "accept" });
   });
 
-  it("a button (custom_id) in a DM: its id as the text, the user; no user at all: ignored", async () => {
+  it("a button (custom_id) in a DM: an action ([H23]) with its id and the user; no user at all: ignored", async () => {
     const t = await open();
     const dm = t.fake.createChannel({ type: "dm" });
     const base = { id: "1300000000000000002", type: 3, channel_id: dm.id };
-    const m = t.message(
-      t.dispatch(
-        "INTERACTION_CREATE",
-        { ...base, user: { id: ALICE.id, username: "alice" }, data: { custom_id: "approve:7" } },
-        dm.id,
+    expect(
+      t.normalize(
+        t.dispatch(
+          "INTERACTION_CREATE",
+          { ...base, user: { id: ALICE.id, username: "alice" }, data: { custom_id: "approve:7" } },
+          dm.id,
+        ),
       ),
-    );
-    expect(m).toMatchObject({
-      body: { plain: "approve:7" },
+    ).toMatchObject({
+      kind: "action",
+      id: "interaction:1300000000000000002",
+      actionId: "approve:7",
+      sender: { id: ALICE.id, displayName: "alice" },
       target: { kind: "direct", id: dm.id },
+      ack: "deferred_update_message",
     });
     expect(
-      t.message(t.dispatch("INTERACTION_CREATE", { ...base, user: { id: ALICE.id } }, dm.id)).body,
-    ).toEqual({ markdown: "", plain: "" });
+      t.normalize(t.dispatch("INTERACTION_CREATE", { ...base, user: { id: ALICE.id } }, dm.id)),
+    ).toMatchObject({ kind: "action", actionId: "", sender: { id: ALICE.id } });
     expect(t.normalize(t.dispatch("INTERACTION_CREATE", base, dm.id))).toEqual({
       kind: "ignore",
       reason: "interaction_without_user",

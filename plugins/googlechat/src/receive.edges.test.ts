@@ -183,10 +183,15 @@ describe("the message and membership events", () => {
         ctx,
       ),
     ).toMatchObject({ actor: { id: ALICE.name, isBot: false } });
-    expect(await receive.normalize({ ...added, type: "CARD_CLICKED" }, ctx)).toEqual({
+    expect(await receive.normalize({ ...added, type: "WIDGET_UPDATED" }, ctx)).toEqual({
       kind: "ignore",
       reason: "event_type",
-      detail: "CARD_CLICKED",
+      detail: "WIDGET_UPDATED",
     });
+    // A click ([H23]) without the function it invoked cannot be routed: a validation error
+    // naming the field (dead-lettered), never ignored.
+    await expect(
+      (async () => receive.normalize({ ...added, type: "CARD_CLICKED" }, ctx))(),
+    ).rejects.toThrow(/action/);
   });
 });

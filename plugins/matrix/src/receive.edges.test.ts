@@ -142,11 +142,17 @@ describe("the text as sent", () => {
     );
   });
 
-  it("other msgtypes (m.image, m.file, none) are ignored with the msgtype", () => {
-    expect(normalize(input("m.room.message", { msgtype: "m.image", body: "a.png" }))).toEqual({
+  it("files (m.image) are messages ([H23]); other msgtypes (m.location, none) are ignored with the msgtype", () => {
+    expect(normalize(input("m.room.message", { msgtype: "m.image", body: "a.png" }))).toMatchObject(
+      {
+        direction: "inbound",
+        body: { markdown: "a.png" },
+      },
+    );
+    expect(normalize(input("m.room.message", { msgtype: "m.location", body: "here" }))).toEqual({
       kind: "ignore",
       reason: "unsupported_msgtype",
-      detail: "m.image",
+      detail: "m.location",
     });
     expect(normalize(input("m.room.message", { body: "x" }))).toEqual({
       kind: "ignore",

@@ -313,16 +313,16 @@ describe("what Stryker found unchecked", () => {
   });
 
   it("not an event callback, another workspace, an unhandled event type: ignored with the reason", async () => {
-    expect(await raw({ type: "block_actions" })).toEqual({
+    expect(await raw({ type: "view_submission" })).toEqual({
       kind: "ignore",
       reason: "not an event",
-      detail: "block_actions",
+      detail: "view_submission",
     });
     expect(
       await raw({ ...fixtures.envelope(fixtures.channelMessage), team_id: "T0OTHER" }),
     ).toEqual({ kind: "ignore", reason: "other workspace", detail: "T0OTHER" });
     expect(
-      await raw(fixtures.envelope({ type: "reaction_added", user: ALICE.id, event_ts: "1.1" })),
-    ).toEqual({ kind: "ignore", reason: "event type not handled", detail: "reaction_added" });
+      await raw(fixtures.envelope({ type: "user_change", user: ALICE.id, event_ts: "1.1" })),
+    ).toEqual({ kind: "ignore", reason: "event type not handled", detail: "user_change" });
   });
 });
