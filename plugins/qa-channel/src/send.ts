@@ -14,7 +14,7 @@ import type {
   MessageTarget,
   RenderedMessageUnit,
 } from "@herald/plugin-sdk/channel-message";
-import { unitIdempotencyKey } from "@herald/plugin-sdk/channel-message";
+import { quotedReplyId, unitIdempotencyKey } from "@herald/plugin-sdk/channel-message";
 import type { QaClient } from "./client.ts";
 import type { QaDeliveryMode } from "./config.ts";
 import { classifyError } from "./errors.ts";
@@ -31,18 +31,6 @@ export function chatIdOf(target: MessageTarget): string {
 export function threadIdOf(ctx: MessageSendContext): string | undefined {
   const { target, relation } = ctx.message;
   return target.threadId ?? (relation?.kind === "reply" ? relation.threadId : undefined);
-}
-
-/**
- * The message a send quotes (`reply_to_id`): the reply relation's `replyToId` under placement
- * `quote` (the QA channel's default); none for `inline`, `thread` and `broadcast` (the QA
- * platform has no broadcast: the reply is in the thread only).
- */
-export function replyToOf(ctx: MessageSendContext): string | undefined {
-  const { relation } = ctx.message;
-  if (relation?.kind !== "reply") return undefined;
-  const placement = relation.placement ?? "quote";
-  return placement === "quote" ? relation.replyToId : undefined;
 }
 
 function textOf(unit: RenderedMessageUnit): string {
@@ -85,7 +73,9 @@ export function createSend(client: QaClient, delivery: QaDeliveryMode): MessageS
     async send(ctx, unit) {
       const { origin } = ctx.message;
       const thread = threadIdOf(ctx);
-      const replyTo = unit.index === 0 ? replyToOf(ctx) : undefined;
+      // `reply_to_id`: part 0 under placement `quote`, the default (the QA platform has no
+      // broadcast: a `broadcast` reply is in the thread only).
+      const replyTo = quotedReplyId(ctx, unit);
       const metadata = encodeOrigin(origin);
       const payload = unit.payload as QaUnitPayload;
       const fileId = payload.file ? await fileIdOf(client, payload.file, ctx.signal) : undefined;
