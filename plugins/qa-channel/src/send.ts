@@ -14,7 +14,11 @@ import type {
   MessageTarget,
   RenderedMessageUnit,
 } from "@herald/plugin-sdk/channel-message";
-import { quotedReplyId, unitIdempotencyKey } from "@herald/plugin-sdk/channel-message";
+import {
+  quotedReplyId,
+  reconcileEachUnit,
+  unitIdempotencyKey,
+} from "@herald/plugin-sdk/channel-message";
 import type { QaClient } from "./client.ts";
 import type { QaDeliveryMode } from "./config.ts";
 import { classifyError } from "./errors.ts";
@@ -139,13 +143,11 @@ export function createSend(client: QaClient, delivery: QaDeliveryMode): MessageS
   if (delivery === "reconcile") {
     adapter.reconcileUnknownSend = async (ctx, units) => {
       const chat = chatIdOf(ctx.message.target);
-      const found: MessageReceiptPart[] = [];
-      for (const unit of units) {
+      return reconcileEachUnit(units, async (unit) => {
         const key = unitIdempotencyKey(ctx.idempotencyKey, unit.index);
         const [message] = await client.findMessages(chat, { client_key: key }, ctx.signal);
-        if (message) found.push(partOf(message, unit));
-      }
-      return found.length > 0 ? { status: "sent", parts: found } : { status: "not_sent" };
+        return message ? partOf(message, unit) : undefined;
+      });
     };
   }
   return adapter;
