@@ -18,8 +18,8 @@ import {
   type DeliveryFailureKind,
   HeraldError,
   type NetworkFailureReason,
-  networkFailureOf,
   PlatformNetworkError,
+  platformErrors,
   redactSecrets,
 } from "@herald/plugin-sdk/channel-message";
 
@@ -76,15 +76,12 @@ export type TelegramNetworkFailure = NetworkFailureReason;
  * the request was written may have been applied by Telegram. The reason comes from the SDK's
  * `networkFailureOf` (every undici and Node code, the whole `cause` chain).
  */
-export class TelegramNetworkError extends PlatformNetworkError {
-  /**
-   * @param method - the Bot API method, e.g. `sendMessage`.
-   * @param cause - what the request threw (kept as `cause`).
-   */
-  constructor(method: string, cause: unknown) {
-    super("HERALD_TELEGRAM_NETWORK", "the Bot API", method, networkFailureOf(cause), { cause });
-  }
-}
+export const { NetworkError: TelegramNetworkError } = platformErrors("Telegram", {
+  code: "HERALD_TELEGRAM",
+  platform: "the Bot API",
+});
+/** An instance of {@link TelegramNetworkError} (the SDK's `PlatformNetworkError`). */
+export type TelegramNetworkError = PlatformNetworkError;
 
 /** A message the Telegram channel cannot render (nothing to send, a media source missing). */
 export class TelegramRenderError extends HeraldError {
