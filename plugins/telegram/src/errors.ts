@@ -61,6 +61,12 @@ export class TelegramApiError extends HeraldError {
     this.parameters = { ...answer.parameters };
   }
 
+  /** The wait the answer asked for, in ms (`parameters.retry_after` is in seconds). */
+  get retryAfterMs(): number | undefined {
+    const seconds = this.parameters.retry_after;
+    return seconds === undefined ? undefined : seconds * 1_000;
+  }
+
   /** True for the answer to an edit whose content equals what the message shows. */
   get notModified(): boolean {
     return this.errorCode === 400 && /message is not modified/i.test(this.description);
