@@ -22,8 +22,8 @@ import {
   networkFailureOf,
   PlatformApiError,
   PlatformNetworkError,
-  platformErrors,
   parseRetryAfter,
+  platformErrors,
   RemoteMediaError,
   redactSecrets,
 } from "@herald/plugin-sdk/channel-message";

@@ -22,7 +22,7 @@ import {
   NotImplementedError,
   ownValue,
   PlatformApiError,
-  PlatformNetworkError,
+  type PlatformNetworkError,
   platformErrors,
   redactSecrets,
 } from "@herald/plugin-sdk/channel-message";

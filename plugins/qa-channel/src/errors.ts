@@ -13,9 +13,9 @@ import {
   type DeliveryFailureKind,
   HeraldError,
   type NetworkFailureReason,
-  PlatformNetworkError,
-  platformErrors,
+  type PlatformNetworkError,
   parseRetryAfter,
+  platformErrors,
 } from "@herald/plugin-sdk/channel-message";
 import type { QaWireError } from "./wire.ts";
 

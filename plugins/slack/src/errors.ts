@@ -16,7 +16,7 @@ import {
   type DeliveryFailureKind,
   HeraldError,
   ownValue,
-  PlatformNetworkError,
+  type PlatformNetworkError,
   platformErrors,
   redactSecrets,
 } from "@herald/plugin-sdk/channel-message";

@@ -70,7 +70,9 @@ export function checkSlackSignature(
   const maxSkewSeconds = maxClockSkewMs / 1_000;
   if (verifyTimestampedHmac({ ...v0, timestamp, signed, maxSkewSeconds, now })) return undefined;
   // Refused; the log says why: a right signature means the timestamp was out of the window.
-  return verifyHmacSha256({ ...v0, signed: signed(timestamp) }) ? "stale_timestamp" : "bad_signature";
+  return verifyHmacSha256({ ...v0, signed: signed(timestamp) })
+    ? "stale_timestamp"
+    : "bad_signature";
 }
 
 /**

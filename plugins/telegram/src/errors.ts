@@ -18,7 +18,7 @@ import {
   type DeliveryFailureKind,
   HeraldError,
   type NetworkFailureReason,
-  PlatformNetworkError,
+  type PlatformNetworkError,
   platformErrors,
   redactSecrets,
 } from "@herald/plugin-sdk/channel-message";
