@@ -124,7 +124,7 @@ export function createPollingReceiver(options: PollingReceiverOptions): ChannelR
   });
   let started = false;
   return {
-    health: polling.health,
+    ...(polling.health ? { health: polling.health } : {}),
     async start() {
       if (started) return;
       started = true;
@@ -135,10 +135,10 @@ export function createPollingReceiver(options: PollingReceiverOptions): ChannelR
           sink.logger.warn({ err: error }, "telegram: deleteWebhook failed; polling anyway");
         }
       }
-      await polling.start();
+      await polling.start?.();
     },
     async stop() {
-      await polling.stop();
+      await polling.stop?.();
       started = false;
     },
   };
