@@ -23,6 +23,7 @@ import {
   PlatformApiError,
   PlatformNetworkError,
   parseRetryAfter,
+  platformErrors,
   RemoteMediaError,
   redactSecrets,
 } from "@herald/plugin-sdk/channel-message";
@@ -107,12 +108,12 @@ export class DiscordApiError extends PlatformApiError {
 }
 
 /** Discord never answered (the SDK's network evidence: refused, reset, timeout…). */
-export class DiscordNetworkError extends PlatformNetworkError {
-  /** @param call - the REST call, e.g. `POST /channels/123/messages`. */
-  constructor(call: string, cause: unknown) {
-    super("HERALD_DISCORD_NETWORK", "Discord", call, networkFailureOf(cause), { cause });
-  }
-}
+export const { NetworkError: DiscordNetworkError } = platformErrors("Discord", {
+  code: "HERALD_DISCORD",
+  platform: "Discord",
+});
+/** An instance of {@link DiscordNetworkError} (the SDK's `PlatformNetworkError`). */
+export type DiscordNetworkError = PlatformNetworkError;
 
 /** A message the Discord channel cannot render or address (a malformed id, an oversized embed). */
 export class DiscordRenderError extends HeraldError {

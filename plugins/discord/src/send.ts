@@ -40,6 +40,7 @@ import {
   NotImplementedError,
   parseRef,
   platformKey,
+  quotedReplyId,
   type RenderedMessageUnit,
 } from "@herald/plugin-sdk/channel-message";
 import type { DiscordRest } from "./client.ts";
@@ -114,10 +115,9 @@ export type SendDeps = {
 };
 
 function referenceOf(ctx: MessageSendContext, unit: RenderedMessageUnit, channel: string) {
-  const { relation } = ctx.message;
-  if (unit.index !== 0 || relation?.kind !== "reply" || !relation.replyToId) return undefined;
-  if ((relation.placement ?? "quote") !== "quote") return undefined;
-  const ref = parseMessageRef(relation.replyToId, channel);
+  const replyToId = quotedReplyId(ctx, unit);
+  if (!replyToId) return undefined;
+  const ref = parseMessageRef(replyToId, channel);
   return { message_id: ref.id, channel_id: ref.channel, fail_if_not_exists: false };
 }
 

@@ -20,10 +20,10 @@ import {
   type DeliveryFailureKind,
   HeraldError,
   NotImplementedError,
-  networkFailureOf,
   ownValue,
   PlatformApiError,
-  PlatformNetworkError,
+  type PlatformNetworkError,
+  platformErrors,
   redactSecrets,
 } from "@herald/plugin-sdk/channel-message";
 
@@ -82,15 +82,12 @@ export class MatrixApiError extends PlatformApiError {
  * left (refused, DNS, connect timeout); a reset, a timeout or an abort after the request was
  * written may have been applied. The reason comes from the SDK's `networkFailureOf`.
  */
-export class MatrixNetworkError extends PlatformNetworkError {
-  /**
-   * @param call - the request, e.g. `PUT /rooms/{roomId}/send/…`.
-   * @param cause - what the fetch threw (kept as `cause`).
-   */
-  constructor(call: string, cause: unknown) {
-    super("HERALD_MATRIX_NETWORK", "the homeserver", call, networkFailureOf(cause), { cause });
-  }
-}
+export const { NetworkError: MatrixNetworkError } = platformErrors("Matrix", {
+  code: "HERALD_MATRIX",
+  platform: "the homeserver",
+});
+/** An instance of {@link MatrixNetworkError} (the SDK's `PlatformNetworkError`). */
+export type MatrixNetworkError = PlatformNetworkError;
 
 /**
  * The room is end-to-end encrypted (it has an `m.room.encryption` state event) and this account

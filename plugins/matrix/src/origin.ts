@@ -10,6 +10,7 @@
  * @module
  */
 import {
+  heraldOriginOf,
   type MessageOrigin,
   type MessageOriginAdapter,
   z,
@@ -19,14 +20,6 @@ import {
 export const ORIGIN_CONTENT_KEY = "dev.herald.origin";
 /** The content key marking every event herald sent (`{ v: 1 }`). */
 export const SENT_CONTENT_KEY = "dev.herald.sent";
-
-const heraldOriginSchema = z.object({
-  source: z.literal("herald"),
-  schemaVersion: z.literal(1),
-  kind: z.literal("gateway_failure"),
-  code: z.enum(["agent_failed_before_reply", "missing_api_key", "model_login_expired"]),
-  echoPolicy: z.literal("drop_bot_room_echo"),
-});
 
 const eventWithContent = z.object({ content: z.record(z.string(), z.unknown()) });
 
@@ -46,8 +39,7 @@ export function encodeOrigin(
 export function decodeOrigin(raw: unknown): MessageOrigin | undefined {
   const event = eventWithContent.safeParse(eventOf(raw));
   if (!event.success) return undefined;
-  const tagged = heraldOriginSchema.safeParse(event.data.content[ORIGIN_CONTENT_KEY]);
-  return tagged.success ? tagged.data : undefined;
+  return heraldOriginOf(event.data.content[ORIGIN_CONTENT_KEY]);
 }
 
 /** True when the event's content carries herald's sent marker. */

@@ -46,6 +46,7 @@ import {
   type MessageTarget,
   parseRef,
   platformKey,
+  quotedReplyId,
   type ReconcileResult,
   type RenderedMessageUnit,
   unitIdempotencyKey,
@@ -132,12 +133,13 @@ export function threadRootOf(ctx: MessageSendContext, room: string): string | un
   return threadRootOfRef(thread, room);
 }
 
-/** The event a reply quotes (`m.in_reply_to`): only for placement `quote`, the default. */
+/**
+ * The event the message's reply quotes (`m.in_reply_to`): only for placement `quote`, the
+ * default. Asked as for part 0 — `relationOf` decides which parts carry it.
+ */
 function replyToOf(ctx: MessageSendContext, room: string): string | undefined {
-  const { relation } = ctx.message;
-  if (relation?.kind !== "reply" || !relation.replyToId) return undefined;
-  if ((relation.placement ?? "quote") !== "quote") return undefined;
-  return parseEventRef(relation.replyToId, room).event;
+  const replyToId = quotedReplyId(ctx, { index: 0 });
+  return replyToId ? parseEventRef(replyToId, room).event : undefined;
 }
 
 /**

@@ -13,9 +13,9 @@ import {
   type DeliveryFailureKind,
   HeraldError,
   type NetworkFailureReason,
-  networkFailureOf,
-  PlatformNetworkError,
+  type PlatformNetworkError,
   parseRetryAfter,
+  platformErrors,
 } from "@herald/plugin-sdk/channel-message";
 import type { QaWireError } from "./wire.ts";
 
@@ -62,15 +62,12 @@ export type QaNetworkFailure = NetworkFailureReason;
  * (false only when it provably never left: refused, DNS, connect timeout, no route, TLS); the
  * reason comes from the SDK's `networkFailureOf`.
  */
-export class QaNetworkError extends PlatformNetworkError {
-  /**
-   * @param method - the API method, e.g. `POST /chats/:chat_id/messages`.
-   * @param cause - what the request threw (kept as `cause`).
-   */
-  constructor(method: string, cause: unknown) {
-    super("HERALD_QA_NETWORK", "the QA platform", method, networkFailureOf(cause), { cause });
-  }
-}
+export const { NetworkError: QaNetworkError } = platformErrors("Qa", {
+  code: "HERALD_QA",
+  platform: "the QA platform",
+});
+/** An instance of {@link QaNetworkError} (the SDK's `PlatformNetworkError`). */
+export type QaNetworkError = PlatformNetworkError;
 
 /** A message the QA channel cannot render (empty text, nothing to send). */
 export class QaRenderError extends HeraldError {

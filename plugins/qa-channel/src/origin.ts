@@ -6,19 +6,12 @@
  * @module
  */
 import {
+  heraldOriginOf,
   type MessageOrigin,
   type MessageOriginAdapter,
   z,
 } from "@herald/plugin-sdk/channel-message";
 import { QA_ORIGIN_METADATA_KEY } from "./wire.ts";
-
-const heraldOriginSchema = z.object({
-  source: z.literal("herald"),
-  schemaVersion: z.literal(1),
-  kind: z.literal("gateway_failure"),
-  code: z.enum(["agent_failed_before_reply", "missing_api_key", "model_login_expired"]),
-  echoPolicy: z.literal("drop_bot_room_echo"),
-});
 
 const eventWithMetadata = z.object({
   message: z.object({ metadata: z.record(z.string(), z.unknown()).optional() }),
@@ -36,10 +29,7 @@ export function encodeOrigin(
 export function decodeOrigin(raw: unknown): MessageOrigin | undefined {
   const event = eventWithMetadata.safeParse(raw);
   if (!event.success) return undefined;
-  const tagged = heraldOriginSchema.safeParse(
-    event.data.message.metadata?.[QA_ORIGIN_METADATA_KEY],
-  );
-  return tagged.success ? tagged.data : undefined;
+  return heraldOriginOf(event.data.message.metadata?.[QA_ORIGIN_METADATA_KEY]);
 }
 
 /** The origin adapter of the QA channel. */

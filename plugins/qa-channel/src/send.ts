@@ -14,7 +14,11 @@ import type {
   MessageTarget,
   RenderedMessageUnit,
 } from "@herald/plugin-sdk/channel-message";
-import { unitIdempotencyKey } from "@herald/plugin-sdk/channel-message";
+import {
+  quotedReplyId,
+  reconcileEachUnit,
+  unitIdempotencyKey,
+} from "@herald/plugin-sdk/channel-message";
 import type { QaClient } from "./client.ts";
 import type { QaDeliveryMode } from "./config.ts";
 import { classifyError } from "./errors.ts";
@@ -31,18 +35,6 @@ export function chatIdOf(target: MessageTarget): string {
 export function threadIdOf(ctx: MessageSendContext): string | undefined {
   const { target, relation } = ctx.message;
   return target.threadId ?? (relation?.kind === "reply" ? relation.threadId : undefined);
-}
-
-/**
- * The message a send quotes (`reply_to_id`): the reply relation's `replyToId` under placement
- * `quote` (the QA channel's default); none for `inline`, `thread` and `broadcast` (the QA
- * platform has no broadcast: the reply is in the thread only).
- */
-export function replyToOf(ctx: MessageSendContext): string | undefined {
-  const { relation } = ctx.message;
-  if (relation?.kind !== "reply") return undefined;
-  const placement = relation.placement ?? "quote";
-  return placement === "quote" ? relation.replyToId : undefined;
 }
 
 function textOf(unit: RenderedMessageUnit): string {
@@ -85,7 +77,9 @@ export function createSend(client: QaClient, delivery: QaDeliveryMode): MessageS
     async send(ctx, unit) {
       const { origin } = ctx.message;
       const thread = threadIdOf(ctx);
-      const replyTo = unit.index === 0 ? replyToOf(ctx) : undefined;
+      // `reply_to_id`: part 0 under placement `quote`, the default (the QA platform has no
+      // broadcast: a `broadcast` reply is in the thread only).
+      const replyTo = quotedReplyId(ctx, unit);
       const metadata = encodeOrigin(origin);
       const payload = unit.payload as QaUnitPayload;
       const fileId = payload.file ? await fileIdOf(client, payload.file, ctx.signal) : undefined;
@@ -149,13 +143,11 @@ export function createSend(client: QaClient, delivery: QaDeliveryMode): MessageS
   if (delivery === "reconcile") {
     adapter.reconcileUnknownSend = async (ctx, units) => {
       const chat = chatIdOf(ctx.message.target);
-      const found: MessageReceiptPart[] = [];
-      for (const unit of units) {
+      return reconcileEachUnit(units, async (unit) => {
         const key = unitIdempotencyKey(ctx.idempotencyKey, unit.index);
         const [message] = await client.findMessages(chat, { client_key: key }, ctx.signal);
-        if (message) found.push(partOf(message, unit));
-      }
-      return found.length > 0 ? { status: "sent", parts: found } : { status: "not_sent" };
+        return message ? partOf(message, unit) : undefined;
+      });
     };
   }
   return adapter;

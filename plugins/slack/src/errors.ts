@@ -15,9 +15,9 @@ import {
   classifyNetworkError,
   type DeliveryFailureKind,
   HeraldError,
-  networkFailureOf,
   ownValue,
-  PlatformNetworkError,
+  type PlatformNetworkError,
+  platformErrors,
   redactSecrets,
 } from "@herald/plugin-sdk/channel-message";
 
@@ -106,15 +106,12 @@ export class SlackRateLimitWithoutWaitError extends HeraldError {
  * The Web API never answered. `dispatched` is false only when the request provably never left
  * (connection refused, DNS, connect timeout); a reset or a timeout may have been applied.
  */
-export class SlackNetworkError extends PlatformNetworkError {
-  /**
-   * @param method - the Web API method, e.g. `chat.postMessage`.
-   * @param cause - what the request threw (kept as `cause`).
-   */
-  constructor(method: string, cause: unknown) {
-    super("HERALD_SLACK_NETWORK", "the Slack Web API", method, networkFailureOf(cause), { cause });
-  }
-}
+export const { NetworkError: SlackNetworkError } = platformErrors("Slack", {
+  code: "HERALD_SLACK",
+  platform: "the Slack Web API",
+});
+/** An instance of {@link SlackNetworkError} (the SDK's `PlatformNetworkError`). */
+export type SlackNetworkError = PlatformNetworkError;
 
 /**
  * A file upload failed before the share (`files.completeUploadExternal`): nothing is visible,

@@ -12,6 +12,7 @@
  * @module
  */
 import {
+  heraldOriginSchema,
   type MessageOrigin,
   type MessageOriginAdapter,
   platformKey,
@@ -30,12 +31,6 @@ export type SlackMetadata = {
 
 /** Which herald unit a message is. */
 export type UnitMark = { intent: string; unit: number };
-
-const GATEWAY_CODES = new Set([
-  "agent_failed_before_reply",
-  "missing_api_key",
-  "model_login_expired",
-]);
 
 /**
  * The hash of an intent's idempotency key as it is stored on Slack (account-scoped, so two
@@ -91,14 +86,12 @@ export function decodeOrigin(raw: unknown): MessageOrigin | undefined {
   const event = (container?.event ?? raw) as { message?: unknown } | null;
   const m = metadataOf(event) ?? metadataOf(event?.message);
   if (m?.event_type !== GATEWAY_FAILURE_EVENT_TYPE) return undefined;
-  const code = m.event_payload?.code;
+  const code = heraldOriginSchema.shape.code.safeParse(m.event_payload?.code);
   return {
     source: "herald",
     schemaVersion: 1,
     kind: "gateway_failure",
-    code: (typeof code === "string" && GATEWAY_CODES.has(code)
-      ? code
-      : "agent_failed_before_reply") as "agent_failed_before_reply",
+    code: code.success ? code.data : "agent_failed_before_reply",
     echoPolicy: "drop_bot_room_echo",
   };
 }

@@ -18,8 +18,8 @@ import {
   type DeliveryFailureKind,
   HeraldError,
   type NetworkFailureReason,
-  networkFailureOf,
-  PlatformNetworkError,
+  type PlatformNetworkError,
+  platformErrors,
   redactSecrets,
 } from "@herald/plugin-sdk/channel-message";
 
@@ -61,6 +61,12 @@ export class TelegramApiError extends HeraldError {
     this.parameters = { ...answer.parameters };
   }
 
+  /** The wait the answer asked for, in ms (`parameters.retry_after` is in seconds). */
+  get retryAfterMs(): number | undefined {
+    const seconds = this.parameters.retry_after;
+    return seconds === undefined ? undefined : seconds * 1_000;
+  }
+
   /** True for the answer to an edit whose content equals what the message shows. */
   get notModified(): boolean {
     return this.errorCode === 400 && /message is not modified/i.test(this.description);
@@ -76,15 +82,12 @@ export type TelegramNetworkFailure = NetworkFailureReason;
  * the request was written may have been applied by Telegram. The reason comes from the SDK's
  * `networkFailureOf` (every undici and Node code, the whole `cause` chain).
  */
-export class TelegramNetworkError extends PlatformNetworkError {
-  /**
-   * @param method - the Bot API method, e.g. `sendMessage`.
-   * @param cause - what the request threw (kept as `cause`).
-   */
-  constructor(method: string, cause: unknown) {
-    super("HERALD_TELEGRAM_NETWORK", "the Bot API", method, networkFailureOf(cause), { cause });
-  }
-}
+export const { NetworkError: TelegramNetworkError } = platformErrors("Telegram", {
+  code: "HERALD_TELEGRAM",
+  platform: "the Bot API",
+});
+/** An instance of {@link TelegramNetworkError} (the SDK's `PlatformNetworkError`). */
+export type TelegramNetworkError = PlatformNetworkError;
 
 /** A message the Telegram channel cannot render (nothing to send, a media source missing). */
 export class TelegramRenderError extends HeraldError {

@@ -172,6 +172,7 @@ export function createTelegramAdapter(
  * Builds the receiver of one bot: long polling or a webhook handler, per `config.receive`.
  *
  * @param secretToken - the webhook secret (webhook mode only).
+ * @param accountId - the account, named when a revoked token stops polling.
  * @throws TypeError when the webhook mode has no valid secret token.
  */
 export function createTelegramReceiver(
@@ -179,6 +180,7 @@ export function createTelegramReceiver(
   token: string,
   sink: ChannelReceiverSink,
   secretToken?: string,
+  accountId?: string,
 ): ChannelReceiver {
   const receive = config.receive;
   if (receive.mode === "webhook") {
@@ -194,7 +196,7 @@ export function createTelegramReceiver(
     apiRoot: config.apiRoot,
     timeoutMs: (receive.pollTimeoutSeconds + 15) * 1_000,
   });
-  return createPollingReceiver({ api, sink, config: receive });
+  return createPollingReceiver({ api, sink, config: receive, accountId });
 }
 
 /**
@@ -218,7 +220,7 @@ export async function createTelegramAccount(
     { ...config, botUsername: config.botUsername ?? me.username },
     token,
   );
-  const receiver = createTelegramReceiver(config, token, deps.sink, secretToken);
+  const receiver = createTelegramReceiver(config, token, deps.sink, secretToken, deps.accountId);
   return {
     adapter,
     receiver,

@@ -17,6 +17,7 @@ import {
   type MessageSendContext,
   type MessageTarget,
   parseRef,
+  quotedReplyId,
   type RenderedMessageUnit,
 } from "@herald/plugin-sdk/channel-message";
 import type { Api } from "grammy";
@@ -71,11 +72,10 @@ export function threadParamOf(ctx: MessageSendContext): number | undefined {
 }
 
 /** `reply_parameters` of a send: only for placement `quote`, Telegram's default. */
-function replyParametersOf(ctx: MessageSendContext, chat: string) {
-  const { relation } = ctx.message;
-  if (relation?.kind !== "reply" || !relation.replyToId) return undefined;
-  if ((relation.placement ?? "quote") !== "quote") return undefined;
-  const ref = parseMessageRef(relation.replyToId, chat);
+function replyParametersOf(ctx: MessageSendContext, unit: RenderedMessageUnit, chat: string) {
+  const replyToId = quotedReplyId(ctx, unit);
+  if (!replyToId) return undefined;
+  const ref = parseMessageRef(replyToId, chat);
   return {
     message_id: ref.id,
     ...(ref.chat !== chat ? { chat_id: chatParam(ref.chat) } : {}),
@@ -150,7 +150,7 @@ export function createSend(deps: SendDeps): MessageSendAdapter {
     async send(ctx, unit) {
       const chat = chatIdOf(ctx.message.target);
       const thread = threadParamOf(ctx);
-      const reply = unit.index === 0 ? replyParametersOf(ctx, chat) : undefined;
+      const reply = replyParametersOf(ctx, unit, chat);
       const common = {
         ...(thread !== undefined ? { message_thread_id: thread } : {}),
         ...(reply ? { reply_parameters: reply } : {}),
