@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +15,15 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const readme = readFileSync(join(root, "README.md"), "utf8");
 const section = readme.slice(readme.indexOf("## A 10-line bot"));
 const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+
+/** A port free on 127.0.0.1 right now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 describe("README: the 10-line bot", () => {
   let child: ChildProcess | undefined;
@@ -33,7 +43,15 @@ describe("README: the 10-line bot", () => {
     const dir = join(root, ".cache/docs-examples");
     mkdirSync(dir, { recursive: true });
     const file = join(dir, "readme-bot.ts");
-    writeFileSync(file, code);
+    // The README's fixed ports (4610, the gateway's 8787), swapped for free ones: a second
+    // checkout's suite may run this same bot on this machine at the same time.
+    const qaPort = await freePort();
+    const ported = code
+      .replace("port: 4610", `port: ${qaPort}`)
+      .replace("herald({ channels: [qa] })", "herald({ channels: [qa], http: { port: 0 } })");
+    expect(ported).not.toBe(code);
+    expect(ported).toContain("http: { port: 0 }");
+    writeFileSync(file, ported);
     // A fresh working folder: the bot keeps its state in ./.herald, kept across the restart.
     const cwd = mkdtempSync(join(tmpdir(), "herald-readme-bot-"));
     for (const text of ["hello readme", "hello again"]) {

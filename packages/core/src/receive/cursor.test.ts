@@ -40,6 +40,26 @@ describe("cursor tracker", () => {
     expect(cursor.pending()).toEqual([]);
   });
 
+  it("a store that refuses the write (closed under a stopping receiver) leaves the stored cursor behind and rejects into nobody", async () => {
+    const store = new SqliteStateStore({ path: ":memory:" });
+    const warnings: string[] = [];
+    const logger = {
+      child: () => logger,
+      debug: () => {},
+      info: () => {},
+      warn: (_o: unknown, msg: string) => warnings.push(msg),
+      error: () => {},
+    } as unknown as HeraldLogger;
+    const cursor = createCursorTracker({ store, key, logger });
+    await cursor.load();
+    const b1 = cursor.batch("s2");
+    const a = b1.item();
+    await b1.seal();
+    await store.close();
+    await expect(a.track(accept)).resolves.toBe(true);
+    expect(warnings).toEqual([expect.stringContaining("cursor not advanced")]);
+  });
+
   it("stops at the oldest unfinished batch", async () => {
     const store = new SqliteStateStore({ path: ":memory:" });
     const cursor = createCursorTracker({ store, key });

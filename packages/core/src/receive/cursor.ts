@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { describeError } from "../context/errorInfo.ts";
 import { failpoint } from "../failpoint.ts";
 import type { HeraldLogger } from "../logger.ts";
 import { silentLogger } from "../logger.ts";
@@ -101,7 +102,18 @@ export function createCursorTracker(options: CursorTrackerOptions): CursorTracke
       .catch(() => {})
       .then(async () => {
         if (value !== safe) return; // a newer one is queued behind
-        await store.setWatermark(key, value);
+        try {
+          await store.setWatermark(key, value);
+        } catch (error) {
+          // The safe direction: the stored cursor stays behind, so a restart fetches these
+          // events again and dedupe answers them. Nothing rejects into a caller that has moved on
+          // (the store closing under a stopping receiver did, as an unhandled rejection).
+          log.warn(
+            { cursor: value.slice(0, 80), error: describeError(error) },
+            "cursor not advanced: the store refused the write; a restart resumes from the last stored cursor and dedupe absorbs what it fetches again",
+          );
+          return;
+        }
         persisted = value;
         log.debug({ cursor: value.slice(0, 80) }, "cursor advanced");
       });
